@@ -1,0 +1,82 @@
+// Package llm holds the OpenAI-compatible chat types shared by the provider,
+// the agent loop and the session store. The JSON shape is the wire shape, so a
+// saved session can replay a request as it was sent (seed 001 §10, seed 003).
+package llm
+
+import "encoding/json"
+
+// Message roles.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one chat message in OpenAI Chat Completions form. Reasoning is
+// the model's thinking text, kept with the assistant message it came with.
+type Message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Name       string     `json:"name,omitempty"`
+	Reasoning  string     `json:"reasoning,omitempty"`
+}
+
+// ToolCall is a function call requested by the assistant.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function and carries its JSON-encoded arguments as
+// the model produced them (possibly invalid JSON).
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool is one entry of the OpenAI `tools` array.
+type Tool struct {
+	Type     string      `json:"type"`
+	Function FunctionDef `json:"function"`
+}
+
+// FunctionDef describes a callable function with a JSON schema.
+type FunctionDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// Usage is the token accounting reported by the provider.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Request is one chat-completion request.
+type Request struct {
+	Model    string
+	Messages []Message
+	Tools    []Tool
+}
+
+// Delta is one streamed piece of the answer, handed to the caller as it
+// arrives. Exactly one of the fields is set.
+type Delta struct {
+	Content   string
+	Reasoning string
+}
+
+// Response is the assembled result of one streamed completion.
+type Response struct {
+	// Message is the assistant message: merged content, reasoning and every
+	// tool call in index order.
+	Message      Message
+	FinishReason string
+	Usage        *Usage
+}
