@@ -1,0 +1,151 @@
+// Command coder-nvim is the coder-nvim host: with no arguments (or `nvim`)
+// it serves the Neovim plugin over msgpack-RPC on stdio; `exec` runs one
+// turn headless; `acp` speaks the Agent Client Protocol on stdio.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/rpc/acp"
+	"github.com/coder-nvim/coder-nvim/rpc/cli"
+	nvimhost "github.com/coder-nvim/coder-nvim/rpc/nvim"
+)
+
+// version is set by the Makefile from the VERSION file.
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Println("coder-nvim", version)
+		return 0
+	}
+	sub := "nvim"
+	if len(args) > 0 {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "exec":
+		return runExec(args)
+	case "nvim":
+		return serve("nvim", nvimhost.Serve)
+	case "acp":
+		return serve("acp", acp.Serve)
+	case "-h", "--help", "help":
+		fmt.Fprint(os.Stderr, usage)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "coder-nvim: unknown command %q\n%s", sub, usage)
+	return 2
+}
+
+// serve runs a stdio front end. Nothing but protocol messages may reach
+// stdout, so logs go to stderr.
+func serve(name string, f func(ctx context.Context, in io.Reader, out io.Writer, log io.Writer, version string) error) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := f(ctx, os.Stdin, os.Stdout, os.Stderr, version); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(os.Stderr, "coder-nvim %s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+const usage = `usage:
+  coder-nvim                 serve the Neovim plugin (msgpack-RPC on stdio)
+  coder-nvim exec [--cwd DIR] [--mode MODE] [--model M] [--resume ID] [--yes] PROMPT
+  coder-nvim acp             Agent Client Protocol agent on stdio
+  coder-nvim --version
+`
+
+func runExec(args []string) int {
+	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+	cwd := fs.String("cwd", ".", "workspace directory")
+	mode := fs.String("mode", "", "mode: plan, default, auto-edit, yolo")
+	model := fs.String("model", "", "model name")
+	resume := fs.String("resume", "", "continue the saved session with this id")
+	yes := fs.Bool("yes", false, "allow every tool call that would ask for approval")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	prompt := strings.Join(fs.Args(), " ")
+	if prompt == "" || prompt == "-" {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "coder-nvim: read stdin:", err)
+			return 1
+		}
+		prompt = string(data)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		fmt.Fprintln(os.Stderr, "coder-nvim: empty prompt")
+		return 2
+	}
+	root, err := filepath.Abs(*cwd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
+		return 1
+	}
+	cfg, err := config.Load(root, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
+		return 1
+	}
+	if *mode != "" {
+		if _, err := policy.ParseMode(*mode); err != nil {
+			fmt.Fprintln(os.Stderr, "coder-nvim:", err)
+			return 2
+		}
+		cfg.Mode = *mode
+	}
+	if *model != "" {
+		cfg.Model = *model
+	}
+	be, err := backend.New(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
+		return 1
+	}
+	defer be.Close()
+
+	printer := &cli.Printer{Out: os.Stdout, Err: os.Stderr, Demo: be.Demo}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: printer.Handle, AllowAsks: *yes}
+	var sess *agent.Session
+	if *resume != "" {
+		sess, err = agent.Resume(opts, *resume)
+	} else {
+		sess, err = agent.Open(opts)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err = sess.Run(ctx, prompt)
+	fmt.Fprintln(os.Stderr, "session:", sess.ID())
+	switch {
+	case errors.Is(err, agent.ErrBusy):
+		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
+		return 1
+	case printer.Failure() != "":
+		fmt.Fprintln(os.Stderr, "coder-nvim: turn failed:", printer.Failure())
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,549 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/provider"
+	"github.com/coder-nvim/coder-nvim/core/store"
+)
+
+// recorder collects events and answers approvals with a scripted policy.
+type recorder struct {
+	mu     sync.Mutex
+	events []event.Event
+	onAsk  func(*event.Approval)
+}
+
+func (r *recorder) handle(ev event.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	ask := r.onAsk
+	r.mu.Unlock()
+	if ev.Kind == event.ApprovalRequested && ask != nil {
+		go ask(ev.Approval)
+	}
+}
+
+func (r *recorder) kinds() []event.Kind {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []event.Kind
+	for _, e := range r.events {
+		out = append(out, e.Kind)
+	}
+	return out
+}
+
+func (r *recorder) find(k event.Kind) []event.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []event.Event
+	for _, e := range r.events {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("git", "init", "-q", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type fixture struct {
+	srv  *fakellm.Server
+	sess *Session
+	rec  *recorder
+	root string
+}
+
+func newFixture(t *testing.T, mutate func(*config.Config, *Options)) *fixture {
+	t.Helper()
+	srv := fakellm.New()
+	t.Cleanup(srv.Close)
+	root := gitRepo(t)
+	cfg := config.Defaults()
+	cfg.Model = "test-model"
+	rec := &recorder{}
+	opts := Options{
+		Config:   cfg,
+		Root:     root,
+		Provider: provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 2}),
+		OnEvent:  rec.handle,
+		Prompter: true,
+	}
+	if mutate != nil {
+		mutate(&opts.Config, &opts)
+	}
+	sess, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sess.Close)
+	return &fixture{srv: srv, sess: sess, rec: rec, root: root}
+}
+
+func call(id, name string, args any) llm.ToolCall {
+	data, _ := json.Marshal(args)
+	return llm.ToolCall{ID: id, Type: "function", Function: llm.FunctionCall{Name: name, Arguments: string(data)}}
+}
+
+func (f *fixture) run(t *testing.T, input string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := f.sess.Run(ctx, input); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkPairs asserts the seed 003 history shape: every assistant tool call
+// is followed by exactly one tool message with its id and name.
+func checkPairs(t *testing.T, msgs []llm.Message) {
+	t.Helper()
+	for i, m := range msgs {
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		for j, c := range m.ToolCalls {
+			k := i + 1 + j
+			if k >= len(msgs) || msgs[k].Role != llm.RoleTool || msgs[k].ToolCallID != c.ID || msgs[k].Name != c.Function.Name {
+				t.Fatalf("tool call %s (%s) at message %d has no matching tool message; history: %+v", c.ID, c.Function.Name, i, msgs)
+			}
+		}
+	}
+}
+
+func TestTurnReadPatchBashAnswer(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "auto-edit" })
+	writeFile(t, filepath.Join(f.root, "main.go"), "package main\n\nfunc main() {}\n")
+	patch := "*** Begin Patch\n*** Update File: main.go\n@@\n package main\n \n+func hello() string { return \"hello\" }\n+\n func main() {}\n*** End Patch\n"
+	f.srv.Enqueue(
+		fakellm.Reply{Reasoning: "look first", Content: "Reading.", ToolCalls: []llm.ToolCall{call("c1", "read", map[string]any{"path": "main.go"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "patch", map[string]any{"patch": patch})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c3", "bash", map[string]any{"command": "grep -c hello main.go"})}},
+		fakellm.Reply{Content: "Added hello."},
+	)
+	f.run(t, "add a hello function to main.go")
+
+	got, _ := os.ReadFile(filepath.Join(f.root, "main.go"))
+	if !strings.Contains(string(got), "func hello()") {
+		t.Fatalf("patch not applied: %s", got)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	last := reqs[3].Messages
+	if last[0].Role != llm.RoleSystem || last[1].Role != llm.RoleUser || last[1].Content != "add a hello function to main.go" {
+		t.Errorf("prompt start wrong: %+v", last[:2])
+	}
+	checkPairs(t, last)
+	if toolMsg := last[len(last)-1]; toolMsg.Name != "bash" || !strings.Contains(toolMsg.Content, "1") {
+		t.Errorf("bash result = %+v", toolMsg)
+	}
+	if len(reqs[0].Tools) != 8 {
+		t.Errorf("offered %d tools, want 8", len(reqs[0].Tools))
+	}
+
+	hist := f.sess.History("")
+	checkPairs(t, hist)
+	if hist[1].Reasoning != "look first" || hist[len(hist)-1].Content != "Added hello." {
+		t.Errorf("history: %+v", hist)
+	}
+	// Events carry ids and come in order.
+	kinds := f.rec.kinds()
+	if kinds[0] != event.TaskStarted {
+		t.Errorf("first event %s", kinds[0])
+	}
+	for _, e := range f.rec.find(event.ToolCallEnd) {
+		if e.Session != f.sess.ID() || e.Conversation == "" || e.Task == "" || e.Tool.Status != event.ToolCompleted {
+			t.Errorf("tool end event %+v", e)
+		}
+	}
+	if done := f.rec.find(event.TaskComplete); len(done) != 1 || done[0].Reason != event.StopEndTurn {
+		t.Errorf("task complete: %+v", done)
+	}
+	// The session file replays the conversation.
+	snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Messages) != len(hist)+1 || snap.Model != "test-model" || len(snap.Tools) != 8 {
+		t.Errorf("snapshot: %d messages, model %q, %d tools", len(snap.Messages), snap.Model, len(snap.Tools))
+	}
+}
+
+func TestBadToolCallsGetErrorResults(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("a", "nosuch", map[string]any{}),
+			{ID: "b", Type: "function", Function: llm.FunctionCall{Name: "read", Arguments: `{"path": "x"`}},
+			call("c", "read", map[string]any{"path": "../outside"}),
+			call("d", "read", map[string]any{"wrong": 1}),
+		}},
+		fakellm.Reply{Content: "ok"},
+	)
+	f.run(t, "go")
+	msgs := f.srv.Requests()[1].Messages
+	checkPairs(t, msgs)
+	tail := msgs[len(msgs)-4:]
+	wants := []string{"unknown tool", "not valid JSON", "outside", "wrong"}
+	for i, w := range wants {
+		if !strings.HasPrefix(tail[i].Content, "error:") || !strings.Contains(tail[i].Content, w) {
+			t.Errorf("result %d = %q, want error mentioning %q", i, tail[i].Content, w)
+		}
+	}
+}
+
+func TestMaxSteps(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.MaxSteps = 2 })
+	for i := range 3 {
+		f.srv.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call(fmt.Sprint("c", i), "ls", map[string]any{})}})
+	}
+	f.run(t, "loop")
+	if n := len(f.srv.Requests()); n != 2 {
+		t.Errorf("%d model calls, want 2", n)
+	}
+	done := f.rec.find(event.TaskComplete)
+	if len(done) != 1 || done[0].Reason != event.StopMaxSteps {
+		t.Errorf("completion = %+v", done)
+	}
+	checkPairs(t, f.sess.History(""))
+}
+
+func TestProviderErrorAbortsTurn(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(fakellm.Reply{Status: 401})
+	f.run(t, "hi")
+	ab := f.rec.find(event.TurnAborted)
+	if len(ab) != 1 || ab[0].Reason != event.ReasonError || !strings.Contains(ab[0].Text, "401") {
+		t.Fatalf("abort = %+v", ab)
+	}
+	// The user message stays; the next turn works.
+	f.srv.Enqueue(fakellm.Reply{Content: "fine"})
+	f.run(t, "again")
+	if msgs := f.srv.Requests()[1].Messages; len(msgs) != 3 || msgs[2].Content != "again" {
+		t.Errorf("second request: %+v", msgs)
+	}
+}
+
+func TestInterruptKeepsHistoryValid(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "yolo" })
+	f.srv.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{
+		call("s1", "bash", map[string]any{"command": "sleep 30"}),
+		call("s2", "ls", map[string]any{}),
+	}})
+	if _, err := f.sess.Submit("sleep"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(f.rec.find(event.ToolCallBegin)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	start := time.Now()
+	f.sess.Cancel()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("cancel took %s", d)
+	}
+	if ab := f.rec.find(event.TurnAborted); len(ab) != 1 || ab[0].Reason != event.ReasonInterrupted {
+		t.Fatalf("abort = %+v", ab)
+	}
+	hist := f.sess.History("")
+	checkPairs(t, hist)
+	if last := hist[len(hist)-1]; last.ToolCallID != "s2" || !strings.Contains(last.Content, "aborted") {
+		t.Errorf("last = %+v", last)
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "next"})
+	f.run(t, "continue")
+	checkPairs(t, f.srv.Requests()[1].Messages)
+}
+
+func TestInterruptMidStream(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(fakellm.Reply{Content: strings.Repeat("word ", 200), Chunk: 5, Delay: 20 * time.Millisecond})
+	if _, err := f.sess.Submit("talk"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(f.rec.find(event.AgentMessageDelta)) < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	f.sess.Cancel()
+	if ab := f.rec.find(event.TurnAborted); len(ab) != 1 || ab[0].Reason != event.ReasonInterrupted {
+		t.Fatalf("abort = %+v", ab)
+	}
+	hist := f.sess.History("")
+	if last := hist[len(hist)-1]; last.Role != llm.RoleAssistant || !strings.Contains(last.Content, "[interrupted]") {
+		t.Errorf("partial answer not kept: %+v", last)
+	}
+}
+
+func TestApprovals(t *testing.T) {
+	tests := []struct {
+		name     string
+		decision Decision
+		written  bool
+		asks     int
+	}{
+		{"deny", Deny, false, 2},
+		{"once", AllowOnce, true, 2},
+		{"always", AllowAlways, true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, nil) // default mode: writes ask
+			f.rec.onAsk = func(a *event.Approval) {
+				if err := f.sess.Answer(a.ID, Answer{Decision: tt.decision}); err != nil {
+					t.Error(err)
+				}
+			}
+			f.srv.Enqueue(
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("w1", "write", map[string]any{"path": "src/a.txt", "content": "one\n"})}},
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("w2", "write", map[string]any{"path": "src/b.txt", "content": "two\n"})}},
+				fakellm.Reply{Content: "done"},
+			)
+			f.run(t, "write two files")
+			asks := f.rec.find(event.ApprovalRequested)
+			if len(asks) != tt.asks {
+				t.Errorf("%d approval requests, want %d", len(asks), tt.asks)
+			}
+			if len(asks) > 0 && (asks[0].Approval.Tool != "write" || asks[0].Approval.Reason == "" || len(asks[0].Approval.Diffs) != 1) {
+				t.Errorf("request = %+v", asks[0].Approval)
+			}
+			for _, name := range []string{"src/a.txt", "src/b.txt"} {
+				_, err := os.Stat(filepath.Join(f.root, name))
+				if (err == nil) != tt.written {
+					t.Errorf("%s written = %v, want %v", name, err == nil, tt.written)
+				}
+			}
+			msgs := f.srv.Requests()[1].Messages
+			if res := msgs[len(msgs)-1].Content; tt.decision == Deny && !strings.Contains(res, "denied") {
+				t.Errorf("model not told of the denial: %q", res)
+			}
+		})
+	}
+}
+
+func TestApprovalHunkReview(t *testing.T) {
+	f := newFixture(t, nil)
+	writeFile(t, filepath.Join(f.root, "f.txt"), "a\nb\nc\nd\ne\n")
+	f.rec.onAsk = func(a *event.Approval) {
+		d := a.Diffs[0]
+		if len(d.Hunks) != 2 {
+			t.Errorf("hunks = %+v", d.Hunks)
+		}
+		f.sess.Answer(a.ID, Answer{Decision: AllowOnce, Accepted: map[string][]bool{d.Path: {true, false}}})
+	}
+	patch := "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n c\n d\n-e\n+E\n*** End Patch\n"
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("p", "patch", map[string]any{"patch": patch})}},
+		fakellm.Reply{Content: "ok"},
+	)
+	f.run(t, "patch")
+	got, _ := os.ReadFile(filepath.Join(f.root, "f.txt"))
+	if string(got) != "a\nB\nc\nd\ne\n" {
+		t.Errorf("file = %q", got)
+	}
+}
+
+func TestNonInteractiveApproval(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*config.Config, *Options)
+		written bool
+		want    string
+	}{
+		{"refused with how-to", func(c *config.Config, o *Options) { o.Prompter = false }, false, "--yes"},
+		{"yes flag", func(c *config.Config, o *Options) { o.Prompter = false; o.AllowAsks = true }, true, ""},
+		{"auto_approve_ask", func(c *config.Config, o *Options) { o.Prompter = false; c.AutoApproveAsk = true }, true, ""},
+		{"interactive false", func(c *config.Config, o *Options) {
+			o.Prompter = true
+			no := false
+			c.Approval.Interactive = &no
+		}, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, tt.mutate)
+			f.srv.Enqueue(
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "x.txt", "content": "x"})}},
+				fakellm.Reply{Content: "ok"},
+			)
+			f.run(t, "write")
+			_, err := os.Stat(filepath.Join(f.root, "x.txt"))
+			if (err == nil) != tt.written {
+				t.Errorf("written = %v", err == nil)
+			}
+			if len(f.rec.find(event.ApprovalRequested)) != 0 {
+				t.Error("prompted although nobody can answer")
+			}
+			msgs := f.srv.Requests()[1].Messages
+			if res := msgs[len(msgs)-1].Content; !strings.Contains(res, tt.want) {
+				t.Errorf("result %q lacks %q", res, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlanModeOffersNoWriteTools(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "plan" })
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("w", "write", map[string]any{"path": "x.txt", "content": "x"}),
+			call("b", "bash", map[string]any{"command": "echo x > y.txt"}),
+		}},
+		fakellm.Reply{Content: "planned"},
+	)
+	f.run(t, "plan it")
+	req := f.srv.Requests()[0]
+	for _, tl := range req.Tools {
+		switch tl.Function.Name {
+		case "write", "edit", "patch":
+			t.Errorf("plan mode offers %s", tl.Function.Name)
+		}
+	}
+	if !strings.Contains(req.Messages[0].Content, "planning") {
+		t.Error("model not told it is planning")
+	}
+	for _, name := range []string{"x.txt", "y.txt"} {
+		if _, err := os.Stat(filepath.Join(f.root, name)); err == nil {
+			t.Errorf("plan mode wrote %s", name)
+		}
+	}
+	msgs := f.srv.Requests()[1].Messages
+	for _, m := range msgs[len(msgs)-2:] {
+		if !strings.Contains(m.Content, "plan") {
+			t.Errorf("refusal does not name plan mode: %q", m.Content)
+		}
+	}
+}
+
+func TestBangCommand(t *testing.T) {
+	f := newFixture(t, nil)
+	f.run(t, "!echo out; echo err >&2; exit 3")
+	hist := f.sess.History("")
+	if len(hist) != 1 {
+		t.Fatalf("history = %+v", hist)
+	}
+	for _, w := range []string{"command: echo out; echo err >&2; exit 3", "exit code: 3", "stdout:\nout", "stderr:\nerr"} {
+		if !strings.Contains(hist[0].Content, w) {
+			t.Errorf("result lacks %q: %s", w, hist[0].Content)
+		}
+	}
+	if len(f.srv.Requests()) != 0 {
+		t.Error("! reached the model")
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	f := newFixture(t, nil)
+	f.run(t, "/help")
+	f.run(t, "/plan")
+	f.run(t, "/mdoe plan")
+	f.run(t, "/model other-model")
+	f.run(t, "/permissions strict")
+	if len(f.srv.Requests()) != 0 {
+		t.Error("/ reached the model")
+	}
+	outs := f.rec.find(event.CommandOutput)
+	if len(outs) != 4 || !strings.Contains(outs[0].Text, "/undo") && !strings.Contains(outs[0].Text, "/model") {
+		t.Fatalf("outputs = %+v", outs)
+	}
+	if f.sess.Mode() != "plan" {
+		t.Errorf("mode = %s", f.sess.Mode())
+	}
+	errs := f.rec.find(event.Error)
+	if len(errs) != 1 || !strings.Contains(errs[0].Text, "/mode") {
+		t.Errorf("unknown command error = %+v", errs)
+	}
+	st := f.sess.Status()
+	if st.Model != "other-model" || st.Preset != "strict" {
+		t.Errorf("status = %+v", st)
+	}
+	cfg, err := config.Load(f.root, func(string) string { return "" })
+	if err != nil || cfg.Model != "other-model" {
+		t.Errorf("model not persisted: %v %q", err, cfg.Model)
+	}
+}
+
+func TestResumeContinuesHistory(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(fakellm.Reply{Content: "first answer"})
+	f.run(t, "first")
+	f.sess.Close()
+
+	rec := &recorder{}
+	opts := f.sess.opts
+	opts.OnEvent = rec.handle
+	again, err := Resume(opts, f.sess.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "second answer"})
+	if err := again.Run(context.Background(), "second"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := f.srv.Requests()[1].Messages
+	if len(msgs) != 4 || msgs[1].Content != "first" || msgs[2].Content != "first answer" || msgs[3].Content != "second" {
+		t.Errorf("resumed request = %+v", msgs)
+	}
+	if _, err := Resume(opts, "00000000-0000-0000-0000-000000000000"); err == nil {
+		t.Error("resumed an unknown session")
+	}
+}
+
+func TestPromptBudget(t *testing.T) {
+	f := newFixture(t, nil)
+	req := f.sess.request(f.sess.rootConv)
+	data, err := json.Marshal(req.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chars := len(req.Messages[0].Content) + len(data)
+	if tokens := chars / 4; tokens >= 2500 {
+		t.Errorf("instructions + tool schemas ≈ %d tokens, budget 2500", tokens)
+	}
+}
+
+func TestSingleFlight(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(fakellm.Reply{Content: "slow", Delay: 50 * time.Millisecond, Chunk: 1})
+	if _, err := f.sess.Submit("one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.sess.Submit("two"); err != ErrBusy {
+		t.Errorf("second submit: %v, want ErrBusy", err)
+	}
+	f.sess.Wait()
+}

@@ -1,0 +1,303 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+)
+
+// command is one built-in `/` command.
+type command struct {
+	name  string
+	args  string
+	help  string
+	run   func(s *Session, ctx context.Context, t *task, arg string) (string, error)
+	alias bool // listed under its target in /help
+}
+
+// commands is the built-in set (seed 001 §4), in /help order.
+func commands() []command {
+	modeCmd := func(m policy.Mode) func(*Session, context.Context, *task, string) (string, error) {
+		return func(s *Session, _ context.Context, _ *task, arg string) (string, error) {
+			if arg != "" {
+				return "", fmt.Errorf("/%s takes no argument", m)
+			}
+			return s.switchMode(string(m))
+		}
+	}
+	return []command{
+		{name: "help", help: "show commands and input rules", run: (*Session).cmdHelp},
+		{name: "model", args: "NAME", help: "switch the model now and save it to .coder/config.json", run: (*Session).cmdModel},
+		{name: "permissions", args: "[PRESET]", help: "show the permission matrix, or switch preset (strict, balanced, auto-edit, yolo)", run: (*Session).cmdPermissions},
+		{name: "mode", args: "NAME", help: "switch mode: plan, default, auto-edit, yolo", run: func(s *Session, _ context.Context, _ *task, arg string) (string, error) { return s.switchMode(arg) }},
+		{name: "plan", help: "same as /mode plan", run: modeCmd(policy.ModePlan), alias: true},
+		{name: "default", help: "same as /mode default", run: modeCmd(policy.ModeDefault), alias: true},
+		{name: "auto-edit", help: "same as /mode auto-edit", run: modeCmd(policy.ModeAutoEdit), alias: true},
+		{name: "yolo", help: "same as /mode yolo", run: modeCmd(policy.ModeYolo), alias: true},
+		{name: "tools", help: "list the tools the model can use now", run: (*Session).cmdTools},
+		{name: "todos", help: "show the todo list (read-only)", run: (*Session).cmdTodos},
+		{name: "new", help: "start a new session with an empty context", run: (*Session).cmdNew},
+		{name: "resume", args: "SESSION_ID", help: "continue a saved session", run: (*Session).cmdResume},
+	}
+}
+
+// CommandNames lists the built-in commands (for completion and ACP's
+// available commands).
+func CommandNames() []string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// CommandHelp returns the one-line help of each command, by name.
+func CommandHelp() map[string]string {
+	out := map[string]string{}
+	for _, c := range commands() {
+		out[c.name] = c.help
+	}
+	return out
+}
+
+func (s *Session) runCommand(ctx context.Context, t *task, line string) (string, error) {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	arg = strings.TrimSpace(arg)
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(s, ctx, t, arg)
+		}
+	}
+	msg := fmt.Sprintf("unknown command /%s", name)
+	if close := closest(name, CommandNames()); len(close) > 0 {
+		msg += "; did you mean " + "/" + strings.Join(close, ", /") + "?"
+	}
+	return "", fmt.Errorf("%s (/help lists the commands)", msg)
+}
+
+func (s *Session) cmdHelp(_ context.Context, _ *task, _ string) (string, error) {
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, c := range commands() {
+		if c.alias {
+			continue
+		}
+		use := "/" + c.name
+		if c.args != "" {
+			use += " " + c.args
+		}
+		fmt.Fprintf(&b, "  %-26s %s\n", use, c.help)
+	}
+	b.WriteString("  /plan /default /auto-edit /yolo  shortcuts for /mode\n\n")
+	b.WriteString("Input:\n")
+	b.WriteString("  Enter sends the input (Ctrl+S in insert mode in Neovim); Ctrl+D or an empty line on stdin ends input in exec.\n")
+	b.WriteString("  !COMMAND runs COMMAND in the workspace shell without approval; its output goes into the conversation.\n")
+	b.WriteString("  Ctrl+C (Neovim: <C-c> in the input, :Coder stop) interrupts streaming and the running turn.\n")
+	return b.String(), nil
+}
+
+func (s *Session) switchMode(arg string) (string, error) {
+	m, err := policy.ParseMode(arg)
+	if err != nil {
+		return "", err
+	}
+	s.SetMode(m)
+	return fmt.Sprintf("mode: %s", m), nil
+}
+
+func (s *Session) cmdModel(_ context.Context, t *task, arg string) (string, error) {
+	if arg == "" {
+		return "", fmt.Errorf("usage: /model NAME (current model: %s)", s.Status().Model)
+	}
+	s.mu.Lock()
+	s.model = arg
+	st := s.statusLocked()
+	s.mu.Unlock()
+	s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+	s.save()
+	// seed 001 §9: the switch stands even if it cannot be saved.
+	if err := config.SetWorkspaceKey(s.root, "model", arg); err != nil {
+		return fmt.Sprintf("model: %s (for this session only: saving it failed: %v)", arg, err), nil
+	}
+	return fmt.Sprintf("model: %s (saved to %s)", arg, config.WorkspaceFile(s.root)), nil
+}
+
+func (s *Session) cmdPermissions(_ context.Context, t *task, arg string) (string, error) {
+	if arg != "" {
+		p, err := policy.ParsePreset(arg)
+		if err != nil {
+			return "", err
+		}
+		s.mu.Lock()
+		s.policy.Preset = p
+		st := s.statusLocked()
+		s.mu.Unlock()
+		s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+	}
+	s.mu.Lock()
+	pol, mode := s.policy, s.mode
+	s.mu.Unlock()
+	return fmt.Sprintf("preset: %s, mode: %s\n%s", pol.Preset, mode, pol.Matrix(mode)), nil
+}
+
+func (s *Session) cmdTools(_ context.Context, _ *task, _ string) (string, error) {
+	s.mu.Lock()
+	offered := s.offeredToolsLocked()
+	mode := s.mode
+	s.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tools in %s mode:\n", mode)
+	for _, t := range offered {
+		spec := t.Spec().Function
+		fmt.Fprintf(&b, "  %-6s %-8s %s\n", spec.Name, t.Kind(), firstLine(spec.Description))
+	}
+	return b.String(), nil
+}
+
+func (s *Session) cmdTodos(_ context.Context, _ *task, _ string) (string, error) {
+	todos := s.Todos()
+	if len(todos) == 0 {
+		return "no todos", nil
+	}
+	var b strings.Builder
+	for _, td := range todos {
+		mark := map[string]string{"completed": "[x]", "in_progress": "[~]"}[td.Status]
+		if mark == "" {
+			mark = "[ ]"
+		}
+		fmt.Fprintf(&b, "%s %s\n", mark, td.Content)
+	}
+	return b.String(), nil
+}
+
+func (s *Session) cmdNew(_ context.Context, t *task, _ string) (string, error) {
+	old := s.ID()
+	s.reset(newID())
+	s.mu.Lock()
+	t.conv = s.rootConv
+	st := s.statusLocked()
+	s.mu.Unlock()
+	s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+	return fmt.Sprintf("new session %s (previous: %s, resume it with /resume %s)", s.ID(), old, old), nil
+}
+
+func (s *Session) cmdResume(_ context.Context, t *task, arg string) (string, error) {
+	if arg == "" {
+		list, err := store.List(store.Dir(s.root))
+		if err != nil {
+			return "", err
+		}
+		if len(list) == 0 {
+			return "", fmt.Errorf("usage: /resume SESSION_ID (no saved sessions in %s)", store.Dir(s.root))
+		}
+		var b strings.Builder
+		b.WriteString("usage: /resume SESSION_ID; saved sessions:\n")
+		for _, sum := range list {
+			fmt.Fprintf(&b, "  %s  %s  %s\n", sum.ID, sum.UpdatedAt.Local().Format(time.DateTime), truncate(firstLine(sum.FirstPrompt), 60))
+		}
+		return b.String(), nil
+	}
+	if err := s.load(arg); err != nil {
+		return "", fmt.Errorf("cannot resume %q: %w", arg, err)
+	}
+	s.mu.Lock()
+	t.conv = s.rootConv
+	st := s.statusLocked()
+	n := len(s.rootConv.history)
+	s.mu.Unlock()
+	s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+	return fmt.Sprintf("resumed session %s (%d messages)", arg, n), nil
+}
+
+// runBang runs a user's `!command`: no policy, no approval (the user typed
+// it), in the workspace, and writes the result into the conversation in a
+// fixed structure so the model sees it next turn (seed 001 §3).
+func (s *Session) runBang(ctx context.Context, t *task, cmd string) {
+	if cmd == "" {
+		s.emit(event.Event{Kind: event.Error, Conversation: t.conv.ID, Task: t.id, Text: "usage: !COMMAND"})
+		return
+	}
+	info := &event.Tool{CallID: "user_" + t.id[:8], Name: "bash", Kind: string(tools.KindExecute), Title: "!" + cmd}
+	s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	res := tools.RunShellSplit(ctx, s.root, cmd, 10*time.Minute, 64<<10)
+	text := FormatShellResult(res)
+	info.Status = event.ToolCompleted
+	if res.ExitCode != 0 || res.TimedOut || res.Canceled {
+		info.Status = event.ToolFailed
+	}
+	info.Summary = fmt.Sprintf("exit %d (%s)", res.ExitCode, res.Duration.Round(time.Millisecond))
+	info.Output = text
+	info.DurationMS = res.Duration.Milliseconds()
+	s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: "I ran a shell command myself:\n" + text})
+}
+
+// FormatShellResult is the fixed structure of a `!command` result.
+func FormatShellResult(r tools.ShellResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "command: %s\nexit code: %d\n", r.Command, r.ExitCode)
+	if r.TimedOut {
+		b.WriteString("note: timed out and was killed\n")
+	}
+	if r.Canceled {
+		b.WriteString("note: interrupted by the user\n")
+	}
+	fmt.Fprintf(&b, "stdout:\n%s\nstderr:\n%s", strings.TrimRight(r.Stdout, "\n"), strings.TrimRight(r.Stderr, "\n"))
+	return b.String()
+}
+
+// closest returns the names within edit distance 2 of name, or starting
+// with it.
+func closest(name string, names []string) []string {
+	type scored struct {
+		n string
+		d int
+	}
+	var out []scored
+	for _, n := range names {
+		d := distance(name, n)
+		if strings.HasPrefix(n, name) && name != "" {
+			d = 0
+		}
+		if d <= 2 {
+			out = append(out, scored{n, d})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].d < out[j].d })
+	var names2 []string
+	for _, o := range out {
+		names2 = append(names2, o.n)
+	}
+	return names2
+}
+
+// distance is the Levenshtein distance.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,226 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+)
+
+// abortedResult is the tool message of a call that never ran because the
+// turn stopped: every call needs exactly one result or the next request is
+// invalid.
+const abortedResult = "aborted: the turn was interrupted before this tool call ran"
+
+// runTask runs one input to its end. It runs on the task goroutine.
+func (s *Session) runTask(ctx context.Context, t *task, input string) {
+	base := event.Event{Conversation: t.conv.ID, Task: t.id}
+	with := func(e event.Event) event.Event {
+		e.Conversation, e.Task = base.Conversation, base.Task
+		return e
+	}
+	s.emit(with(event.Event{Kind: event.TaskStarted, Text: input}))
+
+	trimmed := strings.TrimSpace(input)
+	switch {
+	case trimmed == "":
+		s.emit(with(event.Event{Kind: event.Notice, Text: "empty input: nothing to do"}))
+		s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand}))
+		return
+	case strings.HasPrefix(trimmed, "/"):
+		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
+		out, err := s.runCommand(ctx, t, trimmed)
+		if err != nil {
+			s.emit(with(event.Event{Kind: event.Error, Text: err.Error()}))
+		} else if out != "" {
+			s.emit(with(event.Event{Kind: event.CommandOutput, Text: out}))
+		}
+		s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand}))
+		return
+	case strings.HasPrefix(trimmed, "!"):
+		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
+		s.runBang(ctx, t, strings.TrimSpace(trimmed[1:]))
+		if ctx.Err() != nil {
+			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted}))
+			return
+		}
+		s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand}))
+		return
+	}
+
+	s.emit(with(event.Event{Kind: event.UserMessage, Text: input}))
+	s.beginTurn(ctx, t, input)
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input})
+
+	maxSteps := s.opts.Config.MaxSteps
+	for step := 0; step < maxSteps; step++ {
+		done, err := s.step(ctx, t)
+		switch {
+		case ctx.Err() != nil:
+			s.endTurn(t)
+			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted}))
+			return
+		case err != nil:
+			s.endTurn(t)
+			s.emit(with(event.Event{Kind: event.Error, Text: err.Error()}))
+			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonError, Text: err.Error()}))
+			return
+		case done:
+			s.endTurn(t)
+			s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopEndTurn, Text: lastAssistantText(t.conv)}))
+			return
+		}
+	}
+	s.endTurn(t)
+	s.emit(with(event.Event{Kind: event.Notice, Text: fmt.Sprintf("stopped after %d model calls (max_steps); send another message to continue", maxSteps)}))
+	s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopMaxSteps, Text: lastAssistantText(t.conv)}))
+}
+
+// step makes one model call and runs the tool calls it asks for. done
+// reports that the model answered without tool calls.
+func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
+	with := func(e event.Event) event.Event {
+		e.Conversation, e.Task = t.conv.ID, t.id
+		return e
+	}
+	req := s.request(t.conv)
+	var streamed strings.Builder
+	var reasoning strings.Builder
+	resp, err := s.opts.Provider.Stream(ctx, req, func(d llm.Delta) {
+		if d.Reasoning != "" {
+			reasoning.WriteString(d.Reasoning)
+			s.emit(with(event.Event{Kind: event.AgentReasoningDelta, Text: d.Reasoning}))
+		}
+		if d.Content != "" {
+			streamed.WriteString(d.Content)
+			s.emit(with(event.Event{Kind: event.AgentMessageDelta, Text: d.Content}))
+		}
+	})
+	if err != nil {
+		// Keep what the user already saw, so the history matches the
+		// transcript; no tool calls survive a broken stream.
+		if streamed.Len() > 0 || reasoning.Len() > 0 {
+			s.appendMessage(t.conv, llm.Message{Role: llm.RoleAssistant, Content: streamed.String() + "\n[interrupted]", Reasoning: reasoning.String()})
+		}
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		return false, err
+	}
+	s.countTokens(t, req, resp)
+
+	msg := resp.Message
+	msg.Role = llm.RoleAssistant
+	for i := range msg.ToolCalls {
+		if msg.ToolCalls[i].ID == "" {
+			msg.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d", t.id[:8], i)
+		}
+		msg.ToolCalls[i].Type = "function"
+	}
+	s.appendMessage(t.conv, msg)
+	if len(msg.ToolCalls) == 0 {
+		return true, nil
+	}
+	for i, call := range msg.ToolCalls {
+		if ctx.Err() != nil {
+			for _, rest := range msg.ToolCalls[i:] {
+				s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: rest.ID, Name: rest.Function.Name, Content: abortedResult})
+				s.emit(with(event.Event{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: rest.ID, Name: rest.Function.Name, Status: event.ToolAborted, Summary: "aborted"}}))
+			}
+			return false, ctx.Err()
+		}
+		content := s.runTool(ctx, t, call)
+		s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: content})
+	}
+	return false, nil
+}
+
+// request builds the model request: instructions, history, offered tools.
+func (s *Session) request(c *Conversation) llm.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	msgs := make([]llm.Message, 0, len(c.history)+1)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: s.systemPromptLocked(c)})
+	msgs = append(msgs, c.history...)
+	specs := tools.Specs(s.offeredToolsLocked())
+	if c == s.rootConv {
+		s.sentTools = specs
+	}
+	return llm.Request{Model: s.model, Messages: msgs, Tools: specs}
+}
+
+func (s *Session) systemPromptLocked(c *Conversation) string {
+	return instructions(c.Instructions, s.root, s.mode, nil)
+}
+
+// offeredToolsLocked is the tool view of the current mode, in stable order.
+func (s *Session) offeredToolsLocked() []tools.Tool {
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.Spec().Function.Name
+	}
+	offered := map[string]bool{}
+	for _, n := range policy.OfferedTools(s.mode, names) {
+		offered[n] = true
+	}
+	var out []tools.Tool
+	for _, t := range s.tools {
+		if offered[t.Spec().Function.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (s *Session) appendMessage(c *Conversation, m llm.Message) {
+	s.mu.Lock()
+	c.history = append(c.history, m)
+	s.mu.Unlock()
+	s.save()
+}
+
+func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
+	tok := &event.Tokens{Window: s.opts.Config.ContextWindow}
+	if u := resp.Usage; u != nil {
+		tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
+		tok.Context = u.PromptTokens + u.CompletionTokens
+	} else {
+		tok.Context = estimateTokens(req.Messages) + estimateTokens([]llm.Message{resp.Message})
+	}
+	s.mu.Lock()
+	s.ctxTokens = tok.Context
+	s.mu.Unlock()
+	s.emit(event.Event{Kind: event.TokenCount, Conversation: t.conv.ID, Task: t.id, Tokens: tok})
+}
+
+// estimateTokens is the chars/4 estimate used where the provider reports
+// nothing.
+func estimateTokens(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content) + len(m.Reasoning)
+		for _, c := range m.ToolCalls {
+			n += len(c.Function.Name) + len(c.Function.Arguments)
+		}
+	}
+	return n / 4
+}
+
+func lastAssistantText(c *Conversation) string {
+	for i := len(c.history) - 1; i >= 0; i-- {
+		if m := c.history[i]; m.Role == llm.RoleAssistant {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// isCanceled reports whether err comes from an interrupted context.
+func isCanceled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,271 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/review"
+	"github.com/coder-nvim/coder-nvim/core/shellcheck"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+	"github.com/google/uuid"
+)
+
+// runTool takes one tool call through the pipeline of seed 001 §5: the
+// tool switch, the policy decision, the tool's own check (bash analysis),
+// approval, then the run. It returns the tool message content; it never
+// fails, since every call needs a result.
+func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) string {
+	name := call.Function.Name
+	info := &event.Tool{CallID: call.ID, Name: name, Kind: string(tools.KindOther), Title: name, Arguments: call.Function.Arguments}
+	start := time.Now()
+	end := func(status, summary, output, content string) string {
+		info.Status, info.Summary, info.Output = status, summary, output
+		info.DurationMS = time.Since(start).Milliseconds()
+		s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		return content
+	}
+	fail := func(msg string) string {
+		s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		return end(event.ToolFailed, firstLine(msg), msg, "error: "+msg)
+	}
+
+	// 1. The tool switch: the tool must exist and be offered in this mode.
+	tool := s.lookupTool(name)
+	if tool == nil {
+		return fail(fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(s.offeredNames(), ", ")))
+	}
+	mode := s.Mode()
+	if !s.offered(name) {
+		return fail(fmt.Sprintf("tool %q is not available in %s mode (read-only: no file changes)", name, mode))
+	}
+	args := strings.TrimSpace(call.Function.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	if !json.Valid([]byte(args)) {
+		return fail(fmt.Sprintf("the arguments of %s are not valid JSON: %s", name, truncate(args, 200)))
+	}
+	info.Kind = string(tool.Kind())
+	inv, err := tool.Prepare(ctx, s.ws, json.RawMessage(args))
+	if err != nil {
+		return fail(err.Error())
+	}
+	info.Title, info.Paths = inv.Title, inv.Paths
+	info.Diffs = diffs(inv.Changes)
+	s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+
+	// 2–3. Policy and the tool's own check; yolo skips both for bash.
+	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: t.conv.ID}
+	verdict := policy.Verdict{Decision: policy.Allow}
+	if !(mode == policy.ModeYolo && name == "bash") {
+		verdict = policy.Evaluate(mode, s.policySnapshot(), action, s.root)
+	}
+	switch verdict.Decision {
+	case policy.Deny:
+		msg := "denied by policy: " + verdict.Reason
+		return end(event.ToolDenied, msg, "", msg)
+	case policy.Ask:
+		ok, msg := s.approve(ctx, t, call, inv, action, verdict)
+		if !ok {
+			status := event.ToolDenied
+			if ctx.Err() != nil {
+				status = event.ToolAborted
+			}
+			return end(status, firstLine(msg), "", msg)
+		}
+	}
+	if ctx.Err() != nil {
+		return end(event.ToolAborted, "aborted", "", abortedResult)
+	}
+
+	// 4. Run.
+	res := inv.Run(ctx)
+	status := event.ToolCompleted
+	if res.IsError {
+		status = event.ToolFailed
+	}
+	if ctx.Err() != nil {
+		status = event.ToolAborted
+		res.Output += "\n[aborted: the user interrupted the turn]"
+	}
+	info.Diffs = diffs(inv.Changes)
+	if len(inv.Changes) > 0 && !res.IsError {
+		var paths []string
+		for _, c := range inv.Changes {
+			paths = append(paths, c.Path)
+			if c.MoveTo != "" {
+				paths = append(paths, c.MoveTo)
+			}
+		}
+		s.emit(event.Event{Kind: event.FilesChanged, Conversation: t.conv.ID, Task: t.id, Paths: paths})
+	}
+	display := res.Display
+	if display == "" {
+		display = res.Output
+	}
+	return end(status, res.Summary, display, res.Output)
+}
+
+// approve settles an ask: remembered approvals, non-interactive settings,
+// or the user's answer. It returns whether to run and, if not, the message
+// for the model.
+func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *tools.Invocation, action policy.Action, v policy.Verdict) (bool, string) {
+	s.mu.Lock()
+	mem := s.memory
+	s.mu.Unlock()
+	if mem.Covers(action, v) {
+		return true, ""
+	}
+	cfg := s.opts.Config
+	if s.opts.AllowAsks || !cfg.Interactive() {
+		return true, "" // seed 001 §5: non-interactive asks are allowed
+	}
+	if !s.opts.Prompter {
+		return false, fmt.Sprintf("denied: %s needs approval (%s) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in .coder/config.json", inv.Title, v.Reason)
+	}
+	req := &event.Approval{
+		ID:      uuid.NewString(),
+		CallID:  call.ID,
+		Tool:    inv.Tool,
+		Kind:    string(inv.Kind),
+		Title:   inv.Title,
+		Command: inv.Command,
+		Paths:   inv.Paths,
+		Reason:  v.Reason,
+		Scope:   v.Scope,
+		Danger:  v.Analysis != nil && v.Analysis.Class == shellcheck.Dangerous,
+		Diffs:   diffs(inv.Changes),
+	}
+	ch := make(chan Answer, 1)
+	s.mu.Lock()
+	s.approvals[req.ID] = ch
+	s.mu.Unlock()
+	s.emit(event.Event{Kind: event.ApprovalRequested, Conversation: t.conv.ID, Task: t.id, Approval: req})
+
+	var ans Answer
+	select {
+	case ans = <-ch:
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.approvals, req.ID)
+		s.mu.Unlock()
+		s.emit(event.Event{Kind: event.ApprovalResolved, Conversation: t.conv.ID, Task: t.id, Approval: req, Reason: "cancelled"})
+		return false, abortedResult
+	}
+	s.emit(event.Event{Kind: event.ApprovalResolved, Conversation: t.conv.ID, Task: t.id, Approval: req, Reason: string(ans.Decision)})
+	switch ans.Decision {
+	case Deny:
+		return false, "denied by the user: do not retry this call unchanged; adapt the approach or ask the user what they want"
+	case AllowAlways:
+		keys := append([]policy.Key(nil), v.Keys...)
+		ttl := cfg.ApprovalTTL()
+		for i := range keys {
+			if cfg.Approval.Scope == "conversation" {
+				keys[i].Conversation = t.conv.ID
+			}
+			if ttl > 0 {
+				keys[i].ExpiresAt = s.opts.Now().Add(ttl)
+			}
+		}
+		mem.Remember(keys)
+	}
+	if len(ans.Accepted) > 0 && len(inv.Changes) > 0 {
+		kept, err := applyReview(inv, ans.Accepted)
+		if err != nil {
+			return false, "not applied: " + err.Error()
+		}
+		if kept == 0 {
+			return false, "the user rejected every hunk of this change; nothing was written"
+		}
+	}
+	return true, ""
+}
+
+func (s *Session) policySnapshot() policy.Policy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.policy
+}
+
+func (s *Session) lookupTool(name string) tools.Tool {
+	for _, t := range s.tools {
+		if t.Spec().Function.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (s *Session) offered(name string) bool {
+	for _, n := range s.offeredNames() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Session) offeredNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var names []string
+	for _, t := range s.offeredToolsLocked() {
+		names = append(names, t.Spec().Function.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func diffs(changes []tools.FileChange) []event.Diff {
+	var out []event.Diff
+	for _, c := range changes {
+		out = append(out, event.Diff{Path: c.Path, MoveTo: c.MoveTo, Op: string(c.Op), Old: c.Old, New: c.New, Hunks: review.Hunks(c.Old, c.New)})
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return truncate(line, 160)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// applyReview narrows planned changes to the hunks the user accepted and
+// returns how many changes still do something.
+func applyReview(inv *tools.Invocation, accepted map[string][]bool) (int, error) {
+	var kept []tools.FileChange
+	for _, c := range inv.Changes {
+		if choice, ok := accepted[c.Path]; ok {
+			text, err := review.Apply(c.Old, c.New, choice)
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", c.Path, err)
+			}
+			c.New = text
+			switch {
+			case c.Op == tools.OpDelete && c.New != "":
+				c.Op = tools.OpUpdate // some lines kept: the file stays
+			case c.Op == tools.OpAdd && c.New == "":
+				continue // the whole new file was rejected
+			}
+		}
+		if c.Op == tools.OpUpdate && c.New == c.Old && c.MoveTo == "" {
+			continue
+		}
+		kept = append(kept, c)
+	}
+	inv.Changes = kept
+	return len(kept), nil
+}

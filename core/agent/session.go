@@ -1,0 +1,453 @@
+// Package agent is the engine every front end drives: a Session owns
+// conversations, runs one task at a time (single flight), runs the model–tool
+// loop and reports everything through one typed event stream.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+	"github.com/google/uuid"
+)
+
+// Provider streams one chat completion.
+type Provider interface {
+	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
+}
+
+// Options configure a session.
+type Options struct {
+	Config   config.Config
+	Root     string   // workspace root
+	Provider Provider // the model endpoint
+	Demo     bool     // the provider is the offline demo; shown in the status
+	// OnEvent receives every event, in order, from one goroutine at a time.
+	// It must not block for long.
+	OnEvent func(event.Event)
+	// Prompter reports whether someone can answer approval requests. When
+	// false (exec), an ask is allowed only if the config says so
+	// (auto_approve_ask, approval.interactive=false); otherwise it is
+	// refused with a message on how to allow it.
+	Prompter bool
+	// AllowAsks answers every ask with "allow once" (exec --yes).
+	AllowAsks bool
+	// Tools replaces the built-in tools (tests).
+	Tools []tools.Tool
+	// Now replaces the clock (tests).
+	Now func() time.Time
+}
+
+// ErrBusy is returned when input arrives while a task runs.
+var ErrBusy = errors.New("a task is already running; wait for it or interrupt it")
+
+// Session is one agent session: conversations, settings, approvals, and the
+// single running task.
+type Session struct {
+	opts  Options
+	root  string
+	ws    *tools.Workspace
+	tools []tools.Tool
+	emitMu sync.Mutex
+
+	mu        sync.Mutex
+	id        string
+	created   time.Time
+	model     string
+	mode      policy.Mode
+	policy    policy.Policy
+	memory    *policy.Memory
+	convs     map[string]*Conversation
+	rootConv  *Conversation
+	running   *task
+	approvals map[string]chan Answer
+	ctxTokens int
+	todos     []store.Todo
+	turns     []store.Turn
+	sentTools []llm.Tool
+	saver     *saver
+}
+
+// Conversation is one isolated context inside a session: its own history,
+// instructions and tool view (seed 004).
+type Conversation struct {
+	ID           string
+	Instructions string // base instructions; empty: the built-in ones
+	history      []llm.Message
+}
+
+type task struct {
+	id     string
+	conv   *Conversation
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Open starts a new session.
+func Open(opts Options) (*Session, error) {
+	s, err := newSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.reset(uuid.NewString())
+	return s, nil
+}
+
+// Resume continues a saved session.
+func Resume(opts Options, id string) (*Session, error) {
+	s, err := newSession(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.load(id); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func newSession(opts Options) (*Session, error) {
+	if opts.Provider == nil {
+		return nil, errors.New("agent: no provider")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.OnEvent == nil {
+		opts.OnEvent = func(event.Event) {}
+	}
+	ws, err := tools.NewWorkspace(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	mode, err := policy.ParseMode(opts.Config.Mode)
+	if err != nil {
+		return nil, err
+	}
+	preset, err := policy.ParsePreset(opts.Config.Permissions.Preset)
+	if err != nil {
+		return nil, err
+	}
+	pol := policy.Policy{Preset: preset}
+	for _, r := range opts.Config.Permissions.Rules {
+		pol.Rules = append(pol.Rules, policy.Rule{Tool: r.Tool, Pattern: r.Pattern, Decision: policy.Decision(r.Decision)})
+	}
+	if err := pol.Validate(); err != nil {
+		return nil, fmt.Errorf("permissions: %w", err)
+	}
+	ts := opts.Tools
+	if ts == nil {
+		ts = tools.Builtins()
+	}
+	s := &Session{
+		opts:      opts,
+		root:      ws.Root(),
+		ws:        ws,
+		tools:     ts,
+		model:     opts.Config.Model,
+		mode:      mode,
+		policy:    pol,
+		memory:    policy.NewMemory(opts.Now),
+		approvals: map[string]chan Answer{},
+	}
+	s.saver = newSaver(store.Dir(s.root), func(err error) {
+		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
+	})
+	return s, nil
+}
+
+// reset makes the session a fresh one with the given id (Open and /new).
+func (s *Session) reset(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.id = id
+	s.created = s.opts.Now()
+	s.rootConv = &Conversation{ID: uuid.NewString()}
+	s.convs = map[string]*Conversation{s.rootConv.ID: s.rootConv}
+	s.ctxTokens = 0
+	s.todos = nil
+	s.turns = nil
+	s.sentTools = nil
+	s.memory = policy.NewMemory(s.opts.Now)
+}
+
+func (s *Session) load(id string) error {
+	snap, err := store.Load(store.Dir(s.root), id)
+	if err != nil {
+		return err
+	}
+	s.reset(snap.ID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.created = snap.CreatedAt
+	if snap.Model != "" {
+		s.model = snap.Model
+	}
+	if m, err := policy.ParseMode(snap.Mode); err == nil {
+		s.mode = m
+	}
+	if p, err := policy.ParsePreset(snap.Preset); err == nil && snap.Preset != "" {
+		s.policy.Preset = p
+	}
+	msgs := snap.Messages
+	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
+		msgs = msgs[1:] // rebuilt for every request
+	}
+	s.rootConv.history = append([]llm.Message(nil), msgs...)
+	for _, c := range snap.Conversations {
+		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: c.Messages}
+	}
+	s.todos = snap.Todos
+	s.turns = snap.Turns
+	s.sentTools = snap.Tools
+	s.ctxTokens = estimateTokens(s.rootConv.history)
+	return nil
+}
+
+// ID is the session id.
+func (s *Session) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
+}
+
+// Root is the workspace root.
+func (s *Session) Root() string { return s.root }
+
+// Workspace is the session's workspace (front ends set guards and file
+// systems on it).
+func (s *Session) Workspace() *tools.Workspace { return s.ws }
+
+// RootConversation is the id of the root conversation.
+func (s *Session) RootConversation() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rootConv.ID
+}
+
+// History returns a copy of a conversation's messages (root when id is "").
+func (s *Session) History(convID string) []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.rootConv
+	if convID != "" {
+		c = s.convs[convID]
+	}
+	if c == nil {
+		return nil
+	}
+	return append([]llm.Message(nil), c.history...)
+}
+
+// Status is what front ends show beside the input.
+func (s *Session) Status() event.Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.statusLocked()
+}
+
+func (s *Session) statusLocked() event.Status {
+	return event.Status{
+		Model:         s.model,
+		Mode:          string(s.mode),
+		Preset:        string(s.policy.Preset),
+		ContextTokens: s.ctxTokens,
+		Cwd:           s.root,
+		Demo:          s.opts.Demo,
+		Busy:          s.running != nil,
+	}
+}
+
+// Mode is the current mode.
+func (s *Session) Mode() policy.Mode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// SetMode switches the mode; it takes effect at the next model call.
+func (s *Session) SetMode(m policy.Mode) {
+	s.mu.Lock()
+	s.mode = m
+	st := s.statusLocked()
+	conv := s.rootConv.ID
+	s.mu.Unlock()
+	s.emit(event.Event{Kind: event.StatusChanged, Conversation: conv, Status: &st})
+}
+
+// Todos returns the session's todo list.
+func (s *Session) Todos() []store.Todo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]store.Todo(nil), s.todos...)
+}
+
+// Submit starts a task for the input in the root conversation and returns
+// its id at once; events report its progress. Input starting with `/` runs a
+// built-in command, `!` a shell command (seed 001 §1).
+func (s *Session) Submit(input string) (string, error) {
+	return s.SubmitTo("", input)
+}
+
+// SubmitTo is Submit for a given conversation ("" is the root).
+func (s *Session) SubmitTo(convID, input string) (string, error) {
+	s.mu.Lock()
+	if s.running != nil {
+		s.mu.Unlock()
+		return "", ErrBusy
+	}
+	conv := s.rootConv
+	if convID != "" {
+		if conv = s.convs[convID]; conv == nil {
+			s.mu.Unlock()
+			return "", fmt.Errorf("no conversation %q in this session", convID)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &task{id: uuid.NewString(), conv: conv, cancel: cancel, done: make(chan struct{})}
+	s.running = t
+	s.mu.Unlock()
+
+	go func() {
+		defer close(t.done)
+		defer cancel()
+		s.runTask(ctx, t, input)
+		s.saver.flush() // the turn's messages are on disk before it is reported done
+		s.mu.Lock()
+		s.running = nil
+		st := s.statusLocked()
+		s.mu.Unlock()
+		s.emit(event.Event{Kind: event.StatusChanged, Conversation: conv.ID, Task: t.id, Status: &st})
+	}()
+	return t.id, nil
+}
+
+// Run submits input and waits for the task to end. Cancelling ctx
+// interrupts the task.
+func (s *Session) Run(ctx context.Context, input string) error {
+	if _, err := s.Submit(input); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	t := s.running
+	s.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		t.cancel()
+		<-t.done
+	}
+	return nil
+}
+
+// Cancel interrupts the running task, if any, and waits until it has
+// stopped. The history stays valid: every tool call gets its result.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	t := s.running
+	s.mu.Unlock()
+	if t == nil {
+		return
+	}
+	t.cancel()
+	<-t.done
+}
+
+// Wait blocks until no task runs.
+func (s *Session) Wait() {
+	s.mu.Lock()
+	t := s.running
+	s.mu.Unlock()
+	if t != nil {
+		<-t.done
+	}
+}
+
+// Close interrupts any task. The session file stays.
+func (s *Session) Close() { s.Cancel() }
+
+// Answer is the user's decision on an approval request.
+type Answer struct {
+	Decision Decision
+	// Accepted, for file changes under review: per path, which hunks (in
+	// review.Hunks order) to apply. A path not listed is applied whole.
+	Accepted map[string][]bool
+}
+
+// Decision is the user's choice.
+type Decision string
+
+// Approval decisions: y, n, a.
+const (
+	AllowOnce   Decision = "once"
+	Deny        Decision = "deny"
+	AllowAlways Decision = "always"
+)
+
+// Answer resolves an open approval request.
+func (s *Session) Answer(approvalID string, a Answer) error {
+	switch a.Decision {
+	case AllowOnce, Deny, AllowAlways:
+	default:
+		return fmt.Errorf("unknown decision %q (want once, deny or always)", a.Decision)
+	}
+	s.mu.Lock()
+	ch, ok := s.approvals[approvalID]
+	delete(s.approvals, approvalID)
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("no open approval request %q", approvalID)
+	}
+	ch <- a // buffered: never blocks
+	return nil
+}
+
+// emit stamps and delivers one event. Events are delivered one at a time.
+func (s *Session) emit(ev event.Event) {
+	s.mu.Lock()
+	ev.Session = s.id
+	s.mu.Unlock()
+	ev.Time = s.opts.Now()
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	s.opts.OnEvent(ev)
+}
+
+// save queues the session snapshot for writing; a failure is reported,
+// never fatal.
+func (s *Session) save() {
+	s.mu.Lock()
+	snap := &store.Snapshot{
+		ID:        s.id,
+		CreatedAt: s.created,
+		UpdatedAt: s.opts.Now(),
+		Model:     s.model,
+		Mode:      string(s.mode),
+		Preset:    string(s.policy.Preset),
+		Cwd:       s.root,
+		Messages:  append([]llm.Message{{Role: llm.RoleSystem, Content: s.systemPromptLocked(s.rootConv)}}, s.rootConv.history...),
+		Tools:     s.sentTools,
+		Todos:     s.todos,
+		Turns:     s.turns,
+	}
+	if snap.Tools == nil {
+		snap.Tools = tools.Specs(s.offeredToolsLocked())
+	}
+	for _, c := range s.convs {
+		if c != s.rootConv {
+			snap.Conversations = append(snap.Conversations, store.Conversation{ID: c.ID, Instructions: c.Instructions, Messages: c.history})
+		}
+	}
+	s.mu.Unlock()
+	s.saver.put(snap)
+}

@@ -1,0 +1,35 @@
+// Package backend chooses the model endpoint a configuration names: an
+// OpenAI-compatible provider, or the offline demo served by the built-in
+// scripted fake server.
+package backend
+
+import (
+	"fmt"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/provider"
+)
+
+// Backend is a ready provider and how to release it.
+type Backend struct {
+	Provider agent.Provider
+	Demo     bool
+	Close    func()
+}
+
+// New builds the provider of cfg.
+func New(cfg config.Config) (*Backend, error) {
+	switch cfg.Provider {
+	case config.ProviderDemo:
+		srv := fakellm.New()
+		srv.SetScript(fakellm.DemoScript)
+		p := provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "demo"})
+		return &Backend{Provider: p, Demo: true, Close: srv.Close}, nil
+	case config.ProviderOpenAI:
+		p := provider.NewOpenAI(provider.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
+		return &Backend{Provider: p, Close: func() {}}, nil
+	}
+	return nil, fmt.Errorf("unknown provider %q", cfg.Provider)
+}

@@ -1,0 +1,294 @@
+// Package config loads coder-nvim's settings: defaults, then the user file
+// ($XDG_CONFIG_HOME/coder/config.json), then the workspace file
+// (./.coder/config.json), then environment overrides for the provider.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Provider names.
+const (
+	ProviderOpenAI = "openai" // any OpenAI-compatible endpoint
+	ProviderDemo   = "demo"   // the built-in offline scripted demo
+)
+
+// Config is the merged configuration. JSON keys are the file keys.
+type Config struct {
+	Provider  string `json:"provider"`    // "openai" or "demo"; empty: openai when an endpoint or key is configured, else demo
+	BaseURL   string `json:"base_url"`    // OpenAI-compatible endpoint; OPENAI_BASE_URL overrides
+	Model     string `json:"model"`       // model name
+	APIKeyEnv string `json:"api_key_env"` // env var holding the API key
+
+	MaxSteps      int    `json:"max_steps"`      // model calls per turn
+	Mode          string `json:"mode"`           // plan, default, auto-edit, yolo
+	ContextWindow int    `json:"context_window"` // tokens
+
+	Permissions    Permissions `json:"permissions"`
+	Approval       Approval    `json:"approval"`
+	AutoApproveAsk bool        `json:"auto_approve_ask"`
+	Workflow       Workflow    `json:"workflow"`
+
+	// Not from files: filled by Load.
+	APIKey string   `json:"-"`
+	Files  []string `json:"-"` // the files that were read, in order
+}
+
+// Permissions selects a preset and adds rules.
+type Permissions struct {
+	Preset string `json:"preset"`
+	Rules  []Rule `json:"rules"`
+}
+
+// Rule is one permission rule from config.
+type Rule struct {
+	Tool     string `json:"tool"`
+	Pattern  string `json:"pattern"`
+	Decision string `json:"decision"`
+}
+
+// Approval controls how asks are answered.
+type Approval struct {
+	// Interactive false: an ask is allowed without prompting (seed 001 §5).
+	Interactive *bool `json:"interactive"`
+	// Scope of "always": "session" (default) or "conversation".
+	Scope string `json:"scope"`
+	// TTL of "always", a Go duration ("30m"); empty: no expiry.
+	TTL string `json:"ttl"`
+}
+
+// Workflow holds the edit/verify settings (seed 001 §6, §7).
+type Workflow struct {
+	AutoVerifyAfterEdit   bool     `json:"auto_verify_after_edit"`
+	VerifyCommands        []string `json:"verify_commands"`
+	MaxVerifyAttempts     int      `json:"max_verify_attempts"`
+	RequireTodoForComplex bool     `json:"require_todo_for_complex"`
+}
+
+// Defaults returns the built-in settings.
+func Defaults() Config {
+	return Config{
+		Model:         "gpt-4o-mini",
+		APIKeyEnv:     "OPENAI_API_KEY",
+		MaxSteps:      50,
+		Mode:          "default",
+		ContextWindow: 128000,
+		Permissions:   Permissions{Preset: "balanced"},
+		Approval:      Approval{Scope: "session"},
+		Workflow: Workflow{
+			AutoVerifyAfterEdit:   true,
+			MaxVerifyAttempts:     2,
+			RequireTodoForComplex: true,
+		},
+	}
+}
+
+// Interactive reports whether asks are put to the user.
+func (c Config) Interactive() bool {
+	if c.AutoApproveAsk {
+		return false
+	}
+	return c.Approval.Interactive == nil || *c.Approval.Interactive
+}
+
+// ApprovalTTL is the parsed approval TTL (0: none).
+func (c Config) ApprovalTTL() time.Duration {
+	d, _ := time.ParseDuration(c.Approval.TTL) // validated in Load
+	return d
+}
+
+// UserFile is the user-level config path.
+func UserFile() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "coder", "config.json")
+}
+
+// WorkspaceFile is the workspace-level config path.
+func WorkspaceFile(root string) string {
+	return filepath.Join(root, ".coder", "config.json")
+}
+
+// Load merges defaults, the user file, the workspace file of root and the
+// environment (getenv, usually os.Getenv). A file that does not exist is
+// skipped; a malformed one is an error naming the file and the key.
+func Load(root string, getenv func(string) string) (Config, error) {
+	cfg := Defaults()
+	for _, path := range []string{UserFile(), WorkspaceFile(root)} {
+		if path == "" {
+			continue
+		}
+		ok, err := mergeFile(&cfg, path)
+		if err != nil {
+			return Config{}, err
+		}
+		if ok {
+			cfg.Files = append(cfg.Files, path)
+		}
+	}
+	if v := getenv("OPENAI_BASE_URL"); v != "" {
+		cfg.BaseURL = v
+	}
+	if v := getenv("CODER_MODEL"); v != "" {
+		cfg.Model = v
+	}
+	if v := getenv("CODER_PROVIDER"); v != "" {
+		cfg.Provider = v
+	}
+	cfg.APIKey = getenv(cfg.APIKeyEnv)
+	if cfg.Provider == "" {
+		cfg.Provider = ProviderDemo
+		if cfg.BaseURL != "" || cfg.APIKey != "" {
+			cfg.Provider = ProviderOpenAI
+		}
+	}
+	if cfg.Provider == ProviderOpenAI && cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.openai.com/v1"
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func mergeFile(cfg *Config, path string) (bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("config %s: %w", path, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return true, nil
+	}
+	if err := Decode(data, cfg); err != nil {
+		return false, fmt.Errorf("config %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// Decode merges one JSON document into cfg: keys present replace, keys
+// absent keep their value. Unknown keys and wrong types are errors that
+// name the key.
+func Decode(data []byte, cfg *Config) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cfg); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		var syntaxErr *json.SyntaxError
+		switch {
+		case errors.As(err, &typeErr):
+			return fmt.Errorf("key %q: expected %s, got JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
+		case errors.As(err, &syntaxErr):
+			return fmt.Errorf("invalid JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return fmt.Errorf("unknown key %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		}
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	if dec.More() {
+		return errors.New("invalid JSON: extra data after the top-level object")
+	}
+	return nil
+}
+
+// Validate checks values that JSON types cannot.
+func (c Config) Validate() error {
+	var errs []string
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Sprintf("key %q: ", key)+fmt.Sprintf(format, args...))
+	}
+	switch c.Provider {
+	case ProviderOpenAI, ProviderDemo:
+	default:
+		bad("provider", "unknown provider %q (want %q or %q)", c.Provider, ProviderOpenAI, ProviderDemo)
+	}
+	if c.Model == "" {
+		bad("model", "must not be empty")
+	}
+	if c.MaxSteps < 1 {
+		bad("max_steps", "must be at least 1, got %d", c.MaxSteps)
+	}
+	switch c.Mode {
+	case "plan", "default", "auto-edit", "yolo":
+	default:
+		bad("mode", "unknown mode %q (want plan, default, auto-edit or yolo)", c.Mode)
+	}
+	switch c.Permissions.Preset {
+	case "strict", "balanced", "auto-edit", "yolo":
+	default:
+		bad("permissions.preset", "unknown preset %q (want strict, balanced, auto-edit or yolo)", c.Permissions.Preset)
+	}
+	for i, r := range c.Permissions.Rules {
+		switch r.Decision {
+		case "allow", "ask", "deny":
+		default:
+			bad(fmt.Sprintf("permissions.rules[%d].decision", i), "want allow, ask or deny, got %q", r.Decision)
+		}
+		if r.Tool == "" {
+			bad(fmt.Sprintf("permissions.rules[%d].tool", i), "must not be empty")
+		}
+	}
+	switch c.Approval.Scope {
+	case "session", "conversation":
+	default:
+		bad("approval.scope", "want session or conversation, got %q", c.Approval.Scope)
+	}
+	if c.Approval.TTL != "" {
+		if d, err := time.ParseDuration(c.Approval.TTL); err != nil || d < 0 {
+			bad("approval.ttl", "want a duration such as \"30m\", got %q", c.Approval.TTL)
+		}
+	}
+	if c.ContextWindow < 1000 {
+		bad("context_window", "must be at least 1000, got %d", c.ContextWindow)
+	}
+	if c.Workflow.MaxVerifyAttempts < 0 || c.Workflow.MaxVerifyAttempts > 2 {
+		bad("workflow.max_verify_attempts", "must be between 0 and 2 (it can only tighten the default), got %d", c.Workflow.MaxVerifyAttempts)
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// SetWorkspaceKey writes one top-level key into the workspace config file,
+// keeping every other key, atomically. It is how `/model` persists.
+func SetWorkspaceKey(root, key string, value any) error {
+	path := WorkspaceFile(root)
+	doc := map[string]json.RawMessage{}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("read %s: %w", path, err)
+	case len(bytes.TrimSpace(data)) > 0:
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("%s is not a JSON object, not rewriting it: %w", path, err)
+		}
+	}
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	doc[key] = raw
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	return writeFileAtomic(path, append(out, '\n'))
+}

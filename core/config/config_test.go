@@ -1,0 +1,132 @@
+package config
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeConfig(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadPrecedence(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	root := t.TempDir()
+	writeConfig(t, filepath.Join(xdg, "coder", "config.json"), `{"model":"user-model","max_steps":7,"mode":"plan"}`)
+	writeConfig(t, WorkspaceFile(root), `{"model":"ws-model","permissions":{"preset":"strict"}}`)
+
+	cfg, err := Load(root, env(map[string]string{"OPENAI_API_KEY": "sk-test"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Model != "ws-model" || cfg.MaxSteps != 7 || cfg.Mode != "plan" || cfg.Permissions.Preset != "strict" {
+		t.Errorf("merge wrong: %+v", cfg)
+	}
+	if cfg.Provider != ProviderOpenAI || cfg.APIKey != "sk-test" || cfg.BaseURL != "https://api.openai.com/v1" {
+		t.Errorf("provider from env wrong: %q %q %q", cfg.Provider, cfg.APIKey, cfg.BaseURL)
+	}
+	if len(cfg.Files) != 2 {
+		t.Errorf("files read = %v", cfg.Files)
+	}
+
+	cfg, err = Load(root, env(map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "CODER_MODEL": "m2"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "http://127.0.0.1:1/v1" || cfg.Model != "m2" || cfg.Provider != ProviderOpenAI {
+		t.Errorf("env override wrong: %+v", cfg)
+	}
+}
+
+func TestLoadDefaultsToDemo(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	cfg, err := Load(t.TempDir(), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Provider != ProviderDemo || cfg.MaxSteps != 50 || !cfg.Interactive() {
+		t.Errorf("defaults wrong: %+v", cfg)
+	}
+}
+
+func TestLoadErrorsNameFileAndKey(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"unknown key", `{"modle":"x"}`, []string{`unknown key "modle"`}},
+		{"wrong type", `{"max_steps":"ten"}`, []string{`"max_steps"`, "int"}},
+		{"nested wrong type", `{"permissions":{"preset":3}}`, []string{`permissions.preset`}},
+		{"nested unknown", `{"approval":{"interactiv":false}}`, []string{`unknown key "interactiv"`}},
+		{"malformed", `{"model": `, []string{"invalid JSON"}},
+		{"trailing", `{} {}`, []string{"extra data"}},
+		{"bad mode", `{"mode":"turbo"}`, []string{`"mode"`, "turbo"}},
+		{"bad preset", `{"permissions":{"preset":"open"}}`, []string{"permissions.preset"}},
+		{"bad rule", `{"permissions":{"rules":[{"tool":"bash","pattern":"x","decision":"maybe"}]}}`, []string{"permissions.rules[0].decision"}},
+		{"bad ttl", `{"approval":{"ttl":"soon"}}`, []string{"approval.ttl"}},
+		{"bad steps", `{"max_steps":0}`, []string{"max_steps"}},
+		{"widened verify", `{"workflow":{"max_verify_attempts":5}}`, []string{"max_verify_attempts"}},
+		{"not object", `[1,2]`, []string{"config"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			root := t.TempDir()
+			writeConfig(t, WorkspaceFile(root), tt.body)
+			_, err := Load(root, env(nil))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, WorkspaceFile(root)) && !strings.Contains(msg, "key") {
+				t.Errorf("error %q names neither file nor key", msg)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSetWorkspaceKeyKeepsOtherKeys(t *testing.T) {
+	root := t.TempDir()
+	writeConfig(t, WorkspaceFile(root), `{"mode":"plan","permissions":{"preset":"strict"}}`)
+	if err := SetWorkspaceKey(root, "model", "new-model"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(WorkspaceFile(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["model"] != "new-model" || doc["mode"] != "plan" || doc["permissions"] == nil {
+		t.Errorf("doc = %v", doc)
+	}
+	// A file that is not an object is never clobbered.
+	writeConfig(t, WorkspaceFile(root), `not json`)
+	if err := SetWorkspaceKey(root, "model", "x"); err == nil {
+		t.Error("rewrote a malformed file")
+	}
+	if data, _ := os.ReadFile(WorkspaceFile(root)); string(data) != "not json" {
+		t.Errorf("malformed file changed: %q", data)
+	}
+}

@@ -1,0 +1,147 @@
+// Package event defines the one typed stream the engine reports through.
+// Front ends (Neovim, ACP, exec) render only from these events.
+package event
+
+import (
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/review"
+)
+
+// Kind names what happened.
+type Kind string
+
+// Event kinds. Every event carries session, conversation and task ids.
+const (
+	TaskStarted         Kind = "task_started"
+	UserMessage         Kind = "user_message" // the input as it entered the conversation (transcript, replay)
+	AgentMessageDelta   Kind = "agent_message_delta"
+	AgentReasoningDelta Kind = "agent_reasoning_delta"
+	ToolCallBegin       Kind = "tool_call_begin"
+	ToolCallEnd         Kind = "tool_call_end"
+	ApprovalRequested   Kind = "approval_requested"
+	ApprovalResolved    Kind = "approval_resolved"
+	TokenCount          Kind = "token_count"
+	TaskComplete        Kind = "task_complete"
+	TurnAborted         Kind = "turn_aborted"
+	Error               Kind = "error"
+	Notice              Kind = "notice"
+	CommandOutput       Kind = "command_output" // result of a `/` or `!` command written into the conversation
+	StatusChanged       Kind = "status_changed" // model, mode, preset or context size changed
+	TodosUpdated        Kind = "todos_updated"
+	FilesChanged        Kind = "files_changed" // files the engine wrote or restored; editors reload them
+)
+
+// Abort reasons carried by TurnAborted.
+const (
+	ReasonInterrupted = "interrupted"
+	ReasonError       = "error"
+	ReasonReplaced    = "replaced"
+)
+
+// Stop reasons carried by TaskComplete.
+const (
+	StopEndTurn  = "end_turn"
+	StopMaxSteps = "max_steps"
+	StopCommand  = "command" // a `/` or `!` command ran; the model was not called
+)
+
+// Event is one entry of the stream. Kind says which of the optional fields
+// are set: Text for deltas, notices, errors and command output; Tool for
+// tool calls; Approval for approval requests; Tokens for token counts;
+// Reason for aborts and completions; Status for status changes; Todos for
+// todo updates; Paths for changed files.
+type Event struct {
+	Kind         Kind      `json:"kind" msgpack:"kind"`
+	Session      string    `json:"session_id" msgpack:"session_id"`
+	Conversation string    `json:"conversation_id" msgpack:"conversation_id"`
+	Task         string    `json:"task_id,omitempty" msgpack:"task_id,omitempty"`
+	Time         time.Time `json:"time" msgpack:"-"`
+
+	Text     string    `json:"text,omitempty" msgpack:"text,omitempty"`
+	Reason   string    `json:"reason,omitempty" msgpack:"reason,omitempty"`
+	Tool     *Tool     `json:"tool,omitempty" msgpack:"tool,omitempty"`
+	Approval *Approval `json:"approval,omitempty" msgpack:"approval,omitempty"`
+	Tokens   *Tokens   `json:"tokens,omitempty" msgpack:"tokens,omitempty"`
+	Status   *Status   `json:"status,omitempty" msgpack:"status,omitempty"`
+	Todos    []Todo    `json:"todos,omitempty" msgpack:"todos,omitempty"`
+	Paths    []string  `json:"paths,omitempty" msgpack:"paths,omitempty"`
+}
+
+// Tool describes one tool call, at its beginning and at its end.
+type Tool struct {
+	CallID    string   `json:"call_id" msgpack:"call_id"`
+	Name      string   `json:"name" msgpack:"name"`
+	Kind      string   `json:"kind" msgpack:"kind"` // read, edit, execute, search, other
+	Title     string   `json:"title" msgpack:"title"`
+	Arguments string   `json:"arguments,omitempty" msgpack:"arguments,omitempty"`
+	Paths     []string `json:"paths,omitempty" msgpack:"paths,omitempty"`
+	// Set on ToolCallEnd.
+	Status     string `json:"status,omitempty" msgpack:"status,omitempty"` // completed, failed, denied, aborted
+	Summary    string `json:"summary,omitempty" msgpack:"summary,omitempty"`
+	Output     string `json:"output,omitempty" msgpack:"output,omitempty"` // full output for the user (diff, command output)
+	DurationMS int64  `json:"duration_ms,omitempty" msgpack:"duration_ms,omitempty"`
+	Diffs      []Diff `json:"diffs,omitempty" msgpack:"diffs,omitempty"`
+}
+
+// Tool call end statuses.
+const (
+	ToolCompleted = "completed"
+	ToolFailed    = "failed"
+	ToolDenied    = "denied"
+	ToolAborted   = "aborted"
+)
+
+// Diff is one file change with whole old and new texts, for diff views.
+type Diff struct {
+	Path   string `json:"path" msgpack:"path"`
+	MoveTo string `json:"move_to,omitempty" msgpack:"move_to,omitempty"`
+	Op     string `json:"op" msgpack:"op"` // add, update, delete
+	Old    string `json:"old" msgpack:"old"`
+	New    string `json:"new" msgpack:"new"`
+	// Hunks are the changed regions in order; an approval answer accepts
+	// or rejects each by index.
+	Hunks []review.Hunk `json:"hunks,omitempty" msgpack:"hunks,omitempty"`
+}
+
+// Approval is a request for the user's decision on one tool call.
+type Approval struct {
+	ID      string   `json:"id" msgpack:"id"`
+	CallID  string   `json:"call_id" msgpack:"call_id"`
+	Tool    string   `json:"tool" msgpack:"tool"`
+	Kind    string   `json:"kind" msgpack:"kind"`
+	Title   string   `json:"title" msgpack:"title"`
+	Command string   `json:"command,omitempty" msgpack:"command,omitempty"`
+	Paths   []string `json:"paths,omitempty" msgpack:"paths,omitempty"`
+	Reason  string   `json:"reason" msgpack:"reason"` // why approval is needed
+	Scope   string   `json:"scope" msgpack:"scope"`   // what "always" would cover
+	Danger  bool     `json:"danger,omitempty" msgpack:"danger,omitempty"`
+	Diffs   []Diff   `json:"diffs,omitempty" msgpack:"diffs,omitempty"` // proposed file changes, for review
+}
+
+// Tokens is the token accounting after a model call.
+type Tokens struct {
+	Prompt     int `json:"prompt" msgpack:"prompt"`
+	Completion int `json:"completion" msgpack:"completion"`
+	Total      int `json:"total" msgpack:"total"`
+	Context    int `json:"context" msgpack:"context"` // estimated size of the context now
+	Window     int `json:"window,omitempty" msgpack:"window,omitempty"`
+}
+
+// Status is what a front end shows next to the input: model, mode, preset,
+// context size and the workspace.
+type Status struct {
+	Model         string `json:"model" msgpack:"model"`
+	Mode          string `json:"mode" msgpack:"mode"`
+	Preset        string `json:"preset" msgpack:"preset"`
+	ContextTokens int    `json:"context_tokens" msgpack:"context_tokens"`
+	Cwd           string `json:"cwd" msgpack:"cwd"`
+	Demo          bool   `json:"demo,omitempty" msgpack:"demo,omitempty"`
+	Busy          bool   `json:"busy" msgpack:"busy"`
+}
+
+// Todo is one entry of the task list.
+type Todo struct {
+	Content string `json:"content" msgpack:"content"`
+	Status  string `json:"status" msgpack:"status"` // pending, in_progress, completed
+}

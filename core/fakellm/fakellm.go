@@ -1,0 +1,267 @@
+// Package fakellm is a scripted fake of the OpenAI Chat Completions streaming
+// API. Tests, benchmarks and the offline demo point the provider at it: each
+// request is answered by the next queued Reply (or by a script), streamed as
+// server-sent events shaped exactly like OpenAI's.
+package fakellm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// Request is one chat-completion request as the server received it.
+type Request struct {
+	Model        string
+	Messages     []llm.Message
+	Tools        []llm.Tool
+	Stream       bool
+	IncludeUsage bool
+	Raw          []byte
+	Header       http.Header
+}
+
+// Reply scripts the answer to one request.
+type Reply struct {
+	Content        string
+	Reasoning      string
+	ReasoningField string         // "reasoning_content" (default) or "reasoning"
+	ToolCalls      []llm.ToolCall // arguments are streamed split mid-JSON
+	OmitIndex      bool           // tool-call chunks carry no index field
+	Chunk          int            // characters per content chunk; default 8
+	Delay          time.Duration  // sleep between chunks (slow stream)
+	Status         int            // non-zero: HTTP error with an OpenAI-style error body instead of a stream
+	RetryAfter     string         // Retry-After header value for Status replies
+	CutAfter       int            // >0: drop the connection after this many chunks, no finish_reason, no [DONE]
+	Garbage        bool           // send an invalid JSON data line mid-stream
+	Usage          *llm.Usage     // default: estimated from sizes
+	FinishReason   string         // default "tool_calls" if ToolCalls else "stop"
+
+	// Deltas are explicit content pieces, one per chunk; they replace Content
+	// and Chunk when set.
+	Deltas []string
+	// Interval paces chunks on a fixed schedule (chunk i is sent at
+	// start+i*Interval), so the rate does not drift; it overrides Delay.
+	Interval time.Duration
+}
+
+// Server is a fake OpenAI endpoint on 127.0.0.1.
+type Server struct {
+	ln   net.Listener
+	srv  *http.Server
+	done chan struct{}
+
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	queue    []Reply
+	script   func(Request) Reply
+	requests []Request
+	seq      int
+}
+
+// New starts a server listening on 127.0.0.1 on a free port. Like
+// httptest.NewServer it panics if it cannot listen, which only happens on a
+// broken machine.
+func New() *Server {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(fmt.Sprintf("fakellm: listen on 127.0.0.1: %v", err))
+	}
+	s := &Server{ln: ln, done: make(chan struct{})}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln) //nolint:errcheck // Serve returns ErrServerClosed on Close.
+	return s
+}
+
+// URL is the base URL ending in /v1, as provider.Options.BaseURL expects.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/v1" }
+
+// Close stops the server at once, dropping open streams.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.srv.Close()
+	})
+}
+
+// Enqueue adds replies that answer the next requests, one each, in order.
+func (s *Server) Enqueue(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, replies...)
+}
+
+// SetScript sets the function that answers requests when the queue is empty.
+func (s *Server) SetScript(f func(req Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = f
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// wireRequest is the subset of the request body the server reads. Messages
+// are decoded leniently: content may be a string, null or an array of parts.
+type wireRequest struct {
+	Model         string        `json:"model"`
+	Messages      []wireMessage `json:"messages"`
+	Tools         []llm.Tool    `json:"tools"`
+	Stream        bool          `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+type wireMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  []llm.ToolCall  `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	Name       string          `json:"name"`
+	Reasoning  string          `json:"reasoning"`
+	ReasonCont string          `json:"reasoning_content"`
+}
+
+func (m wireMessage) message() llm.Message {
+	out := llm.Message{
+		Role:       m.Role,
+		Content:    contentText(m.Content),
+		ToolCalls:  m.ToolCalls,
+		ToolCallID: m.ToolCallID,
+		Name:       m.Name,
+		Reasoning:  m.Reasoning,
+	}
+	if out.Reasoning == "" {
+		out.Reasoning = m.ReasonCont
+	}
+	return out
+}
+
+// contentText flattens string or [{"type":"text","text":...}] content.
+func contentText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/chat/completions") {
+		writeError(w, http.StatusNotFound, "invalid_request_error", fmt.Sprintf("fakellm: unknown endpoint %s %s", r.Method, r.URL.Path), "")
+		return
+	}
+	raw, err := readAll(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "fakellm: read body: "+err.Error(), "")
+		return
+	}
+	var wr wireRequest
+	if err := json.Unmarshal(raw, &wr); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "fakellm: invalid JSON body: "+err.Error(), "")
+		return
+	}
+	req := Request{
+		Model:        wr.Model,
+		Tools:        wr.Tools,
+		Stream:       wr.Stream,
+		IncludeUsage: wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage,
+		Raw:          raw,
+		Header:       r.Header.Clone(),
+	}
+	for _, m := range wr.Messages {
+		req.Messages = append(req.Messages, m.message())
+	}
+
+	reply, ok, seq := s.record(req)
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "server_error", "fakellm: no scripted reply", "")
+		return
+	}
+	if reply.Status != 0 {
+		writeError(w, reply.Status, errorType(reply.Status), fmt.Sprintf("fakellm: scripted HTTP %d", reply.Status), reply.RetryAfter)
+		return
+	}
+	if !req.Stream {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "fakellm: only stream=true is supported", "")
+		return
+	}
+	s.stream(w, r, req, reply, seq)
+}
+
+// record stores the request and picks its reply.
+func (s *Server) record(req Request) (Reply, bool, int) {
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.seq++
+	seq := s.seq
+	var script func(Request) Reply
+	if len(s.queue) > 0 {
+		reply := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return reply, true, seq
+	}
+	script = s.script
+	s.mu.Unlock()
+	if script == nil {
+		return Reply{}, false, seq
+	}
+	return script(req), true, seq
+}
+
+func readAll(r *http.Request) ([]byte, error) {
+	var buf bytes.Buffer
+	_, err := buf.ReadFrom(http.MaxBytesReader(nil, r.Body, 64<<20))
+	return buf.Bytes(), err
+}
+
+func errorType(status int) string {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return "authentication_error"
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}
+
+func writeError(w http.ResponseWriter, status int, typ, msg, retryAfter string) {
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	body, _ := json.Marshal(map[string]any{
+		"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil},
+	})
+	w.Write(body) //nolint:errcheck // client gone: nothing to do.
+}

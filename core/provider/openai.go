@@ -1,0 +1,213 @@
+// Package provider talks to OpenAI-compatible chat-completion endpoints. It
+// streams one completion per call, hands content and reasoning to the caller
+// as they arrive, and retries failures that happen before anything was shown.
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// Options configures an OpenAI client.
+type Options struct {
+	BaseURL     string        // e.g. https://api.openai.com/v1, http://127.0.0.1:PORT/v1
+	APIKey      string        // sent as a Bearer token when set
+	MaxAttempts int           // total attempts including the first; default 4
+	BaseBackoff time.Duration // default 500ms; doubles each retry, capped at MaxBackoff
+	MaxBackoff  time.Duration // default 20s
+	HTTPClient  *http.Client  // optional; must not set a Timeout shorter than a stream
+}
+
+// OpenAI is a streaming client for an OpenAI-compatible endpoint. It is safe
+// for concurrent use.
+type OpenAI struct {
+	client  *openai.Client
+	baseURL string
+	opts    Options
+}
+
+// NewOpenAI returns a client for opts, filling in defaults.
+func NewOpenAI(opts Options) *OpenAI {
+	if opts.BaseURL == "" {
+		opts.BaseURL = "https://api.openai.com/v1"
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = 4
+	}
+	if opts.BaseBackoff <= 0 {
+		opts.BaseBackoff = 500 * time.Millisecond
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 20 * time.Second
+	}
+	hc := http.Client{}
+	if opts.HTTPClient != nil {
+		hc = *opts.HTTPClient
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	// go-openai drops the response headers of failed requests; the
+	// transport keeps the status and Retry-After for the retry loop.
+	hc.Transport = &captureTransport{base: base}
+
+	cfg := openai.DefaultConfig(opts.APIKey)
+	cfg.BaseURL = opts.BaseURL
+	cfg.HTTPClient = &hc
+	// Keep-alive comments and blank lines count as "empty messages"; some
+	// servers send many while a model thinks.
+	cfg.EmptyMessagesLimit = 100000
+	return &OpenAI{client: openai.NewClientWithConfig(cfg), baseURL: opts.BaseURL, opts: opts}
+}
+
+// Stream sends one chat completion request with stream=true and
+// stream_options.include_usage=true, calls onDelta (on the calling goroutine)
+// for each content or reasoning piece as it arrives, and returns the
+// assembled assistant message.
+//
+// Failures are retried only while nothing has been passed to onDelta. On an
+// error after streaming began, the partial response is returned with it.
+func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
+	if onDelta == nil {
+		onDelta = func(llm.Delta) {}
+	}
+	oreq := toOpenAI(req)
+	emitted := false
+	emit := func(d llm.Delta) {
+		emitted = true
+		onDelta(d)
+	}
+	for attempt := 1; ; attempt++ {
+		resp, err := p.attempt(ctx, oreq, emit)
+		if err == nil {
+			return resp, nil
+		}
+		var pe *Error
+		if !errors.As(err, &pe) {
+			return resp, err // cancellation
+		}
+		pe.Attempts = attempt
+		if !pe.Retryable || emitted || attempt >= p.opts.MaxAttempts {
+			return resp, pe
+		}
+		wait := backoff(attempt, p.opts.BaseBackoff, p.opts.MaxBackoff, pe.retryAfter, pe.hasRetryAfter)
+		if err := sleep(ctx, wait); err != nil {
+			return resp, fmt.Errorf("provider: cancelled while waiting to retry (%s): %w", pe.Message, err)
+		}
+	}
+}
+
+// attempt makes one request and reads its stream to the end.
+func (p *OpenAI) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, emit func(llm.Delta)) (llm.Response, error) {
+	capture := &responseInfo{}
+	stream, err := p.client.CreateChatCompletionStream(withCapture(ctx, capture), oreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return llm.Response{}, fmt.Errorf("provider: request cancelled: %w", ctx.Err())
+		}
+		return llm.Response{}, p.requestError(err, capture)
+	}
+	defer stream.Close()
+
+	var acc accumulator
+	for {
+		raw, err := stream.RecvRaw()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return acc.response(), fmt.Errorf("provider: request cancelled: %w", ctx.Err())
+			}
+			var apiErr *openai.APIError
+			if errors.As(err, &apiErr) {
+				return acc.response(), &Error{StatusCode: apiErr.HTTPStatusCode, Message: "provider: the server reported an error while streaming: " + apiErr.Message, Err: err}
+			}
+			return acc.response(), &Error{Message: "provider: connection lost while streaming: " + err.Error(), Retryable: true, Err: err}
+		}
+		if err := acc.add(raw, emit); err != nil {
+			return acc.response(), err
+		}
+	}
+	if acc.finishReason == "" {
+		return acc.response(), &Error{Message: "provider: stream ended before the model finished", Retryable: true, Err: io.ErrUnexpectedEOF}
+	}
+	return acc.response(), nil
+}
+
+// toOpenAI converts the shared request to go-openai's shape. Reasoning is
+// not sent back: OpenAI rejects unknown message fields and other servers
+// (DeepSeek) reject their own reasoning_content in requests.
+func toOpenAI(req llm.Request) openai.ChatCompletionRequest {
+	out := openai.ChatCompletionRequest{
+		Model:         req.Model,
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	for _, m := range req.Messages {
+		om := openai.ChatCompletionMessage{
+			Role:       m.Role,
+			Content:    m.Content,
+			Name:       m.Name,
+			ToolCallID: m.ToolCallID,
+		}
+		// go-openai omits empty content, and OpenAI requires it on tool
+		// results.
+		if m.Role == llm.RoleTool && om.Content == "" {
+			om.Content = "(empty)"
+		}
+		for _, tc := range m.ToolCalls {
+			typ := openai.ToolType(tc.Type)
+			if typ == "" {
+				typ = openai.ToolTypeFunction
+			}
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
+				ID:       tc.ID,
+				Type:     typ,
+				Function: openai.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+			})
+		}
+		out.Messages = append(out.Messages, om)
+	}
+	for _, t := range req.Tools {
+		params := t.Function.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out.Tools = append(out.Tools, openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        t.Function.Name,
+				Description: t.Function.Description,
+				Parameters:  params,
+			},
+		})
+	}
+	return out
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

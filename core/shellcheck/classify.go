@@ -1,0 +1,745 @@
+package shellcheck
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// plainReadOnly are commands with no option that writes files or runs
+// other commands, so any arguments keep them read-only.
+var plainReadOnly = set(
+	"ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "true", "false", ":", "test", "[",
+	"which", "whoami", "id", "uname", "basename", "dirname", "realpath", "readlink", "stat", "file",
+	"du", "df", "grep", "egrep", "fgrep", "zgrep", "zcat", "cut", "tr", "nl", "od", "hexdump", "md5sum", "sha1sum",
+	"sha256sum", "sha512sum", "cksum", "b2sum", "comm", "cmp", "diff", "column", "fmt", "fold", "paste",
+	"join", "expand", "unexpand", "seq", "yes", "sleep", "whereis", "type", "ps", "free", "uptime",
+	"nproc", "printenv", "tac", "rev", "strings", "less", "more", "jq", "cd", "pushd", "popd", "dirs",
+	"exit", "return", "read", "shift", "wait", "getconf", "arch", "groups", "who", "locale", "tty",
+	"cal", "factor", "expr", "lscpu", "lsblk", "env", "ag", "ack", "look", "numfmt", "base64",
+	"base32", "iconv", "lsof", "man", "help", "vmstat", "uniq_count", "shasum", "sum", "tsort",
+)
+
+// destructive always counts as dangerous.
+var destructive = map[string]string{
+	"dd":       "dd writes raw data to files or devices",
+	"shred":    "shred destroys file contents",
+	"wipefs":   "wipefs erases filesystem signatures",
+	"fdisk":    "fdisk edits partition tables",
+	"sfdisk":   "sfdisk edits partition tables",
+	"gdisk":    "gdisk edits partition tables",
+	"parted":   "parted edits partition tables",
+	"mkswap":   "mkswap formats a device",
+	"shutdown": "shuts the machine down",
+	"reboot":   "reboots the machine",
+	"halt":     "halts the machine",
+	"poweroff": "powers the machine off",
+	"mke2fs":   "formats a filesystem",
+}
+
+// classify decides the class of one simple command after unwrapping.
+func (w *walker) classify(args []arg) effect {
+	if len(args) == 0 {
+		return readOnly
+	}
+	if !args[0].lit {
+		return effect{Unknown, "command name `" + args[0].s + "` is not a literal"}
+	}
+	name := args[0].s
+	base := filepath.Base(name)
+	for _, f := range w.inFunc {
+		if f == name {
+			return effect{Dangerous, "function calls itself (fork bomb pattern)"}
+		}
+	}
+	if w.funcs[name] {
+		return effect{Unknown, "calls shell function " + name}
+	}
+	e := w.classifyName(base, args)
+	if strings.Contains(name, "/") && e.class == ReadOnly && !isSystemPath(name) {
+		return effect{Unknown, "runs " + name + ", not a system command"}
+	}
+	return e
+}
+
+func isSystemPath(name string) bool {
+	dir := filepath.Dir(name)
+	switch dir {
+	case "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin":
+		return true
+	}
+	return false
+}
+
+// allLit reports whether every argument is literal; options hidden in
+// expansions could turn a read-only command into a writing one.
+func allLit(args []arg) bool {
+	for _, a := range args {
+		if !a.lit {
+			return false
+		}
+	}
+	return true
+}
+
+var notLiteral = effect{Unknown, "arguments that cannot be resolved statically may add writing options"}
+
+func (w *walker) classifyName(name string, args []arg) effect {
+	if r, ok := destructive[name]; ok {
+		return effect{Dangerous, r}
+	}
+	if strings.HasPrefix(name, "mkfs") {
+		return effect{Dangerous, "formats a filesystem"}
+	}
+	if plainReadOnly[name] {
+		return readOnly
+	}
+	rest := args[1:]
+	switch name {
+	case "rm":
+		return w.rm(rest)
+	case "rmdir", "unlink", "touch", "mkdir", "truncate":
+		return w.targets(name, rest, set("-m", "--mode", "-s", "--size", "-r", "--reference", "-d", "--date", "-t", "-o", "--io-blocks"), 0)
+	case "mv":
+		return w.targets(name, rest, set("-t", "--target-directory", "-S", "--suffix"), 0)
+	case "cp", "ln", "install":
+		return w.destination(name, rest)
+	case "chmod", "chown", "chgrp":
+		for _, a := range rest {
+			if a.lit && (a.s == "-R" || a.s == "--recursive" || (isShortFlags(a.s) && strings.Contains(a.s, "R"))) {
+				return effect{Dangerous, name + " -R changes a whole tree"}
+			}
+		}
+		skip := 1
+		for _, a := range rest {
+			if a.lit && strings.HasPrefix(a.s, "--reference") {
+				skip = 0
+			}
+		}
+		return w.targets(name, rest, set("--reference"), skip)
+	case "tee":
+		e := readOnly
+		for _, a := range rest {
+			if a.lit && strings.HasPrefix(a.s, "-") {
+				continue
+			}
+			e = e.max(w.writeArg(a))
+		}
+		return e
+	case "find":
+		return w.find(rest)
+	case "sed":
+		return w.sed(rest)
+	case "sort":
+		return w.sortCmd(rest)
+	case "uniq", "xxd":
+		return w.secondOperandWrites(name, rest)
+	case "awk", "gawk", "mawk", "nawk":
+		return awk(rest)
+	case "rg":
+		for _, a := range rest {
+			if !a.lit {
+				return notLiteral
+			}
+			if a.s == "--pre" || strings.HasPrefix(a.s, "--pre=") {
+				return effect{Unknown, "rg --pre runs a preprocessor command"}
+			}
+		}
+		return readOnly
+	case "fd", "fdfind":
+		for _, a := range rest {
+			if !a.lit {
+				return notLiteral
+			}
+			if a.s == "-x" || a.s == "-X" || strings.HasPrefix(a.s, "--exec") {
+				return effect{Unknown, "fd --exec runs commands"}
+			}
+		}
+		return readOnly
+	case "tree":
+		return w.outputFlag(rest, "-o", "")
+	case "date":
+		for _, a := range rest {
+			if !a.lit || a.s == "-s" || strings.HasPrefix(a.s, "--set") {
+				return effect{Unknown, "date may set the clock"}
+			}
+		}
+		return readOnly
+	case "hostname":
+		for _, a := range rest {
+			if !a.lit || !strings.HasPrefix(a.s, "-") {
+				return effect{Unknown, "hostname with an operand sets the host name"}
+			}
+		}
+		return readOnly
+	case "yq":
+		for _, a := range rest {
+			if !a.lit || a.s == "-i" || strings.HasPrefix(a.s, "--inplace") {
+				return effect{Unknown, "yq -i edits files in place"}
+			}
+		}
+		return readOnly
+	case "curl":
+		return effect{Unknown, "network access"}.max(w.outputFlag(rest, "-o", "--output"))
+	case "wget":
+		e := effect{Unknown, "network access"}
+		for i, a := range rest {
+			if a.lit && (a.s == "-O" || a.s == "--output-document") && i+1 < len(rest) && rest[i+1].s != "-" {
+				e = e.max(w.writeArg(rest[i+1]))
+			}
+		}
+		return e
+	case "git":
+		return w.git(rest)
+	case "go":
+		return goCmd(rest)
+	case "eval":
+		return w.eval(rest)
+	case "source", ".":
+		for _, a := range rest {
+			if a.dl {
+				return effect{Dangerous, "runs a downloaded script"}
+			}
+		}
+		return effect{Unknown, "runs a script file"}
+	case "kill":
+		for _, a := range rest {
+			if a.s == "-1" && a.lit {
+				return effect{Dangerous, "kill -1 signals every process"}
+			}
+		}
+		return effect{Unknown, "sends signals to processes"}
+	case "init", "telinit":
+		if len(rest) > 0 && (rest[0].s == "0" || rest[0].s == "6") {
+			return effect{Dangerous, "shuts down or reboots the machine"}
+		}
+	case "systemctl":
+		for _, a := range rest {
+			switch a.s {
+			case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "rescue", "emergency":
+				return effect{Dangerous, "systemctl " + a.s + " stops the machine"}
+			}
+		}
+	case "crontab":
+		for _, a := range rest {
+			if a.s == "-r" {
+				return effect{Dangerous, "crontab -r deletes the crontab"}
+			}
+		}
+	case "kubectl":
+		if len(rest) > 0 && rest[0].s == "delete" {
+			return effect{Dangerous, "kubectl delete removes cluster resources"}
+		}
+	case "terraform", "tofu":
+		if len(rest) > 0 && rest[0].s == "destroy" {
+			return effect{Dangerous, "terraform destroy removes infrastructure"}
+		}
+	case "command":
+		// Only reached as `command -v name` (see unwrap).
+		return readOnly
+	}
+	if shells[name] || interpreters[name] || strings.HasPrefix(name, "python") {
+		for _, a := range rest {
+			if a.dl {
+				return effect{Dangerous, name + " runs a downloaded script"}
+			}
+		}
+	}
+	if shells[name] {
+		return w.shell(name, rest)
+	}
+	return effect{Unknown, "not known to be read-only"}
+}
+
+func isShortFlags(s string) bool {
+	return len(s) > 1 && s[0] == '-' && s[1] != '-'
+}
+
+func (w *walker) writeArg(a arg) effect {
+	if !a.lit {
+		return effect{Unknown, "writes to `" + a.s + "`, which cannot be resolved statically"}
+	}
+	return w.writeTarget(a.s)
+}
+
+func (w *walker) rm(rest []arg) effect {
+	e := effect{Unknown, "deletes files"}
+	flags := true
+	for _, a := range rest {
+		if !a.lit {
+			e = e.max(effect{Unknown, "deletes `" + a.s + "`, which cannot be resolved statically"})
+			continue
+		}
+		if flags && a.s == "--" {
+			flags = false
+			continue
+		}
+		if flags && (a.s == "--recursive" || a.s == "--force") {
+			return effect{Dangerous, "rm " + a.s + " deletes without confirmation"}
+		}
+		if flags && isShortFlags(a.s) {
+			if strings.ContainsAny(a.s, "rRf") {
+				return effect{Dangerous, "rm " + a.s + " deletes recursively or forcibly"}
+			}
+			continue
+		}
+		if flags && strings.HasPrefix(a.s, "--") {
+			continue
+		}
+		t := w.writeTarget(a.s)
+		if t.class == Dangerous {
+			return effect{Dangerous, "deletes outside the workspace or in .git/: " + a.s}
+		}
+	}
+	return e
+}
+
+// targets treats every operand as a file the command writes; skip drops
+// leading operands that are not files (chmod's mode, chown's owner).
+func (w *walker) targets(name string, rest []arg, valueFlags map[string]bool, skip int) effect {
+	e := effect{Unknown, name + " changes files"}
+	flags := true
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a.lit && flags && a.s == "--" {
+			flags = false
+			continue
+		}
+		if a.lit && flags && strings.HasPrefix(a.s, "-") && len(a.s) > 1 {
+			if valueFlags[a.s] {
+				i++
+			}
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		e = e.max(w.writeArg(a))
+	}
+	return e
+}
+
+// destination checks the file cp/ln/install write: -t DIR or the last operand.
+func (w *walker) destination(name string, rest []arg) effect {
+	e := effect{Unknown, name + " writes files"}
+	var ops []arg
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a.lit && (a.s == "-t" || a.s == "--target-directory") && i+1 < len(rest) {
+			return e.max(w.writeArg(rest[i+1]))
+		}
+		if a.lit && strings.HasPrefix(a.s, "--target-directory=") {
+			return e.max(w.writeTarget(strings.TrimPrefix(a.s, "--target-directory=")))
+		}
+		if a.lit && strings.HasPrefix(a.s, "-") && len(a.s) > 1 {
+			if a.s == "-S" || a.s == "--suffix" || a.s == "-m" || a.s == "-o" || a.s == "-g" || a.s == "--mode" || a.s == "--owner" || a.s == "--group" {
+				i++
+			}
+			continue
+		}
+		ops = append(ops, a)
+	}
+	if len(ops) > 0 {
+		e = e.max(w.writeArg(ops[len(ops)-1]))
+	}
+	return e
+}
+
+func (w *walker) outputFlag(rest []arg, short, long string) effect {
+	e := readOnly
+	for i, a := range rest {
+		if !a.lit {
+			continue
+		}
+		switch {
+		case a.s == short || (long != "" && a.s == long):
+			if i+1 < len(rest) {
+				e = e.max(w.writeArg(rest[i+1]))
+			}
+		case long != "" && strings.HasPrefix(a.s, long+"="):
+			e = e.max(w.writeTarget(strings.TrimPrefix(a.s, long+"=")))
+		case short != "" && strings.HasPrefix(a.s, short) && !strings.HasPrefix(a.s, "--") && len(a.s) > len(short):
+			e = e.max(w.writeTarget(a.s[len(short):]))
+		}
+	}
+	return e
+}
+
+func (w *walker) find(rest []arg) effect {
+	e := readOnly
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if !a.lit {
+			return e.max(notLiteral)
+		}
+		switch a.s {
+		case "-delete":
+			return effect{Dangerous, "find -delete deletes every match"}
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(rest) && rest[j].s != ";" && rest[j].s != "+" {
+				j++
+			}
+			inner := rest[i+1 : j]
+			if len(inner) > 0 {
+				inner, wrap := unwrap(inner)
+				if len(inner) > 0 {
+					switch filepath.Base(inner[0].s) {
+					case "rm", "shred", "unlink", "rmdir":
+						return effect{Dangerous, "find " + a.s + " " + inner[0].s + " deletes every match"}
+					}
+				}
+				e = e.max(wrap).max(w.classify(inner))
+			}
+			i = j
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(rest) {
+				e = e.max(w.writeArg(rest[i+1]))
+			}
+		}
+	}
+	return e
+}
+
+func (w *walker) sed(rest []arg) effect {
+	e := readOnly
+	var scripts []string
+	var ops []arg
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if !a.lit {
+			return notLiteral
+		}
+		switch {
+		case a.s == "-e" || a.s == "--expression":
+			if i+1 < len(rest) {
+				scripts = append(scripts, rest[i+1].s)
+				i++
+			}
+		case strings.HasPrefix(a.s, "--expression="):
+			scripts = append(scripts, strings.TrimPrefix(a.s, "--expression="))
+		case a.s == "-f" || strings.HasPrefix(a.s, "--file"):
+			return effect{Unknown, "sed reads its script from a file"}
+		case a.s == "-l" || a.s == "--line-length":
+			i++
+		case strings.HasPrefix(a.s, "--in-place") || (isShortFlags(a.s) && strings.Contains(a.s, "i")):
+			e = e.max(effect{Unknown, "sed -i edits files in place"})
+		case strings.HasPrefix(a.s, "-") && len(a.s) > 1:
+			// -n, -E, -r, -s, -z, -u, --posix, --debug ...
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if len(scripts) == 0 && len(ops) > 0 {
+		scripts = append(scripts, ops[0].s)
+		ops = ops[1:]
+	}
+	for _, s := range scripts {
+		switch sedScriptEffect(s) {
+		case "w":
+			e = e.max(effect{Unknown, "sed script writes files (w)"})
+		case "e":
+			e = e.max(effect{Unknown, "sed script executes commands (e)"})
+		case "?":
+			e = e.max(effect{Unknown, "sed script not understood"})
+		}
+	}
+	if e.class > ReadOnly {
+		for _, o := range ops {
+			if t := w.writeTarget(o.s); t.class == Dangerous {
+				e = e.max(t)
+			}
+		}
+	}
+	return e
+}
+
+// sedScriptEffect scans a sed script and returns "w" if it writes files,
+// "e" if it executes commands, "?" if it cannot be understood and "" if
+// it is read-only.
+func sedScriptEffect(s string) string {
+	i := 0
+	// skipDelimited skips a delimited section starting after the delimiter.
+	skipDelimited := func(delim byte) bool {
+		for i < len(s) {
+			switch s[i] {
+			case '\\':
+				i += 2
+				continue
+			case delim:
+				i++
+				return true
+			}
+			i++
+		}
+		return false
+	}
+	toEOL := func() {
+		for i < len(s) && s[i] != '\n' {
+			if s[i] == '\\' {
+				i++
+			}
+			i++
+		}
+	}
+	toEnd := func() { // label or file name: up to ; or newline
+		for i < len(s) && s[i] != '\n' && s[i] != ';' {
+			i++
+		}
+	}
+	address := func() bool {
+		switch {
+		case i < len(s) && (s[i] >= '0' && s[i] <= '9'):
+			for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
+				i++
+			}
+		case i < len(s) && s[i] == '$':
+			i++
+		case i < len(s) && s[i] == '/':
+			i++
+			if !skipDelimited('/') {
+				return false
+			}
+			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+				i++
+			}
+		case i+1 < len(s) && s[i] == '\\':
+			d := s[i+1]
+			i += 2
+			if !skipDelimited(d) {
+				return false
+			}
+		}
+		return true
+	}
+	for i < len(s) {
+		c := s[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '}' {
+			i++
+			continue
+		}
+		if c == '#' {
+			toEOL()
+			continue
+		}
+		if !address() {
+			return "?"
+		}
+		if i < len(s) && s[i] == ',' {
+			i++
+			if i < len(s) && (s[i] == '+' || s[i] == '~') {
+				i++
+			}
+			if !address() {
+				return "?"
+			}
+		}
+		for i < len(s) && (s[i] == ' ' || s[i] == '!') {
+			i++
+		}
+		if i >= len(s) {
+			return "?"
+		}
+		c = s[i]
+		i++
+		switch c {
+		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+		case 'l', 'q', 'Q', 'L':
+			for i < len(s) && (s[i] == ' ' || s[i] >= '0' && s[i] <= '9') {
+				i++
+			}
+		case ':', 'b', 't', 'T', 'r', 'R', 'v':
+			toEnd()
+		case 'a', 'i', 'c':
+			toEOL()
+		case 'w', 'W':
+			return "w"
+		case 'e':
+			return "e"
+		case 's', 'y':
+			if i >= len(s) || s[i] == '\\' || s[i] == '\n' {
+				return "?"
+			}
+			d := s[i]
+			i++
+			if !skipDelimited(d) || !skipDelimited(d) {
+				return "?"
+			}
+			if c == 's' {
+				for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' && s[i] != ' ' {
+					switch s[i] {
+					case 'w':
+						return "w"
+					case 'e':
+						return "e"
+					}
+					i++
+				}
+			}
+		default:
+			return "?"
+		}
+	}
+	return ""
+}
+
+func (w *walker) sortCmd(rest []arg) effect {
+	for i, a := range rest {
+		if !a.lit {
+			return notLiteral
+		}
+		switch {
+		case a.s == "-o" || a.s == "--output":
+			if i+1 < len(rest) {
+				return w.writeArg(rest[i+1])
+			}
+		case strings.HasPrefix(a.s, "--output="):
+			return w.writeTarget(strings.TrimPrefix(a.s, "--output="))
+		case isShortFlags(a.s) && strings.Contains(a.s, "o"):
+			k := strings.IndexByte(a.s, 'o')
+			if k+1 < len(a.s) {
+				return w.writeTarget(a.s[k+1:])
+			}
+			if i+1 < len(rest) {
+				return w.writeArg(rest[i+1])
+			}
+		}
+	}
+	return readOnly
+}
+
+// secondOperandWrites handles uniq and xxd, which write their second operand.
+func (w *walker) secondOperandWrites(name string, rest []arg) effect {
+	var ops []arg
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if !a.lit {
+			return notLiteral
+		}
+		if strings.HasPrefix(a.s, "-") && len(a.s) > 1 {
+			if slices.Contains([]string{"-f", "-s", "-w", "-c", "-l", "-g", "-o", "-n", "-s", "-C"}, a.s) && name == "xxd" || (name == "uniq" && (a.s == "-f" || a.s == "-s" || a.s == "-w")) {
+				i++
+			}
+			continue
+		}
+		ops = append(ops, a)
+	}
+	if len(ops) > 1 {
+		return w.writeArg(ops[1])
+	}
+	return readOnly
+}
+
+func awk(rest []arg) effect {
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if !a.lit {
+			return notLiteral
+		}
+		switch {
+		case a.s == "-f" || strings.HasPrefix(a.s, "--file") || a.s == "-i" || strings.HasPrefix(a.s, "--include"):
+			return effect{Unknown, "awk runs a program from a file"}
+		case a.s == "-F" || a.s == "-v" || a.s == "--assign" || a.s == "--field-separator":
+			i++
+		case strings.HasPrefix(a.s, "-") && len(a.s) > 1:
+		default:
+			for _, bad := range []string{"system", "getline", "|", ">", "fflush", "close"} {
+				if strings.Contains(a.s, bad) {
+					return effect{Unknown, "awk program may write files or run commands (" + bad + ")"}
+				}
+			}
+			return readOnly
+		}
+	}
+	return readOnly
+}
+
+func goCmd(rest []arg) effect {
+	if len(rest) == 0 || !allLit(rest) {
+		return effect{Unknown, "not known to be read-only"}
+	}
+	switch rest[0].s {
+	case "version", "list", "doc", "help":
+		return readOnly
+	case "env":
+		for _, a := range rest[1:] {
+			if a.s == "-w" || a.s == "-u" {
+				return effect{Unknown, "go env -w changes the Go configuration"}
+			}
+		}
+		return readOnly
+	}
+	return effect{Unknown, "not known to be read-only"}
+}
+
+// shell handles sh/bash/... : -c strings are analysed recursively.
+func (w *walker) shell(name string, rest []arg) effect {
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if !a.lit {
+			break
+		}
+		if a.s == "-o" || a.s == "+o" || a.s == "-O" || a.s == "+O" {
+			i++
+			continue
+		}
+		if isShortFlags(a.s) && strings.Contains(a.s, "c") {
+			if i+1 >= len(rest) {
+				return effect{Unknown, name + " -c without a command"}
+			}
+			return w.nested(name+" -c", rest[i+1])
+		}
+		if strings.HasPrefix(a.s, "-") || strings.HasPrefix(a.s, "+") {
+			continue
+		}
+		return effect{Unknown, "runs the script " + a.s}
+	}
+	return effect{Unknown, name + " runs commands from its input"}
+}
+
+func (w *walker) eval(rest []arg) effect {
+	if len(rest) == 0 {
+		return readOnly
+	}
+	parts := make([]string, len(rest))
+	joined := arg{lit: true}
+	for i, a := range rest {
+		parts[i] = a.s
+		joined.lit = joined.lit && a.lit
+		joined.dl = joined.dl || a.dl
+	}
+	joined.s = strings.Join(parts, " ")
+	return w.nested("eval", joined)
+}
+
+// nested analyses a script string given to eval or sh -c and returns an
+// effect summarising it (its commands are recorded as well).
+func (w *walker) nested(what string, script arg) effect {
+	if script.dl {
+		return effect{Dangerous, what + " runs a downloaded script"}
+	}
+	if !script.lit {
+		return effect{Unknown, what + " runs a script that cannot be resolved statically"}
+	}
+	if w.depth >= maxDepth {
+		return effect{Unknown, what + " nested too deeply to analyse"}
+	}
+	start := len(w.out.Commands)
+	parseErr := w.out.ParseError
+	// The nested script runs in a child shell: its cd does not leak.
+	w.scoped(func() { w.parse(script.s, w.depth+1) })
+	if w.out.ParseError != parseErr {
+		return effect{Unknown, what + " script cannot be parsed"}
+	}
+	e := readOnly
+	for _, c := range w.out.Commands[start:] {
+		if c.Class > e.class {
+			e = effect{c.Class, what + " runs `" + strings.Join(c.Args, " ") + "`: " + c.Reason}
+		}
+	}
+	if e.class == ReadOnly {
+		return readOnly
+	}
+	return e
+}

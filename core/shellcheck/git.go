@@ -1,0 +1,238 @@
+package shellcheck
+
+import "strings"
+
+// gitGlobalValue are git options before the subcommand that take a value.
+var gitGlobalValue = set("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix", "--list-cmds")
+
+// gitSubcommand skips git's global options and returns the subcommand index.
+func gitSubcommand(rest []string) (int, bool) {
+	usesConfig := false
+	i := 0
+	for i < len(rest) {
+		a := rest[i]
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		if a == "-c" || strings.HasPrefix(a, "--config-env") {
+			usesConfig = true
+		}
+		if gitGlobalValue[a] {
+			i += 2
+			continue
+		}
+		i++
+	}
+	return i, usesConfig
+}
+
+var gitReadOnly = set("status", "diff", "log", "show", "blame", "shortlog", "describe", "rev-parse",
+	"rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "merge-base", "name-rev",
+	"show-ref", "count-objects", "whatchanged", "for-each-ref", "cherry", "version", "help", "var",
+	"check-ignore", "check-attr", "diff-tree", "diff-files", "diff-index", "annotate", "show-branch", "range-diff")
+
+var gitUnknown = effect{Unknown, "git command that changes the repository"}
+
+func (w *walker) git(rest []arg) effect {
+	words := make([]string, len(rest))
+	for i, a := range rest {
+		words[i] = a.s
+	}
+	i, usesConfig := gitSubcommand(words)
+	if i >= len(rest) {
+		if usesConfig {
+			return effect{Unknown, "git -c can make git run configured commands"}
+		}
+		return readOnly
+	}
+	if !rest[i].lit {
+		return effect{Unknown, "git subcommand cannot be resolved statically"}
+	}
+	sub := rest[i].s
+	args := rest[i+1:]
+	e := w.gitSub(sub, args)
+	if usesConfig && e.class == ReadOnly {
+		return effect{Unknown, "git -c can make git run configured commands"}
+	}
+	return e
+}
+
+func hasArg(args []arg, pred func(string) bool) bool {
+	for _, a := range args {
+		if a.lit && pred(a.s) {
+			return true
+		}
+	}
+	return false
+}
+
+func eq(words ...string) func(string) bool {
+	return func(s string) bool {
+		for _, w := range words {
+			if s == w {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func shortHas(letters string) func(string) bool {
+	return func(s string) bool { return isShortFlags(s) && strings.ContainsAny(s[1:], letters) }
+}
+
+func (w *walker) gitSub(sub string, args []arg) effect {
+	if gitReadOnly[sub] {
+		for i, a := range args {
+			if !a.lit {
+				// Paths and revisions are usually literal; an expansion could hide --output.
+				return notLiteral
+			}
+			switch {
+			case a.s == "--output" && i+1 < len(args):
+				return w.writeArg(args[i+1])
+			case strings.HasPrefix(a.s, "--output="):
+				return w.writeTarget(strings.TrimPrefix(a.s, "--output="))
+			case sub == "grep" && (a.s == "-O" || strings.HasPrefix(a.s, "--open-files-in-pager")):
+				return effect{Unknown, "git grep -O opens a pager"}
+			}
+		}
+		return readOnly
+	}
+	if !allLit(args) {
+		switch sub {
+		case "push", "reset", "clean", "checkout", "restore", "branch", "stash":
+			// fall through to the literal checks; unknown at least
+		default:
+			return gitUnknown
+		}
+	}
+	switch sub {
+	case "branch":
+		if hasArg(args, eq("-D")) || (hasArg(args, eq("-d", "--delete")) && hasArg(args, eq("-f", "--force"))) {
+			return effect{Dangerous, "git branch -D force-deletes a branch"}
+		}
+		list := hasArg(args, eq("--list", "-l"))
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if !a.lit {
+				return gitUnknown
+			}
+			switch {
+			case eq("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format")(a.s):
+				i++
+			case eq("-a", "-r", "-v", "-vv", "--all", "--remotes", "--list", "-l", "--show-current", "--color", "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--verbose")(a.s),
+				strings.HasPrefix(a.s, "--sort="), strings.HasPrefix(a.s, "--format="), strings.HasPrefix(a.s, "--contains="),
+				strings.HasPrefix(a.s, "--merged="), strings.HasPrefix(a.s, "--no-merged="), strings.HasPrefix(a.s, "--color="), strings.HasPrefix(a.s, "--points-at="):
+			case !strings.HasPrefix(a.s, "-") && list:
+			default:
+				return effect{Unknown, "git branch creates, renames or deletes branches"}
+			}
+		}
+		return readOnly
+	case "tag":
+		if len(args) == 0 || hasArg(args, eq("-l", "--list")) && !hasArg(args, eq("-d", "--delete", "-a", "-s", "-f")) {
+			return readOnly
+		}
+		return gitUnknown
+	case "remote":
+		if len(args) == 0 || (len(args) == 1 && eq("-v", "--verbose")(args[0].s)) ||
+			(args[0].s == "show" || args[0].s == "get-url") {
+			return readOnly
+		}
+		return gitUnknown
+	case "stash":
+		if len(args) > 0 {
+			switch args[0].s {
+			case "list", "show":
+				return readOnly
+			case "drop", "clear":
+				return effect{Dangerous, "git stash " + args[0].s + " discards stashed changes"}
+			}
+		}
+		return gitUnknown
+	case "config":
+		if hasArg(args, eq("--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch")) || (len(args) > 0 && (args[0].s == "get" || args[0].s == "list")) {
+			return readOnly
+		}
+		return gitUnknown
+	case "worktree":
+		if len(args) > 0 && args[0].s == "list" {
+			return readOnly
+		}
+		if len(args) > 0 && args[0].s == "remove" && hasArg(args, eq("-f", "--force")) {
+			return effect{Dangerous, "git worktree remove --force discards changes"}
+		}
+		return gitUnknown
+	case "submodule":
+		if len(args) > 0 && args[0].s == "status" {
+			return readOnly
+		}
+		return gitUnknown
+	case "reflog":
+		if len(args) == 0 || args[0].s == "show" {
+			return readOnly
+		}
+		if args[0].s == "expire" || args[0].s == "delete" {
+			return effect{Dangerous, "git reflog " + args[0].s + " drops recovery points"}
+		}
+		return gitUnknown
+	case "reset":
+		if hasArg(args, eq("--hard", "--merge", "--keep")) {
+			return effect{Dangerous, "git reset --hard discards uncommitted changes"}
+		}
+		return gitUnknown
+	case "clean":
+		if hasArg(args, eq("--dry-run")) || hasArg(args, shortHas("n")) {
+			return readOnly
+		}
+		return effect{Dangerous, "git clean deletes untracked files"}
+	case "push":
+		if hasArg(args, eq("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--prune")) ||
+			hasArg(args, func(s string) bool { return strings.HasPrefix(s, "--force-with-lease=") }) ||
+			hasArg(args, shortHas("fd")) {
+			return effect{Dangerous, "git push that can overwrite or delete remote history"}
+		}
+		ops := 0
+		for _, a := range args {
+			if strings.HasPrefix(a.s, "-") {
+				continue
+			}
+			ops++
+			if ops > 1 && (strings.HasPrefix(a.s, "+") || strings.HasPrefix(a.s, ":")) {
+				return effect{Dangerous, "git push " + a.s + " force-pushes or deletes a remote ref"}
+			}
+		}
+		return effect{Unknown, "git push publishes commits"}
+	case "checkout":
+		if hasArg(args, eq("--", ".", "-f", "--force", "--ours", "--theirs")) {
+			return effect{Dangerous, "git checkout of paths discards uncommitted changes"}
+		}
+		return gitUnknown
+	case "restore":
+		staged := hasArg(args, eq("--staged", "-S"))
+		worktree := hasArg(args, eq("--worktree", "-W"))
+		if staged && !worktree {
+			return gitUnknown
+		}
+		return effect{Dangerous, "git restore discards working-tree changes"}
+	case "switch":
+		if hasArg(args, eq("--discard-changes", "-f", "--force")) {
+			return effect{Dangerous, "git switch --discard-changes discards uncommitted changes"}
+		}
+		return gitUnknown
+	case "filter-branch", "filter-repo":
+		return effect{Dangerous, "git " + sub + " rewrites history"}
+	case "update-ref":
+		if hasArg(args, eq("-d")) {
+			return effect{Dangerous, "git update-ref -d deletes a ref"}
+		}
+		return gitUnknown
+	case "gc", "prune":
+		if hasArg(args, func(s string) bool { return s == "--prune=now" || s == "--prune=all" }) || sub == "prune" {
+			return effect{Dangerous, "git " + sub + " drops unreachable objects"}
+		}
+		return gitUnknown
+	}
+	return gitUnknown
+}

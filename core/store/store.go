@@ -1,0 +1,163 @@
+// Package store saves and loads session snapshots:
+// .coder/sessions/<session_id>.json in the workspace (seed 001 §10). A
+// snapshot holds enough to replay one request (model, tools, messages) and to
+// restore the session.
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/google/renameio/v2"
+	"github.com/google/uuid"
+)
+
+// Snapshot is the saved form of a session.
+type Snapshot struct {
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Model     string    `json:"model"`
+	Mode      string    `json:"mode"`
+	Preset    string    `json:"preset,omitempty"`
+	Cwd       string    `json:"cwd,omitempty"`
+	// Messages is the root conversation as sent to the model, system
+	// message first.
+	Messages []llm.Message `json:"messages"`
+	// Tools is the OpenAI tools array exactly as sent.
+	Tools []llm.Tool `json:"tools"`
+	// Conversations holds the conversations other than the root.
+	Conversations []Conversation `json:"conversations,omitempty"`
+	Todos         []Todo         `json:"todos,omitempty"`
+	// Turns records per user turn the workspace snapshot taken before it,
+	// so /undo works after a restart.
+	Turns []Turn `json:"turns,omitempty"`
+}
+
+// Conversation is a non-root conversation's saved state.
+type Conversation struct {
+	ID           string        `json:"id"`
+	Instructions string        `json:"instructions,omitempty"`
+	Messages     []llm.Message `json:"messages"`
+}
+
+// Todo is one todo entry.
+type Todo struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// Turn is one user turn with the git snapshot taken at its start.
+type Turn struct {
+	Task     string    `json:"task"`
+	Input    string    `json:"input"`
+	Started  time.Time `json:"started"`
+	Snapshot string    `json:"snapshot,omitempty"` // commit id of the workspace before the turn
+	After    string    `json:"after,omitempty"`    // commit id of the workspace after the turn
+	Undone   bool      `json:"undone,omitempty"`
+}
+
+// Summary describes a saved session for pickers.
+type Summary struct {
+	ID          string    `json:"id"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	FirstPrompt string    `json:"first_prompt"`
+	Messages    int       `json:"messages"`
+}
+
+// Dir is the sessions directory of a workspace.
+func Dir(root string) string { return filepath.Join(root, ".coder", "sessions") }
+
+// ErrNotFound is returned by Load for an unknown session id.
+var ErrNotFound = errors.New("no such session")
+
+func path(dir, id string) (string, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return "", fmt.Errorf("%q is not a session id: %w", id, ErrNotFound)
+	}
+	return filepath.Join(dir, id+".json"), nil
+}
+
+// Save writes the snapshot atomically (temp file, fsync, rename), so the
+// file on disk is always a whole snapshot, also under kill -9.
+func Save(dir string, s *Snapshot) error {
+	p, err := path(dir, s.ID)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode session %s: %w", s.ID, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := renameio.WriteFile(p, data, 0o644); err != nil {
+		return fmt.Errorf("save session: %w", err)
+	}
+	return nil
+}
+
+// Load reads one snapshot.
+func Load(dir, id string) (*Snapshot, error) {
+	p, err := path(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("session %s: %w in %s", id, ErrNotFound, dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	var s Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("session file %s is corrupt: %w", p, err)
+	}
+	if s.ID != id {
+		return nil, fmt.Errorf("session file %s holds session %q", p, s.ID)
+	}
+	return &s, nil
+}
+
+// List summarises the saved sessions, newest first. Unreadable files are
+// skipped.
+func List(dir string) ([]Summary, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []Summary
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || e.IsDir() {
+			continue
+		}
+		s, err := Load(dir, id)
+		if err != nil {
+			continue
+		}
+		sum := Summary{ID: s.ID, UpdatedAt: s.UpdatedAt, Messages: len(s.Messages)}
+		for _, m := range s.Messages {
+			if m.Role == llm.RoleUser {
+				sum.FirstPrompt = m.Content
+				break
+			}
+		}
+		out = append(out, sum)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package patch
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ChunkError reports a chunk that could not be placed in the file.
+type ChunkError struct {
+	Index  int // 0-based chunk index
+	Chunk  Chunk
+	Reason string
+}
+
+func (e *ChunkError) Error() string {
+	return fmt.Sprintf("%s (patch line %d): %s", e.Chunk.Label(e.Index), e.Chunk.Line, e.Reason)
+}
+
+// Apply applies the chunks of one Update File section to content and
+// returns the new content. Chunks are located in order, each searching after
+// the previous one, trying progressively looser matches: exact, ignoring
+// trailing whitespace, ignoring surrounding whitespace, and finally with
+// Unicode punctuation folded to ASCII. CRLF files stay CRLF. A file without a
+// final newline keeps it that way.
+func Apply(content string, chunks []Chunk) (string, error) {
+	crlf := strings.Contains(content, "\r\n")
+	if crlf {
+		content = strings.ReplaceAll(content, "\r\n", "\n")
+	}
+	finalNL := content == "" || strings.HasSuffix(content, "\n")
+	var lines []string
+	if content != "" {
+		lines = strings.Split(strings.TrimSuffix(content, "\n"), "\n")
+	}
+
+	m := matcher{lines: lines}
+	type replacement struct {
+		start, n int
+		with     []string
+	}
+	var reps []replacement
+	pos := 0
+	for i, c := range chunks {
+		ctxAt := -1
+		if c.Context != "" {
+			ctxAt = m.seek([]string{c.Context}, pos, false)
+			if ctxAt < 0 {
+				return "", &ChunkError{i, c, fmt.Sprintf("could not find the context line %q%s", c.Context, after(pos))}
+			}
+			pos = ctxAt + 1
+		}
+		if len(c.Old) == 0 {
+			at := len(lines)
+			if c.Context != "" && !c.EOF {
+				at = pos
+			}
+			reps = append(reps, replacement{at, 0, c.New})
+			continue
+		}
+		old, with := c.Old, c.New
+		at := m.seek(old, pos, c.EOF)
+		if at < 0 && ctxAt >= 0 && m.seek(old, ctxAt, c.EOF) == ctxAt {
+			// Models often repeat the @@ line as the chunk's first context
+			// line; let the chunk start at the context line itself.
+			at = ctxAt
+		}
+		if at < 0 && len(old) > 1 && old[len(old)-1] == "" {
+			// A trailing blank context line often stands for the file's end.
+			old = old[:len(old)-1]
+			if len(with) > 0 && with[len(with)-1] == "" {
+				with = with[:len(with)-1]
+			}
+			at = m.seek(old, pos, c.EOF)
+		}
+		if at < 0 {
+			where := "in the file"
+			if c.EOF {
+				where = "at the end of the file"
+			}
+			return "", &ChunkError{i, c, fmt.Sprintf("could not find these lines %s%s:\n%s", where, after(pos), indent(c.Old))}
+		}
+		reps = append(reps, replacement{at, len(old), with})
+		pos = at + len(old)
+	}
+
+	// Insertions at the end of the file may precede later chunks in the list.
+	slices.SortStableFunc(reps, func(a, b replacement) int { return a.start - b.start })
+	out := make([]string, 0, len(lines)+16)
+	next := 0
+	for _, r := range reps {
+		out = append(out, lines[next:r.start]...)
+		out = append(out, r.with...)
+		next = r.start + r.n
+	}
+	out = append(out, lines[next:]...)
+
+	nl := "\n"
+	if crlf {
+		nl = "\r\n"
+	}
+	result := strings.Join(out, nl)
+	if len(out) > 0 && finalNL {
+		result += nl
+	}
+	return result, nil
+}
+
+func after(pos int) string {
+	if pos == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" after line %d", pos)
+}
+
+func indent(lines []string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i == 20 {
+			fmt.Fprintf(&b, "  ... (%d more lines)\n", len(lines)-i)
+			break
+		}
+		b.WriteString("  ")
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// matcher finds line sequences in a file, caching the file's lines as
+// normalised by each looser pass so repeated searches stay cheap.
+type matcher struct {
+	lines []string
+	norm  [numPasses][]string
+}
+
+// Matching passes, strictest first.
+const (
+	passExact = iota
+	passTrimRight
+	passTrim
+	passPunct
+	numPasses
+)
+
+func normalize(pass int, s string) string {
+	switch pass {
+	case passTrimRight:
+		return strings.TrimRight(s, " \t\r\f\v")
+	case passTrim:
+		return strings.TrimSpace(s)
+	case passPunct:
+		return foldPunct(strings.TrimSpace(s))
+	}
+	return s
+}
+
+// seek returns the index of the first occurrence of pat at or after start,
+// or -1. With eof, a match ending at the last line is preferred.
+func (m *matcher) seek(pat []string, start int, eof bool) int {
+	if len(pat) > len(m.lines) || start < 0 {
+		return -1
+	}
+	last := len(m.lines) - len(pat)
+	for p := range numPasses {
+		lines := m.lines
+		want := pat
+		if p != passExact {
+			if m.norm[p] == nil {
+				m.norm[p] = make([]string, len(m.lines))
+				for i, l := range m.lines {
+					m.norm[p][i] = normalize(p, l)
+				}
+			}
+			lines = m.norm[p]
+			want = make([]string, len(pat))
+			for i, l := range pat {
+				want[i] = normalize(p, l)
+			}
+		}
+		if eof && last >= start && equalAt(lines, want, last) {
+			return last
+		}
+		for i := start; i <= last; i++ {
+			if equalAt(lines, want, i) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func equalAt(lines, pat []string, at int) bool {
+	for j, p := range pat {
+		if lines[at+j] != p {
+			return false
+		}
+	}
+	return true
+}
+
+// foldPunct maps typographic punctuation and odd spaces to ASCII, so text a
+// model "prettified" still matches the file.
+func foldPunct(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\u2010', '\u2011', '\u2012', '\u2013', '\u2014', '\u2015', '\u2212':
+			return '-'
+		case '\u2018', '\u2019', '\u201A', '\u201B', '\u2032':
+			return '\''
+		case '\u201C', '\u201D', '\u201E', '\u201F', '\u2033':
+			return '"'
+		case '\u00A0', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006',
+			'\u2007', '\u2008', '\u2009', '\u200A', '\u202F', '\u205F', '\u3000':
+			return ' '
+		}
+		return r
+	}, s)
+}

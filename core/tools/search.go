@@ -1,0 +1,297 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+const (
+	maxLsEntries    = 1000
+	maxGlobResults  = 500
+	maxGrepMatches  = 200
+	maxGrepLine     = 300
+	maxGrepFileSize = 8 << 20
+)
+
+// searchDir resolves an optional directory argument (default: the root).
+func searchDir(ws *Workspace, p string) (abs, rel string, err error) {
+	if p == "" {
+		p = "."
+	}
+	abs, rel, err = ws.Resolve(p)
+	if err != nil {
+		return "", "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", "", fmt.Errorf("%s does not exist", rel)
+		}
+		return "", "", fmt.Errorf("%s: %w", rel, err)
+	}
+	if !st.IsDir() {
+		return "", "", fmt.Errorf("%s is a file, not a directory; use read to see it", rel)
+	}
+	return abs, rel, nil
+}
+
+// joinRel joins a workspace-relative dir and a path relative to it.
+func joinRel(dir, p string) string {
+	if dir == "." || dir == "" {
+		return p
+	}
+	return dir + "/" + p
+}
+
+func textResult(out, summary string) Result {
+	return Result{Output: out, Display: out, Summary: summary}
+}
+
+// ls
+
+type lsArgs struct {
+	Path string `json:"path,omitempty" jsonschema:"directory (default: workspace root)"`
+}
+
+type lsTool struct{ base[lsArgs] }
+
+func newLsTool() *lsTool {
+	return &lsTool{newBase[lsArgs]("ls", KindRead, "List a directory; subdirectories end with /.")}
+}
+
+func (t *lsTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessage) (*Invocation, error) {
+	args, err := t.decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	abs, rel, err := searchDir(ws, args.Path)
+	if err != nil {
+		return nil, err
+	}
+	return &Invocation{
+		Tool: t.name, Kind: t.kind, Title: "ls " + rel, Paths: []string{rel},
+		run: func(ctx context.Context, _ *Invocation) Result {
+			entries, err := os.ReadDir(abs)
+			if err != nil {
+				return errorResult(fmt.Sprintf("ls %s: %v", rel, err))
+			}
+			var names []string
+			for _, e := range entries {
+				if e.Name() == ".git" {
+					continue
+				}
+				name := e.Name()
+				if e.IsDir() {
+					name += "/"
+				} else if e.Type()&os.ModeSymlink != 0 {
+					if st, err := os.Stat(filepath.Join(abs, name)); err == nil && st.IsDir() {
+						name += "/"
+					}
+				}
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			total := len(names)
+			if total == 0 {
+				return textResult("(empty directory)", "ls "+rel+": empty")
+			}
+			names = names[:min(total, maxLsEntries)]
+			out := strings.Join(names, "\n")
+			if total > len(names) {
+				out += fmt.Sprintf("\n[showing %d of %d entries; use glob to narrow down]", len(names), total)
+			}
+			return textResult(out, fmt.Sprintf("%d entries", total))
+		},
+	}, nil
+}
+
+// glob
+
+type globArgs struct {
+	Pattern string `json:"pattern" jsonschema:"glob, e.g. **/*.go"`
+	Path    string `json:"path,omitempty" jsonschema:"directory to search (default: workspace root)"`
+}
+
+type globTool struct{ base[globArgs] }
+
+func newGlobTool() *globTool {
+	return &globTool{newBase[globArgs]("glob", KindSearch,
+		"Find files by glob pattern (** matches any depth), relative to path. Skips .gitignored files.")}
+}
+
+func (t *globTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessage) (*Invocation, error) {
+	args, err := t.decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	pattern := strings.TrimPrefix(args.Pattern, "./")
+	// Models sometimes anchor the pattern at the workspace root.
+	pattern = strings.TrimPrefix(pattern, ws.Root()+"/")
+	if pattern == "" || !doublestar.ValidatePattern(pattern) {
+		return nil, fmt.Errorf("pattern %q is not a valid glob", args.Pattern)
+	}
+	abs, rel, err := searchDir(ws, args.Path)
+	if err != nil {
+		return nil, err
+	}
+	return &Invocation{
+		Tool: t.name, Kind: t.kind, Title: "glob " + pattern, Paths: []string{rel},
+		run: func(ctx context.Context, _ *Invocation) Result {
+			files, err := ws.listFiles(ctx, abs)
+			if err != nil {
+				return errorResult(fmt.Sprintf("glob: %v", err))
+			}
+			var matches []string
+			for _, f := range files {
+				if doublestar.MatchUnvalidated(pattern, f) {
+					matches = append(matches, joinRel(rel, f))
+				}
+			}
+			sort.Strings(matches)
+			total := len(matches)
+			if total == 0 {
+				msg := "no files match"
+				if !strings.Contains(pattern, "/") {
+					msg += fmt.Sprintf(" (the pattern matches names in %s only; use **/%s to search subdirectories)", rel, pattern)
+				}
+				return textResult(msg, "0 files")
+			}
+			matches = matches[:min(total, maxGlobResults)]
+			out := strings.Join(matches, "\n")
+			if total > len(matches) {
+				out += fmt.Sprintf("\n[showing %d of %d matches; use a narrower pattern or path]", len(matches), total)
+			}
+			return textResult(out, fmt.Sprintf("%d files", total))
+		},
+	}, nil
+}
+
+// grep
+
+type grepArgs struct {
+	Pattern string `json:"pattern" jsonschema:"Go regular expression"`
+	Path    string `json:"path,omitempty" jsonschema:"file or directory (default: workspace root)"`
+	Glob    string `json:"glob,omitempty" jsonschema:"only files matching this glob, e.g. *.go"`
+}
+
+type grepTool struct{ base[grepArgs] }
+
+func newGrepTool() *grepTool {
+	return &grepTool{newBase[grepArgs]("grep", KindSearch,
+		"Search file contents with a Go regular expression ((?i) for case-insensitive). Skips .gitignored and binary files. Prints path:line:text.")}
+}
+
+func (t *grepTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessage) (*Invocation, error) {
+	args, err := t.decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(args.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern is not a valid Go regular expression: %v", err)
+	}
+	if args.Glob != "" && !doublestar.ValidatePattern(args.Glob) {
+		return nil, fmt.Errorf("glob %q is not a valid glob", args.Glob)
+	}
+	p := args.Path
+	if p == "" {
+		p = "."
+	}
+	abs, rel, err := ws.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%s does not exist", rel)
+	}
+	return &Invocation{
+		Tool: t.name, Kind: t.kind, Title: "grep " + args.Pattern, Paths: []string{rel},
+		run: func(ctx context.Context, _ *Invocation) Result {
+			var files []string // workspace-relative
+			if st.IsDir() {
+				list, err := ws.listFiles(ctx, abs)
+				if err != nil {
+					return errorResult(fmt.Sprintf("grep: %v", err))
+				}
+				for _, f := range list {
+					if args.Glob != "" && !globMatch(args.Glob, f) {
+						continue
+					}
+					files = append(files, joinRel(rel, f))
+				}
+				sort.Strings(files)
+			} else {
+				files = []string{rel}
+			}
+			return grepFiles(ctx, ws.Root(), re, files)
+		},
+	}, nil
+}
+
+// globMatch matches a slash-free glob against the file name, others against
+// the whole relative path, like ripgrep's --glob.
+func globMatch(glob, rel string) bool {
+	if !strings.Contains(glob, "/") {
+		return doublestar.MatchUnvalidated(glob, path.Base(rel))
+	}
+	return doublestar.MatchUnvalidated(strings.TrimPrefix(glob, "./"), rel)
+}
+
+func grepFiles(ctx context.Context, root string, re *regexp.Regexp, files []string) Result {
+	var b strings.Builder
+	matches, inFiles := 0, 0
+	capped := false
+	for _, f := range files {
+		if ctx.Err() != nil {
+			return errorResult("grep canceled")
+		}
+		abs := filepath.Join(root, filepath.FromSlash(f))
+		st, err := os.Stat(abs)
+		if err != nil || !st.Mode().IsRegular() || st.Size() > maxGrepFileSize {
+			continue
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil || isBinary(data) {
+			continue
+		}
+		found := false
+		n := 0
+		for line := range strings.Lines(string(data)) {
+			n++
+			line = strings.TrimRight(line, "\r\n")
+			if !re.MatchString(line) {
+				continue
+			}
+			if matches == maxGrepMatches {
+				capped = true
+				break
+			}
+			matches++
+			found = true
+			fmt.Fprintf(&b, "%s:%d:%s\n", f, n, truncateUTF8(line, maxGrepLine))
+		}
+		if found {
+			inFiles++
+		}
+		if capped {
+			break
+		}
+	}
+	if matches == 0 {
+		return textResult("no matches", "0 matches")
+	}
+	if capped {
+		fmt.Fprintf(&b, "[stopped at %d matches; narrow the pattern, path or glob]\n", maxGrepMatches)
+	}
+	return textResult(strings.TrimSuffix(b.String(), "\n"), fmt.Sprintf("%d matches in %d files", matches, inFiles))
+}

@@ -1,0 +1,230 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+const (
+	defaultBashTimeout = 120 * time.Second
+	maxBashTimeout     = 600 * time.Second
+	// DefaultOutputCap is the bash tool's output cap: the first and last
+	// half of it are kept.
+	DefaultOutputCap = 32 << 10
+	// waitDelay bounds how long a finished command's output is still read
+	// when background children keep its pipes open.
+	waitDelay = 2 * time.Second
+)
+
+// ShellResult is the outcome of RunShell.
+type ShellResult struct {
+	Command  string
+	ExitCode int // 128+N when killed by signal N; -1 if bash could not start
+	// Stdout holds the command's stdout and stderr together, in the order
+	// written: both share one pipe, as in a terminal, since the model and
+	// the user need to see an error next to the output that led to it.
+	// RunShellSplit keeps them apart instead. It is capped (head and tail
+	// kept).
+	Stdout string
+	// Stderr is the command's stderr with RunShellSplit; otherwise only set
+	// when bash could not be started.
+	Stderr   string
+	TimedOut bool
+	Canceled bool
+	Duration time.Duration
+}
+
+// Output is everything the command printed (and any start error).
+func (r ShellResult) Output() string { return r.Stdout + r.Stderr }
+
+// RunShell runs command with `bash -c` in dir, stdin from /dev/null, in its
+// own process group. On timeout or when ctx is canceled the whole group is
+// killed, so background children do not outlive the call. Output beyond
+// capBytes is cut in the middle, keeping its head and tail.
+func RunShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int) ShellResult {
+	return runShell(ctx, dir, command, timeout, capBytes, false)
+}
+
+// RunShellSplit is RunShell with stdout and stderr captured apart (each
+// capped), for the user's `!command` whose result shows both.
+func RunShellSplit(ctx context.Context, dir, command string, timeout time.Duration, capBytes int) ShellResult {
+	return runShell(ctx, dir, command, timeout, capBytes, true)
+}
+
+func runShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, split bool) ShellResult {
+	if capBytes <= 0 {
+		capBytes = DefaultOutputCap
+	}
+	res := ShellResult{Command: command}
+	runCtx := ctx
+	var cancel context.CancelFunc = func() {}
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+
+	out := &headTail{limit: capBytes}
+	cmd := exec.CommandContext(runCtx, "bash", "-c", command)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	// The same writer for both makes os/exec use a single pipe.
+	cmd.Stdout, cmd.Stderr = out, out
+	errOut := &headTail{limit: capBytes}
+	if split {
+		cmd.Stderr = errOut
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// Negative pid: the whole process group.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = waitDelay
+
+	start := time.Now()
+	err := cmd.Run()
+	res.Duration = time.Since(start)
+	res.Stdout = out.String()
+	res.Stderr = errOut.String()
+
+	switch {
+	case ctx.Err() != nil:
+		res.Canceled = true
+	case runCtx.Err() != nil:
+		res.TimedOut = true
+	}
+	switch {
+	case cmd.ProcessState != nil:
+		res.ExitCode = cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			res.ExitCode = 128 + int(ws.Signal())
+		}
+	case err != nil:
+		res.ExitCode = -1
+		res.Stderr += err.Error()
+	}
+	return res
+}
+
+// headTail keeps the first and last limit/2 bytes written to it.
+type headTail struct {
+	limit int
+	head  []byte
+	tail  []byte
+	total int
+}
+
+func (h *headTail) Write(p []byte) (int, error) {
+	n := len(p)
+	h.total += n
+	half := h.limit / 2
+	if room := half - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	h.tail = append(h.tail, p...)
+	if len(h.tail) > 2*half {
+		// Compact rarely: keep the buffer between half and 2*half.
+		h.tail = append(h.tail[:0], h.tail[len(h.tail)-half:]...)
+	}
+	return n, nil
+}
+
+func (h *headTail) String() string {
+	half := h.limit / 2
+	tail := h.tail
+	if len(tail) > half {
+		tail = tail[len(tail)-half:]
+	}
+	omitted := h.total - len(h.head) - len(tail)
+	if omitted <= 0 {
+		return strings.ToValidUTF8(string(h.head)+string(tail), "\uFFFD")
+	}
+	return strings.ToValidUTF8(string(h.head), "\uFFFD") +
+		fmt.Sprintf("\n[... %d bytes omitted ...]\n", omitted) +
+		strings.ToValidUTF8(string(tail), "\uFFFD")
+}
+
+// bash
+
+type bashArgs struct {
+	Command   string `json:"command" jsonschema:"bash command line"`
+	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"timeout in ms (default 120000, max 600000)"`
+}
+
+type bashTool struct{ base[bashArgs] }
+
+func newBashTool() *bashTool {
+	return &bashTool{newBase[bashArgs]("bash", KindExecute,
+		"Run a bash command in the workspace root (stdin is /dev/null). Returns combined stdout/stderr and the exit code. Output is capped; use file tools to read and edit files.")}
+}
+
+func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessage) (*Invocation, error) {
+	args, err := t.decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(args.Command) == "" {
+		return nil, errors.New("command is empty")
+	}
+	timeout := defaultBashTimeout
+	switch {
+	case args.TimeoutMS < 0:
+		return nil, errors.New("timeout_ms must be positive")
+	case time.Duration(args.TimeoutMS)*time.Millisecond > maxBashTimeout:
+		return nil, fmt.Errorf("timeout_ms %d is over the maximum of %d", args.TimeoutMS, maxBashTimeout.Milliseconds())
+	case args.TimeoutMS > 0:
+		timeout = time.Duration(args.TimeoutMS) * time.Millisecond
+	}
+	title := firstLine(args.Command)
+	if strings.Contains(strings.TrimSpace(args.Command), "\n") {
+		title += " ..."
+	}
+	return &Invocation{
+		Tool: t.name, Kind: t.kind, Title: "bash: " + title, Command: args.Command,
+		run: func(ctx context.Context, _ *Invocation) Result {
+			return bashResult(RunShell(ctx, ws.Root(), args.Command, timeout, DefaultOutputCap), timeout)
+		},
+	}, nil
+}
+
+func bashResult(r ShellResult, timeout time.Duration) Result {
+	var b strings.Builder
+	output := r.Output()
+	b.WriteString(output)
+	if output != "" && !strings.HasSuffix(output, "\n") {
+		b.WriteByte('\n')
+	}
+	if output == "" {
+		b.WriteString("(no output)\n")
+	}
+	dur := r.Duration.Round(100 * time.Millisecond)
+	var summary string
+	switch {
+	case r.TimedOut:
+		fmt.Fprintf(&b, "[timed out after %s; the command and its child processes were killed]", timeout)
+		summary = fmt.Sprintf("timed out (%s)", dur)
+	case r.Canceled:
+		b.WriteString("[canceled; the command and its child processes were killed]")
+		summary = fmt.Sprintf("canceled (%s)", dur)
+	default:
+		fmt.Fprintf(&b, "[exit code %d]", r.ExitCode)
+		summary = fmt.Sprintf("exit %d (%s)", r.ExitCode, dur)
+	}
+	code := r.ExitCode
+	out := b.String()
+	return Result{
+		Output:   out,
+		Display:  out,
+		Summary:  summary,
+		IsError:  r.ExitCode != 0 || r.TimedOut || r.Canceled,
+		ExitCode: &code,
+	}
+}

@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestBash(t *testing.T) {
+	ws := newWS(t, map[string]string{"hello.txt": "hi\n"})
+	tests := []struct {
+		command string
+		code    int
+		want    string // exact Output
+	}{
+		{"cat hello.txt", 0, "hi\n[exit code 0]"},
+		{"exit 3", 3, "(no output)\n[exit code 3]"},
+		{"echo out; echo err >&2; false", 1, "out\nerr\n[exit code 1]"},
+		{"printf 'no newline'", 0, "no newline\n[exit code 0]"},
+		{"cat", 0, "(no output)\n[exit code 0]"}, // stdin is /dev/null: returns at once
+		{"kill -TERM $$", 128 + 15, "(no output)\n[exit code 143]"},
+		{"pwd", 0, ws.Root() + "\n[exit code 0]"},
+	}
+	for _, tt := range tests {
+		r := run(t, ws, "bash", m{"command": tt.command, "timeout_ms": 10000})
+		if r.ExitCode == nil || *r.ExitCode != tt.code || r.IsError != (tt.code != 0) {
+			t.Errorf("%q: exit %v IsError %v, want %d", tt.command, r.ExitCode, r.IsError, tt.code)
+		}
+		if r.Output != tt.want {
+			t.Errorf("%q: output %q, want %q", tt.command, r.Output, tt.want)
+		}
+		if !strings.HasPrefix(r.Summary, "exit "+strconv.Itoa(tt.code)+" (") {
+			t.Errorf("%q: summary %q", tt.command, r.Summary)
+		}
+	}
+	inv, err := prepare(t, ws, "bash", m{"command": "go test ./...\necho done"})
+	if err != nil || inv.Command != "go test ./...\necho done" || inv.Title != "bash: go test ./... ..." || inv.Kind != KindExecute {
+		t.Errorf("invocation %+v, %v", inv, err)
+	}
+}
+
+func TestBashTimeoutKillsGroup(t *testing.T) {
+	ws := newWS(t, nil)
+	start := time.Now()
+	r := run(t, ws, "bash", m{"command": "sleep 30 & echo $! > child.pid; echo started; wait", "timeout_ms": 300})
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("timeout took %s", time.Since(start))
+	}
+	if !r.IsError || !strings.Contains(r.Output, "started\n[timed out after 300ms") || !strings.HasPrefix(r.Summary, "timed out") {
+		t.Fatalf("result %+v", r)
+	}
+	waitGone(t, readPid(t, filepath.Join(ws.Root(), "child.pid")))
+}
+
+func TestRunShellCancelKillsGroup(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan ShellResult)
+	go func() {
+		done <- RunShell(ctx, dir, "sleep 30 & echo $! > child.pid; wait", time.Minute, 0)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if data, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(data), "\n") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("child never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	pid := readPid(t, pidFile)
+	cancel()
+	select {
+	case r := <-done:
+		if !r.Canceled || r.TimedOut {
+			t.Errorf("result %+v", r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("RunShell did not return after cancel")
+	}
+	waitGone(t, pid)
+}
+
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// waitGone waits for pid to disappear (killed and reaped by init).
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && strings.Contains(string(stat), ") Z ") {
+			return // killed; a zombie waiting for its reaper
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("background child %d survived", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestRunShellOutputCap(t *testing.T) {
+	dir := t.TempDir()
+	r := RunShell(context.Background(), dir, "echo HEAD; head -c 100000 /dev/zero | tr '\\0' x; echo; echo TAIL", 10*time.Second, 1000)
+	if r.ExitCode != 0 {
+		t.Fatalf("%+v", r)
+	}
+	out := r.Output()
+	if !strings.HasPrefix(out, "HEAD\nxxx") || !strings.HasSuffix(out, "xxx\nTAIL\n") {
+		t.Errorf("head/tail lost: %q", out)
+	}
+	total := len("HEAD\n") + 100000 + len("\nTAIL\n")
+	marker := "[... " + strconv.Itoa(total-1000) + " bytes omitted ...]"
+	if !strings.Contains(out, marker) || len(out) > 1000+len(marker)+2 {
+		t.Errorf("output %d bytes, want 1000 kept and marker %q: %q", len(out), marker, out[490:520])
+	}
+
+	// Small output is untouched, and stdout and stderr keep their order.
+	r = RunShell(context.Background(), dir, "echo a; echo b >&2; echo c; echo d >&2", time.Second*10, 1000)
+	if r.Stdout != "a\nb\nc\nd\n" || r.Stderr != "" {
+		t.Errorf("%+v", r)
+	}
+}
+
+func TestHeadTail(t *testing.T) {
+	h := &headTail{limit: 10}
+	for _, chunk := range []string{"0123", "456789", "abcdefghij", "KLMNOPQRST", "uvwxy"} {
+		if n, _ := h.Write([]byte(chunk)); n != len(chunk) {
+			t.Fatalf("short write %d", n)
+		}
+	}
+	if got, want := h.String(), "01234\n[... 25 bytes omitted ...]\nuvwxy"; got != want {
+		t.Errorf("got %q want %q", got, want)
+	}
+	h = &headTail{limit: 10}
+	h.Write([]byte("0123456789"))
+	if h.String() != "0123456789" {
+		t.Errorf("exact fit: %q", h.String())
+	}
+}
+
+func TestRunShellNoBashDir(t *testing.T) {
+	r := RunShell(context.Background(), filepath.Join(t.TempDir(), "missing"), "true", time.Second, 0)
+	if r.ExitCode != -1 || r.Stderr == "" {
+		t.Errorf("%+v", r)
+	}
+}

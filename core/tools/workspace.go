@@ -1,0 +1,379 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/renameio/v2"
+)
+
+// FS replaces the local disk for reading and writing file contents, for ACP
+// clients that expose fs/read_text_file and fs/write_text_file (so unsaved
+// editor buffers are seen and updated). Existence checks, directory
+// creation and deletes stay on the local disk.
+type FS interface {
+	ReadFile(ctx context.Context, abs string) ([]byte, error)
+	WriteFile(ctx context.Context, abs string, data []byte, perm fs.FileMode) error
+}
+
+// Workspace is the root every file tool resolves against, plus the
+// session's read tracking for the stale-edit guard.
+type Workspace struct {
+	root string
+
+	applyMu sync.Mutex // one change set at a time
+
+	mu    sync.Mutex
+	seen  map[string][sha256.Size]byte // abs path -> hash of the content last read or written
+	guard func(ctx context.Context, abs string) error
+	fs    FS
+}
+
+// NewWorkspace returns a workspace rooted at root, made absolute and
+// symlink-evaluated.
+func NewWorkspace(root string) (*Workspace, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %s: %w", root, err)
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, fmt.Errorf("workspace root %s: %w", root, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root %s: %w", root, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("workspace root %s is not a directory", root)
+	}
+	return &Workspace{root: abs, seen: map[string][sha256.Size]byte{}}, nil
+}
+
+// Root returns the absolute, symlink-free workspace root.
+func (w *Workspace) Root() string { return w.root }
+
+// SetGuard sets a function called with the absolute path before every file
+// write or delete; an error refuses the whole change set. The editor uses it
+// to protect buffers with unsaved edits.
+func (w *Workspace) SetGuard(guard func(ctx context.Context, abs string) error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.guard = guard
+}
+
+// SetFS makes the workspace read and write file contents through f; nil
+// restores the local disk.
+func (w *Workspace) SetFS(f FS) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fs = f
+}
+
+func (w *Workspace) fileSystem() (FS, func(ctx context.Context, abs string) error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fs, w.guard
+}
+
+// Resolve maps a path given by the model (relative to the root, or
+// absolute inside it) to its absolute, symlink-evaluated form and its
+// slash-separated path relative to the root. It refuses paths that leave the
+// workspace (by "..", absolute paths or symlinks) and anything inside .git.
+// The path need not exist.
+func (w *Workspace) Resolve(path string) (abs, rel string, err error) {
+	if strings.TrimSpace(path) == "" {
+		return "", "", errors.New("the path is empty")
+	}
+	if strings.ContainsRune(path, 0) {
+		return "", "", fmt.Errorf("the path %q contains a NUL byte", path)
+	}
+	p := filepath.FromSlash(path)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.root, p)
+	}
+	p = filepath.Clean(p)
+	lexRel, lexInside := w.relative(p)
+	if lexInside && inGitDir(lexRel) {
+		return "", "", fmt.Errorf("%s is inside .git; git internals cannot be read or changed with file tools (use git commands through bash)", path)
+	}
+	real, err := evalExisting(p)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", path, err)
+	}
+	// The real path decides: an absolute path through a symlinked alias of
+	// the root is fine, a workspace path through a symlink to elsewhere is not.
+	rel, ok := w.relative(real)
+	switch {
+	case !ok && lexInside:
+		return "", "", fmt.Errorf("%s leads outside the workspace through a symlink (to %s); only paths inside it can be used", path, real)
+	case !ok:
+		return "", "", fmt.Errorf("%s is outside the workspace %s; only paths inside it can be used", path, w.root)
+	case inGitDir(rel):
+		return "", "", fmt.Errorf("%s leads into .git; git internals cannot be read or changed with file tools (use git commands through bash)", path)
+	}
+	return real, rel, nil
+}
+
+// relative returns abs relative to the root, slash separated, and whether
+// it lies inside the root.
+func (w *Workspace) relative(abs string) (string, bool) {
+	rel, err := filepath.Rel(w.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+func inGitDir(rel string) bool {
+	return slices.Contains(strings.Split(rel, "/"), ".git")
+}
+
+// evalExisting evaluates the symlinks of the longest existing prefix of p
+// and appends the rest, so a path about to be created is checked too.
+func evalExisting(p string) (string, error) {
+	existing, rest := p, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return p, nil
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", errors.New("it is (or passes through) a symlink whose target does not exist")
+		}
+		return "", err
+	}
+	return filepath.Join(real, rest), nil
+}
+
+// ReadFile reads a file's contents through the workspace FS (or the disk).
+func (w *Workspace) ReadFile(ctx context.Context, abs string) ([]byte, error) {
+	if f, _ := w.fileSystem(); f != nil {
+		return f.ReadFile(ctx, abs)
+	}
+	return os.ReadFile(abs)
+}
+
+func (w *Workspace) writeFile(ctx context.Context, abs string, data []byte, mode fs.FileMode) error {
+	if mode == 0 {
+		mode = 0o644
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return err
+	}
+	if f, _ := w.fileSystem(); f != nil {
+		return f.WriteFile(ctx, abs, data, mode.Perm())
+	}
+	return renameio.WriteFile(abs, data, mode.Perm(), renameio.WithStaticPermissions(mode.Perm()))
+}
+
+// markSeen records content as what the agent last saw of abs.
+func (w *Workspace) markSeen(abs string, content []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen[abs] = sha256.Sum256(content)
+}
+
+func (w *Workspace) forget(abs string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.seen, abs)
+}
+
+// checkFresh is the stale-edit guard: current is the file's content now.
+// A file the agent saw before must not have changed since; with mustHaveRead
+// an existing file must have been seen at all (the write tool's rule).
+func (w *Workspace) checkFresh(abs, rel string, current []byte, mustHaveRead bool) error {
+	w.mu.Lock()
+	sum, ok := w.seen[abs]
+	w.mu.Unlock()
+	if !ok {
+		if mustHaveRead {
+			return fmt.Errorf("%s already exists and has not been read in this session; read it first, then write it (or use edit or patch for partial changes)", rel)
+		}
+		return nil
+	}
+	if sum != sha256.Sum256(current) {
+		return fmt.Errorf("%s changed on disk since you last read it; read it again before changing it", rel)
+	}
+	return nil
+}
+
+// exists reports whether abs exists on the local disk (without following a
+// final symlink) and its mode.
+func exists(abs string) (fs.FileInfo, bool) {
+	st, err := os.Lstat(abs)
+	return st, err == nil
+}
+
+// Apply writes a set of changes, all or nothing. Before writing anything it
+// resolves every path again, calls the guard for every path, and checks each
+// file on disk still has the content the change was computed from. If a
+// write then fails, the files already written are restored (best effort).
+// Afterwards the read tracking is updated so the agent can keep editing.
+func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
+	w.applyMu.Lock()
+	defer w.applyMu.Unlock()
+	type step struct {
+		c        FileChange
+		abs, dst string // dst: move target, "" if none
+	}
+	steps := make([]step, 0, len(changes))
+	touched := map[string]string{}
+	claim := func(abs, rel string) error {
+		if prev, ok := touched[abs]; ok {
+			return fmt.Errorf("%s is changed twice in one set (also as %s); combine the changes", rel, prev)
+		}
+		touched[abs] = rel
+		return nil
+	}
+	for _, c := range changes {
+		s := step{c: c}
+		var err error
+		if s.abs, _, err = w.Resolve(c.Path); err != nil {
+			return err
+		}
+		if err := claim(s.abs, c.Path); err != nil {
+			return err
+		}
+		switch c.Op {
+		case OpAdd, OpDelete:
+			if c.MoveTo != "" {
+				return fmt.Errorf("%s: only an update can move a file", c.Path)
+			}
+		case OpUpdate:
+			if c.MoveTo != "" && c.MoveTo != c.Path {
+				if s.dst, _, err = w.Resolve(c.MoveTo); err != nil {
+					return err
+				}
+				if err := claim(s.dst, c.MoveTo); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("%s: unknown change operation %q", c.Path, c.Op)
+		}
+		steps = append(steps, s)
+	}
+
+	_, guard := w.fileSystem()
+	if guard != nil {
+		for _, s := range steps {
+			for _, abs := range []string{s.abs, s.dst} {
+				if abs == "" {
+					continue
+				}
+				if err := guard(ctx, abs); err != nil {
+					return fmt.Errorf("%s: change refused: %w", s.c.Path, err)
+				}
+			}
+		}
+	}
+
+	for i := range steps {
+		s := &steps[i]
+		st, ok := exists(s.abs)
+		switch s.c.Op {
+		case OpAdd:
+			if ok {
+				return fmt.Errorf("%s already exists on disk (it was created after the change was prepared); read it and try again", s.c.Path)
+			}
+			continue
+		}
+		if !ok {
+			return fmt.Errorf("%s no longer exists on disk; it was removed after the change was prepared", s.c.Path)
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", s.c.Path)
+		}
+		cur, err := w.ReadFile(ctx, s.abs)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", s.c.Path, err)
+		}
+		if string(cur) != s.c.Old {
+			return fmt.Errorf("%s changed on disk since it was read; read it again", s.c.Path)
+		}
+		if s.c.Mode == 0 {
+			s.c.Mode = st.Mode().Perm()
+		}
+		if s.dst != "" {
+			if _, ok := exists(s.dst); ok {
+				return fmt.Errorf("cannot move %s to %s: the destination already exists", s.c.Path, s.c.MoveTo)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("not applied: %w", err)
+	}
+
+	// Write. Each completed step pushes its undo; a failure unwinds them.
+	var undo []func()
+	rollback := func(failed string, err error) error {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+		return fmt.Errorf("writing %s failed: %w; no files were changed (earlier writes of this set were rolled back)", failed, err)
+	}
+	// Undo writes must run even if ctx is canceled.
+	bg := context.WithoutCancel(ctx)
+	for _, s := range steps {
+		c := s.c
+		switch c.Op {
+		case OpAdd:
+			if err := w.writeFile(ctx, s.abs, []byte(c.New), c.Mode); err != nil {
+				return rollback(c.Path, err)
+			}
+			undo = append(undo, func() { os.Remove(s.abs) })
+		case OpUpdate:
+			target := s.abs
+			if s.dst != "" {
+				target = s.dst
+			}
+			if err := w.writeFile(ctx, target, []byte(c.New), c.Mode); err != nil {
+				return rollback(c.Path, err)
+			}
+			if s.dst == "" {
+				undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+				continue
+			}
+			undo = append(undo, func() { os.Remove(s.dst) })
+			if err := os.Remove(s.abs); err != nil {
+				return rollback(c.Path, err)
+			}
+			undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+		case OpDelete:
+			if err := os.Remove(s.abs); err != nil {
+				return rollback(c.Path, err)
+			}
+			undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+		}
+	}
+
+	for _, s := range steps {
+		switch {
+		case s.c.Op == OpDelete:
+			w.forget(s.abs)
+		case s.dst != "":
+			w.forget(s.abs)
+			w.markSeen(s.dst, []byte(s.c.New))
+		default:
+			w.markSeen(s.abs, []byte(s.c.New))
+		}
+	}
+	return nil
+}
