@@ -52,10 +52,10 @@ var ErrBusy = errors.New("a task is already running; wait for it or interrupt it
 // Session is one agent session: conversations, settings, approvals, and the
 // single running task.
 type Session struct {
-	opts  Options
-	root  string
-	ws    *tools.Workspace
-	tools []tools.Tool
+	opts   Options
+	root   string
+	ws     *tools.Workspace
+	tools  []tools.Tool
 	emitMu sync.Mutex
 
 	mu        sync.Mutex

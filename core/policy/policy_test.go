@@ -328,4 +328,3 @@ func BenchmarkEvaluateBash(b *testing.B) {
 		Evaluate(ModeDefault, p, a, root)
 	}
 }
-
