@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/tools/patch"
@@ -13,13 +15,13 @@ import (
 // newEditInvocation wraps planned changes in an invocation that applies
 // them through the workspace.
 func newEditInvocation(ws *Workspace, tool, title string, changes []FileChange) *Invocation {
-	inv := &Invocation{Tool: tool, Kind: KindEdit, Title: title, Changes: changes, run: applyRun(ws)}
+	inv := &Invocation{Tool: tool, Kind: KindEdit, Title: title, Changes: changes, run: applyRun(ws), planned: map[string]string{}}
 	for _, c := range changes {
 		inv.Paths = append(inv.Paths, c.Path)
 		if c.MoveTo != "" {
 			inv.Paths = append(inv.Paths, c.MoveTo)
 		}
-		inv.planned = append(inv.planned, c.New)
+		inv.planned[c.Path] = c.New
 	}
 	return inv
 }
@@ -31,7 +33,9 @@ func applyRun(ws *Workspace) func(ctx context.Context, inv *Invocation) Result {
 		}
 		var out, display, reviewed strings.Builder
 		plus, minus := 0, 0
-		for i, c := range inv.Changes {
+		applied := map[string]bool{}
+		for _, c := range inv.Changes {
+			applied[c.Path] = true
 			d := c.Diff()
 			p, m := diffStat(d)
 			plus, minus = plus+p, minus+m
@@ -46,8 +50,13 @@ func applyRun(ws *Workspace) func(ctx context.Context, inv *Invocation) Result {
 			default:
 				fmt.Fprintf(&out, "Updated %s (+%d -%d)\n", c.Path, p, m)
 			}
-			if i < len(inv.planned) && c.New != inv.planned[i] {
+			if planned, ok := inv.planned[c.Path]; ok && c.New != planned {
 				reviewed.WriteString(d)
+			}
+		}
+		for _, path := range slices.Sorted(maps.Keys(inv.planned)) {
+			if !applied[path] {
+				fmt.Fprintf(&reviewed, "(your change to %s was rejected and not applied)\n", path)
 			}
 		}
 		if reviewed.Len() > 0 {

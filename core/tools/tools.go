@@ -54,7 +54,7 @@ type Invocation struct {
 	Changes []FileChange
 
 	run     func(ctx context.Context, inv *Invocation) Result
-	planned []string // Changes[i].New as prepared, to notice review edits
+	planned map[string]string // path → New as prepared, to notice review edits
 }
 
 // Run executes the prepared call.
@@ -253,4 +253,10 @@ func firstLine(s string) string {
 // isBinary reports whether data looks binary: a NUL byte in the first 8 KiB.
 func isBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0
+}
+
+// NewInvocation prepares a call of a tool implemented outside this package
+// (the agent's own tools, such as the todo list): run does the work.
+func NewInvocation(tool string, kind Kind, title string, run func(ctx context.Context) Result) *Invocation {
+	return &Invocation{Tool: tool, Kind: kind, Title: title, run: func(ctx context.Context, _ *Invocation) Result { return run(ctx) }}
 }
