@@ -171,8 +171,8 @@ func TestTurnReadPatchBashAnswer(t *testing.T) {
 	if toolMsg := last[len(last)-1]; toolMsg.Name != "bash" || !strings.Contains(toolMsg.Content, "1") {
 		t.Errorf("bash result = %+v", toolMsg)
 	}
-	if len(reqs[0].Tools) != 8 {
-		t.Errorf("offered %d tools, want 8", len(reqs[0].Tools))
+	if len(reqs[0].Tools) != 9 {
+		t.Errorf("offered %d tools, want 9", len(reqs[0].Tools))
 	}
 
 	hist := f.sess.History("")
@@ -198,7 +198,7 @@ func TestTurnReadPatchBashAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Messages) != len(hist)+1 || snap.Model != "test-model" || len(snap.Tools) != 8 {
+	if len(snap.Messages) != len(hist)+1 || snap.Model != "test-model" || len(snap.Tools) != 9 {
 		t.Errorf("snapshot: %d messages, model %q, %d tools", len(snap.Messages), snap.Model, len(snap.Tools))
 	}
 }
@@ -416,15 +416,20 @@ func TestNonInteractiveApproval(t *testing.T) {
 	}
 }
 
-func TestPlanModeOffersNoWriteTools(t *testing.T) {
+func TestPlanModeNeverChangesAFile(t *testing.T) {
 	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "plan" })
-	f.srv.Enqueue(
-		fakellm.Reply{ToolCalls: []llm.ToolCall{
-			call("w", "write", map[string]any{"path": "x.txt", "content": "x"}),
-			call("b", "bash", map[string]any{"command": "echo x > y.txt"}),
-		}},
-		fakellm.Reply{Content: "planned"},
-	)
+	writeFile(t, filepath.Join(f.root, "keep.txt"), "keep\n")
+	attempts := []llm.ToolCall{
+		call("w", "write", map[string]any{"path": "x.txt", "content": "x"}),
+		call("e", "edit", map[string]any{"path": "keep.txt", "old_string": "keep", "new_string": "gone"}),
+		call("p", "patch", map[string]any{"patch": "*** Begin Patch\n*** Delete File: keep.txt\n*** End Patch\n"}),
+	}
+	for i, cmd := range []string{"echo x > y.txt", "tee y.txt < keep.txt", "sed -i s/keep/gone/ keep.txt", "rm keep.txt", "mv keep.txt z.txt",
+		"cp keep.txt y.txt", "touch y.txt", "mkdir d", "cat keep.txt >> keep.txt", "ls; rm -f keep.txt", "echo $(rm keep.txt)", "bash -c 'rm keep.txt'",
+		"git add keep.txt", "python3 -c 'open(\"y.txt\",\"w\")'"} {
+		attempts = append(attempts, call(fmt.Sprint("b", i), "bash", map[string]any{"command": cmd}))
+	}
+	f.srv.Enqueue(fakellm.Reply{ToolCalls: attempts}, fakellm.Reply{Content: "planned"})
 	f.run(t, "plan it")
 	req := f.srv.Requests()[0]
 	for _, tl := range req.Tools {
@@ -436,16 +441,24 @@ func TestPlanModeOffersNoWriteTools(t *testing.T) {
 	if !strings.Contains(req.Messages[0].Content, "planning") {
 		t.Error("model not told it is planning")
 	}
-	for _, name := range []string{"x.txt", "y.txt"} {
-		if _, err := os.Stat(filepath.Join(f.root, name)); err == nil {
-			t.Errorf("plan mode wrote %s", name)
-		}
+	out, err := exec.Command("git", "-C", f.root, "status", "--porcelain", "--untracked-files=all").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "?? keep.txt" {
+		t.Errorf("plan mode changed the workspace:\n%s", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(f.root, "keep.txt")); string(data) != "keep\n" {
+		t.Errorf("keep.txt = %q", data)
 	}
 	msgs := f.srv.Requests()[1].Messages
-	for _, m := range msgs[len(msgs)-2:] {
+	for _, m := range msgs[len(msgs)-len(attempts):] {
 		if !strings.Contains(m.Content, "plan") {
-			t.Errorf("refusal does not name plan mode: %q", m.Content)
+			t.Errorf("refusal of %s does not name plan mode: %q", m.Name, m.Content)
 		}
+	}
+	if len(f.rec.find(event.ApprovalRequested)) != 0 {
+		t.Error("plan mode asked instead of refusing")
 	}
 }
 
@@ -546,4 +559,48 @@ func TestSingleFlight(t *testing.T) {
 		t.Errorf("second submit: %v, want ErrBusy", err)
 	}
 	f.sess.Wait()
+}
+
+func TestAutomaticCompaction(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) {
+		c.ContextWindow = 4000
+		c.CompactThreshold = 0.5
+		c.Mode = "yolo"
+	})
+	big := strings.Repeat("x", 6000)
+	writeFile(t, filepath.Join(f.root, "big.txt"), big+"\n")
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("r1", "bash", map[string]any{"command": "cat big.txt"})}},
+		fakellm.Reply{Content: "SUMMARY: read big.txt with cat; it holds x's."}, // the compaction call
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "look at big.txt")
+	reqs := f.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	comp := reqs[1]
+	if len(comp.Tools) != 0 || !strings.Contains(comp.Messages[0].Content, "summarise a coding session") {
+		t.Errorf("compaction request: tools %d, system %q", len(comp.Tools), comp.Messages[0].Content)
+	}
+	after := reqs[2].Messages
+	// The conversation's own instructions are back; history is the user
+	// message plus the summary; no orphaned tool message.
+	if strings.Contains(after[0].Content, "summarise a coding session") {
+		t.Error("compaction instructions leaked into the conversation")
+	}
+	if len(after) != 3 || after[1].Content != "look at big.txt" || !strings.Contains(after[2].Content, "SUMMARY") || !strings.Contains(after[2].Content, "do not re-run the last command") {
+		t.Errorf("rebuilt history: %+v", after)
+	}
+	checkPairs(t, after)
+	// /compact forces it and echoes the summary.
+	f.srv.Enqueue(fakellm.Reply{Content: "SECOND SUMMARY"})
+	f.run(t, "/compact")
+	outs := f.rec.find(event.CommandOutput)
+	if len(outs) != 1 || !strings.Contains(outs[0].Text, "SECOND SUMMARY") {
+		t.Errorf("/compact output = %+v", outs)
+	}
+	if st := f.sess.Status(); st.ContextTokens == 0 || st.ContextTokens > 1000 {
+		t.Errorf("context tokens after compaction = %d", st.ContextTokens)
+	}
 }

@@ -47,6 +47,7 @@ func commands() []command {
 		{name: "todos", help: "show the todo list (read-only)", run: (*Session).cmdTodos},
 		{name: "new", help: "start a new session with an empty context", run: (*Session).cmdNew},
 		{name: "resume", args: "SESSION_ID", help: "continue a saved session", run: (*Session).cmdResume},
+		{name: "compact", help: "summarise the conversation now to free context", run: (*Session).cmdCompact},
 	}
 }
 
@@ -164,19 +165,7 @@ func (s *Session) cmdTools(_ context.Context, _ *task, _ string) (string, error)
 }
 
 func (s *Session) cmdTodos(_ context.Context, _ *task, _ string) (string, error) {
-	todos := s.Todos()
-	if len(todos) == 0 {
-		return "no todos", nil
-	}
-	var b strings.Builder
-	for _, td := range todos {
-		mark := map[string]string{"completed": "[x]", "in_progress": "[~]"}[td.Status]
-		if mark == "" {
-			mark = "[ ]"
-		}
-		fmt.Fprintf(&b, "%s %s\n", mark, td.Content)
-	}
-	return b.String(), nil
+	return formatTodos(s.Todos()), nil
 }
 
 func (s *Session) cmdNew(_ context.Context, t *task, _ string) (string, error) {

@@ -88,7 +88,10 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 		e.Conversation, e.Task = t.conv.ID, t.id
 		return e
 	}
-	req := s.request(t.conv)
+	req, err := s.compactIfNeeded(ctx, t)
+	if err != nil {
+		return false, err
+	}
 	var streamed strings.Builder
 	var reasoning strings.Builder
 	resp, err := s.opts.Provider.Stream(ctx, req, func(d llm.Delta) {

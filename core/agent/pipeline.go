@@ -64,7 +64,8 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	// 2–3. Policy and the tool's own check; yolo skips both for bash.
 	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: t.conv.ID}
 	verdict := policy.Verdict{Decision: policy.Allow}
-	if !(mode == policy.ModeYolo && name == "bash") {
+	_, own := tool.(ownTool)
+	if !own && !(mode == policy.ModeYolo && name == "bash") {
 		verdict = policy.Evaluate(mode, s.policySnapshot(), action, s.root)
 	}
 	switch verdict.Decision {

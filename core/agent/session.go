@@ -143,9 +143,6 @@ func newSession(opts Options) (*Session, error) {
 		return nil, fmt.Errorf("permissions: %w", err)
 	}
 	ts := opts.Tools
-	if ts == nil {
-		ts = tools.Builtins()
-	}
 	s := &Session{
 		opts:      opts,
 		root:      ws.Root(),
@@ -156,6 +153,9 @@ func newSession(opts Options) (*Session, error) {
 		policy:    pol,
 		memory:    policy.NewMemory(opts.Now),
 		approvals: map[string]chan Answer{},
+	}
+	if s.tools == nil {
+		s.tools = append(tools.Builtins(), todoTool{s})
 	}
 	s.saver = newSaver(store.Dir(s.root), func(err error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})

@@ -31,6 +31,9 @@ type Config struct {
 	MaxSteps      int    `json:"max_steps"`      // model calls per turn
 	Mode          string `json:"mode"`           // plan, default, auto-edit, yolo
 	ContextWindow int    `json:"context_window"` // tokens
+	// CompactThreshold is the share of the context window at which the
+	// history is summarised before a model call.
+	CompactThreshold float64 `json:"compact_threshold"`
 
 	Permissions    Permissions `json:"permissions"`
 	Approval       Approval    `json:"approval"`
@@ -76,13 +79,14 @@ type Workflow struct {
 // Defaults returns the built-in settings.
 func Defaults() Config {
 	return Config{
-		Model:         "gpt-4o-mini",
-		APIKeyEnv:     "OPENAI_API_KEY",
-		MaxSteps:      50,
-		Mode:          "default",
-		ContextWindow: 128000,
-		Permissions:   Permissions{Preset: "balanced"},
-		Approval:      Approval{Scope: "session"},
+		Model:            "gpt-4o-mini",
+		APIKeyEnv:        "OPENAI_API_KEY",
+		MaxSteps:         50,
+		Mode:             "default",
+		ContextWindow:    128000,
+		CompactThreshold: 0.8,
+		Permissions:      Permissions{Preset: "balanced"},
+		Approval:         Approval{Scope: "session"},
 		Workflow: Workflow{
 			AutoVerifyAfterEdit:   true,
 			MaxVerifyAttempts:     2,
@@ -256,6 +260,9 @@ func (c Config) Validate() error {
 	}
 	if c.ContextWindow < 1000 {
 		bad("context_window", "must be at least 1000, got %d", c.ContextWindow)
+	}
+	if c.CompactThreshold < 0.1 || c.CompactThreshold > 1 {
+		bad("compact_threshold", "must be between 0.1 and 1, got %v", c.CompactThreshold)
 	}
 	if c.Workflow.MaxVerifyAttempts < 0 || c.Workflow.MaxVerifyAttempts > 2 {
 		bad("workflow.max_verify_attempts", "must be between 0 and 2 (it can only tighten the default), got %d", c.Workflow.MaxVerifyAttempts)

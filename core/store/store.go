@@ -97,8 +97,8 @@ func Save(dir string, s *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", s.ID, err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+	if err := ensureDir(dir); err != nil {
+		return err
 	}
 	if err := renameio.WriteFile(p, data, 0o644); err != nil {
 		return fmt.Errorf("save session: %w", err)
@@ -160,4 +160,21 @@ func List(dir string) ([]Summary, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.After(out[j].UpdatedAt) })
 	return out, nil
+}
+
+// ensureDir creates the sessions directory with a .gitignore that ignores
+// everything in it, so session files never show in `git status`, in
+// workspace snapshots or in /undo.
+func ensureDir(dir string) error {
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := os.WriteFile(ignore, []byte("# coder-nvim session files\n*\n"), 0o644); err != nil {
+		return fmt.Errorf("create %s: %w", ignore, err)
+	}
+	return nil
 }

@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+)
+
+// Todo statuses.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoCompleted  = "completed"
+)
+
+// ownTool is a tool the session implements itself (todo list, skills).
+// These touch nothing outside the session, so they skip policy and
+// approval (seed 001 §5: skills load without approval).
+type ownTool interface {
+	tools.Tool
+	own()
+}
+
+// todoTool replaces the session's whole todo list.
+type todoTool struct{ s *Session }
+
+func (todoTool) own() {}
+
+func (todoTool) Kind() tools.Kind { return tools.KindOther }
+
+func (todoTool) Spec() llm.Tool {
+	return llm.Tool{Type: "function", Function: llm.FunctionDef{
+		Name:        "todo",
+		Description: "Replace the task's todo list (whole list each time). Use it for multi-step work; keep one item in_progress.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object",` +
+			`"properties":{"content":{"type":"string"},"status":{"type":"string","enum":["pending","in_progress","completed"]}},` +
+			`"required":["content","status"],"additionalProperties":false}}},"required":["todos"],"additionalProperties":false}`),
+	}}
+}
+
+func (t todoTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMessage) (*tools.Invocation, error) {
+	var args struct {
+		Todos []store.Todo `json:"todos"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&args); err != nil {
+		return nil, fmt.Errorf("invalid arguments for todo: %v (want {\"todos\": [{\"content\": \"...\", \"status\": \"pending|in_progress|completed\"}]})", err)
+	}
+	if args.Todos == nil {
+		return nil, fmt.Errorf("invalid arguments for todo: \"todos\" is required (an empty list clears it)")
+	}
+	for i, td := range args.Todos {
+		if strings.TrimSpace(td.Content) == "" {
+			return nil, fmt.Errorf("invalid arguments for todo: todos[%d].content is empty", i)
+		}
+		switch td.Status {
+		case TodoPending, TodoInProgress, TodoCompleted:
+		default:
+			return nil, fmt.Errorf("invalid arguments for todo: todos[%d].status is %q; want pending, in_progress or completed", i, td.Status)
+		}
+	}
+	title := fmt.Sprintf("todo: %d items", len(args.Todos))
+	return tools.NewInvocation("todo", tools.KindOther, title, func(context.Context) tools.Result {
+		t.s.setTodos(args.Todos)
+		text := formatTodos(args.Todos)
+		return tools.Result{Output: "Todo list updated:\n" + text, Display: text, Summary: summarizeTodos(args.Todos)}
+	}), nil
+}
+
+// setTodos replaces the todo list and reports it.
+func (s *Session) setTodos(todos []store.Todo) {
+	s.mu.Lock()
+	s.todos = append([]store.Todo(nil), todos...)
+	conv := s.rootConv.ID
+	s.mu.Unlock()
+	ev := event.Event{Kind: event.TodosUpdated, Conversation: conv}
+	for _, td := range todos {
+		ev.Todos = append(ev.Todos, event.Todo{Content: td.Content, Status: td.Status})
+	}
+	s.emit(ev)
+}
+
+func unfinished(todos []store.Todo) int {
+	n := 0
+	for _, td := range todos {
+		if td.Status != TodoCompleted {
+			n++
+		}
+	}
+	return n
+}
+
+func formatTodos(todos []store.Todo) string {
+	if len(todos) == 0 {
+		return "no todos"
+	}
+	var b strings.Builder
+	for _, td := range todos {
+		mark := "[ ]"
+		switch td.Status {
+		case TodoCompleted:
+			mark = "[x]"
+		case TodoInProgress:
+			mark = "[~]"
+		}
+		fmt.Fprintf(&b, "%s %s\n", mark, td.Content)
+	}
+	return b.String()
+}
+
+func summarizeTodos(todos []store.Todo) string {
+	done := len(todos) - unfinished(todos)
+	return fmt.Sprintf("%d/%d completed", done, len(todos))
+}
