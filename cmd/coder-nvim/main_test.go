@@ -243,4 +243,3 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("OPENAI_API_KEY")
 	os.Exit(m.Run())
 }
-
