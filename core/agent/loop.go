@@ -70,6 +70,12 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 			s.emit(with(event.Event{Kind: event.Error, Text: err.Error()}))
 			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonError, Text: err.Error()}))
 			return
+		case done && s.autoVerify(ctx, t, input):
+			continue // a failed verification went back to the model
+		case ctx.Err() != nil:
+			s.endTurn(t)
+			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted}))
+			return
 		case done:
 			s.endTurn(t)
 			s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopEndTurn, Text: lastAssistantText(t.conv)}))

@@ -105,6 +105,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 				paths = append(paths, c.MoveTo)
 			}
 		}
+		t.edited = append(t.edited, paths...)
 		s.emit(event.Event{Kind: event.FilesChanged, Conversation: t.conv.ID, Task: t.id, Paths: paths})
 	}
 	display := res.Display

@@ -89,6 +89,9 @@ type task struct {
 	conv   *Conversation
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	edited     []string // paths written since the last auto-verify
+	verifyRuns int      // auto-verify runs in this turn
 }
 
 // Open starts a new session.

@@ -1,0 +1,103 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+	"github.com/coder-nvim/coder-nvim/core/verify"
+)
+
+// verifyTimeout bounds one auto-verify run.
+const verifyTimeout = 10 * time.Minute
+
+// autoVerify runs after the model answered without tool calls (seed 001
+// §6). It reports whether the turn goes on: a retryable failure injects a
+// "fix it and verify again" message for the model.
+func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more bool) {
+	if len(t.edited) == 0 {
+		return false // nothing new to verify since the last run
+	}
+	cfg := s.opts.Config.Workflow
+	mode := s.Mode()
+	retries := max(0, t.verifyRuns-1)
+	ok, why := verify.ShouldVerify(verify.TriggerInput{
+		EditedPaths:   t.edited,
+		AutoVerify:    cfg.AutoVerifyAfterEdit,
+		BashAvailable: s.offered("bash"),
+		Attempts:      retries,
+		MaxAttempts:   cfg.MaxVerifyAttempts,
+		Mode:          string(mode),
+		UserInput:     input,
+	})
+	t.edited = nil
+	if !ok {
+		if why != verify.NoEditReason && (mode == policy.ModeAutoEdit || mode == policy.ModeYolo || verify.UserAskedToVerify(input)) {
+			s.notice(t, verify.SkipNotice(why))
+		}
+		return false
+	}
+	choice := verify.Choose(s.root, input, cfg.VerifyCommands)
+	if choice.Command == "" {
+		s.notice(t, verify.SkipNotice(choice.Reason))
+		return false
+	}
+
+	// The command goes through policy and approval like any bash call
+	// (yolo skips both, as for the model's own bash calls).
+	callID := fmt.Sprintf("verify_%s_%d", t.id[:8], t.verifyRuns+1)
+	if mode != policy.ModeYolo {
+		action := policy.Action{Tool: "bash", Kind: string(tools.KindExecute), Command: choice.Command, Conversation: t.conv.ID}
+		v := policy.Evaluate(mode, s.policySnapshot(), action, s.root)
+		switch v.Decision {
+		case policy.Deny:
+			s.notice(t, verify.SkipNotice("bash may not run `"+choice.Command+"`: "+v.Reason))
+			return false
+		case policy.Ask:
+			inv := &tools.Invocation{Tool: "bash", Kind: tools.KindExecute, Title: "verify: " + choice.Command, Command: choice.Command}
+			if ok, _ := s.approve(ctx, t, llm.ToolCall{ID: callID}, inv, action, v); !ok {
+				s.notice(t, verify.SkipNotice("running `"+choice.Command+"` was not approved"))
+				return false
+			}
+		}
+	}
+
+	t.verifyRuns++
+	info := &event.Tool{CallID: callID, Name: "bash", Kind: string(tools.KindExecute), Title: "verify: " + choice.Command, Arguments: choice.Reason}
+	s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	res := tools.RunShell(ctx, s.root, choice.Command, verifyTimeout, 0)
+	out := res.Output()
+	info.Output = verify.Cap(out, verify.CapHead, verify.CapTail)
+	info.DurationMS = res.Duration.Milliseconds()
+	if res.Canceled || ctx.Err() != nil {
+		info.Status, info.Summary = event.ToolAborted, "interrupted"
+		s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		return false
+	}
+	outcome, reason := verify.Diagnose(res.ExitCode, res.TimedOut, out)
+	limit := verify.EffectiveMax(cfg.MaxVerifyAttempts) + 1 // the first run plus the retries
+	switch outcome {
+	case verify.Passed:
+		info.Status, info.Summary = event.ToolCompleted, fmt.Sprintf("passed (%s)", res.Duration.Round(time.Millisecond))
+		s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		s.notice(t, fmt.Sprintf("auto-verify passed: `%s`", choice.Command))
+		return false
+	case verify.EnvError:
+		info.Status, info.Summary = event.ToolFailed, reason
+		s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		s.notice(t, verify.EnvWarning(choice.Command, reason))
+		return false
+	}
+	info.Status, info.Summary = event.ToolFailed, fmt.Sprintf("failed, exit %d (attempt %d of %d)", res.ExitCode, t.verifyRuns, limit)
+	s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: verify.FixPrompt(choice.Command, out, t.verifyRuns, limit)})
+	return true
+}
+
+func (s *Session) notice(t *task, text string) {
+	s.emit(event.Event{Kind: event.Notice, Conversation: t.conv.ID, Task: t.id, Text: text})
+}
