@@ -129,6 +129,15 @@ func TestExecReadPatchBashAnswer(t *testing.T) {
 	if msgs[1].Content != "add a hello function to main.go" || msgs[len(msgs)-1].Content != "and now?" {
 		t.Errorf("resumed request = %+v", msgs)
 	}
+
+	// /undo works from a new process: the snapshots are in the session.
+	r = execHost(t, bin, dir, srv.URL(), "--resume", id, "/undo")
+	if r.code != 0 || !strings.Contains(r.stdout, "main.go") {
+		t.Fatalf("undo: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(got) != "package main\n\nfunc main() {}\n" {
+		t.Errorf("main.go after /undo = %q", got)
+	}
 }
 
 func TestExecRetries429(t *testing.T) {

@@ -48,6 +48,9 @@ func commands() []command {
 		{name: "new", help: "start a new session with an empty context", run: (*Session).cmdNew},
 		{name: "resume", args: "SESSION_ID", help: "continue a saved session", run: (*Session).cmdResume},
 		{name: "compact", help: "summarise the conversation now to free context", run: (*Session).cmdCompact},
+		{name: "skills", help: "list the skills the model can load", run: (*Session).cmdSkills},
+		{name: "diff", help: "summarise the workspace's changes (the full diff expands below)", run: (*Session).cmdDiff},
+		{name: "undo", help: "take back every file change of the last turn (again: the turn before)", run: (*Session).cmdUndo},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -44,7 +45,9 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		return
 	case strings.HasPrefix(trimmed, "!"):
 		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
+		s.beginTurn(ctx, t, trimmed)
 		s.runBang(ctx, t, strings.TrimSpace(trimmed[1:]))
+		s.endTurn(t)
 		if ctx.Err() != nil {
 			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted}))
 			return
@@ -55,6 +58,8 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 
 	s.emit(with(event.Event{Kind: event.UserMessage, Text: input}))
 	s.beginTurn(ctx, t, input)
+	s.startComplexTask(t, input)
+	defer s.setTurnNote(t.conv, "")
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input})
 
 	maxSteps := s.opts.Config.MaxSteps
@@ -164,7 +169,7 @@ func (s *Session) request(c *Conversation) llm.Request {
 }
 
 func (s *Session) systemPromptLocked(c *Conversation) string {
-	return instructions(c.Instructions, s.root, s.mode, nil)
+	return instructions(c.Instructions, s.root, s.mode, []string{skills.Prompt(s.skills), c.turnNote})
 }
 
 // offeredToolsLocked is the tool view of the current mode, in stable order.
@@ -179,6 +184,9 @@ func (s *Session) offeredToolsLocked() []tools.Tool {
 	}
 	var out []tools.Tool
 	for _, t := range s.tools {
+		if _, ok := t.(skillTool); ok && len(s.skills) == 0 {
+			continue // nothing to load
+		}
 		if offered[t.Spec().Function.Name] {
 			out = append(out, t)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 	"github.com/google/uuid"
@@ -74,6 +75,7 @@ type Session struct {
 	turns     []store.Turn
 	sentTools []llm.Tool
 	saver     *saver
+	skills    []skills.Skill
 }
 
 // Conversation is one isolated context inside a session: its own history,
@@ -82,6 +84,7 @@ type Conversation struct {
 	ID           string
 	Instructions string // base instructions; empty: the built-in ones
 	history      []llm.Message
+	turnNote     string // extra instructions for the running turn only
 }
 
 type task struct {
@@ -158,8 +161,9 @@ func newSession(opts Options) (*Session, error) {
 		approvals: map[string]chan Answer{},
 	}
 	if s.tools == nil {
-		s.tools = append(tools.Builtins(), todoTool{s})
+		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
 	}
+	s.discoverSkills()
 	s.saver = newSaver(store.Dir(s.root), func(err error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
 	})

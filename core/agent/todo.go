@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coder-nvim/coder-nvim/core/complexity"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -118,4 +119,29 @@ func formatTodos(todos []store.Todo) string {
 func summarizeTodos(todos []store.Todo) string {
 	done := len(todos) - unfinished(todos)
 	return fmt.Sprintf("%d/%d completed", done, len(todos))
+}
+
+// complexNote tells the model the todo list was started for a complex task.
+const complexNote = "This request is a complex, multi-step task. A todo list was started with the request as its first item: before working, replace it with the concrete steps using the todo tool, then keep it current (one item in_progress at a time) and finish with every item completed."
+
+// startComplexTask initialises the todo list for a complex input when
+// require_todo_for_complex is on and no todo is unfinished (seed 001 §2,
+// §7).
+func (s *Session) startComplexTask(t *task, input string) {
+	if !s.opts.Config.Workflow.RequireTodoForComplex || unfinished(s.Todos()) > 0 {
+		return
+	}
+	res := complexity.Detect(input)
+	if !res.Complex {
+		return
+	}
+	s.setTodos([]store.Todo{{Content: truncate(firstLine(strings.TrimSpace(input)), 120), Status: TodoInProgress}})
+	s.setTurnNote(t.conv, complexNote)
+	s.notice(t, fmt.Sprintf("complex task (%s): todo list started", res.Rule))
+}
+
+func (s *Session) setTurnNote(c *Conversation, note string) {
+	s.mu.Lock()
+	c.turnNote = note
+	s.mu.Unlock()
 }

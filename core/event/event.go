@@ -59,6 +59,7 @@ type Event struct {
 	Time         time.Time `json:"time" msgpack:"-"`
 
 	Text     string    `json:"text,omitempty" msgpack:"text,omitempty"`
+	Detail   string    `json:"detail,omitempty" msgpack:"detail,omitempty"` // expandable detail of command output (the full /diff)
 	Reason   string    `json:"reason,omitempty" msgpack:"reason,omitempty"`
 	Tool     *Tool     `json:"tool,omitempty" msgpack:"tool,omitempty"`
 	Approval *Approval `json:"approval,omitempty" msgpack:"approval,omitempty"`

@@ -1,0 +1,258 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "<missing>"
+	}
+	return string(data)
+}
+
+func lastOutput(f *fixture) string {
+	outs := f.rec.find(event.CommandOutput)
+	if len(outs) == 0 {
+		return ""
+	}
+	return outs[len(outs)-1].Text
+}
+
+func lastError(f *fixture) string {
+	errs := f.rec.find(event.Error)
+	if len(errs) == 0 {
+		return ""
+	}
+	return errs[len(errs)-1].Text
+}
+
+func TestUndoTwoTurns(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "yolo" })
+	writeFile(t, filepath.Join(f.root, ".gitignore"), "node_modules/\n")
+	writeFile(t, filepath.Join(f.root, "keep.txt"), "v1\n")
+	// Turn 1: edit keep.txt. Turn 2: create a nested file, delete keep.txt
+	// through bash and fill an ignored directory.
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "keep.txt"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("e", "edit", map[string]any{"path": "keep.txt", "old_string": "v1", "new_string": "v2"})}},
+		fakellm.Reply{Content: "edited"},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("w", "write", map[string]any{"path": "a/b/new.txt", "content": "new\n"}),
+			call("b", "bash", map[string]any{"command": "rm keep.txt && mkdir -p node_modules && echo dep > node_modules/x"}),
+		}},
+		fakellm.Reply{Content: "changed"},
+	)
+	f.run(t, "turn one")
+	f.run(t, "turn two")
+	if read(t, filepath.Join(f.root, "keep.txt")) != "<missing>" || read(t, filepath.Join(f.root, "a/b/new.txt")) != "new\n" {
+		t.Fatal("turn two did not run as scripted")
+	}
+
+	f.run(t, "/undo")
+	if got := read(t, filepath.Join(f.root, "keep.txt")); got != "v2\n" {
+		t.Errorf("keep.txt after first undo = %q, want v2", got)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "a")); !os.IsNotExist(err) {
+		t.Errorf("new directories left behind: %v", err)
+	}
+	if got := read(t, filepath.Join(f.root, "node_modules/x")); got != "dep\n" {
+		t.Errorf("ignored file touched: %q", got)
+	}
+	if out := lastOutput(f); !strings.Contains(out, "turn two") {
+		t.Errorf("undo output = %q", out)
+	}
+	changed := f.rec.find(event.FilesChanged)
+	if paths := strings.Join(changed[len(changed)-1].Paths, " "); !strings.Contains(paths, "keep.txt") || !strings.Contains(paths, "a/b/new.txt") {
+		t.Errorf("files changed by undo = %s", paths)
+	}
+
+	f.run(t, "/undo")
+	if got := read(t, filepath.Join(f.root, "keep.txt")); got != "v1\n" {
+		t.Errorf("keep.txt after second undo = %q, want v1", got)
+	}
+	f.run(t, "/undo")
+	if e := lastError(f); !strings.Contains(e, "nothing to undo") {
+		t.Errorf("third undo: %q", e)
+	}
+
+	// The model is told.
+	f.srv.Enqueue(fakellm.Reply{Content: "ok"})
+	f.run(t, "what now?")
+	msgs := f.srv.Requests()[len(f.srv.Requests())-1].Messages
+	var told int
+	for _, m := range msgs {
+		if m.Role == llm.RoleUser && strings.HasPrefix(m.Content, "[undo]") {
+			told++
+		}
+	}
+	if told != 2 {
+		t.Errorf("model told of %d undos, want 2", told)
+	}
+}
+
+func TestUndoKeepsUserEdits(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "yolo" })
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("w1", "write", map[string]any{"path": "mine.txt", "content": "agent\n"}),
+			call("w2", "write", map[string]any{"path": "other.txt", "content": "agent\n"}),
+		}},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "write")
+	writeFile(t, filepath.Join(f.root, "mine.txt"), "user edit\n")
+	f.run(t, "/undo")
+	if got := read(t, filepath.Join(f.root, "mine.txt")); got != "user edit\n" {
+		t.Errorf("user edit clobbered: %q", got)
+	}
+	if got := read(t, filepath.Join(f.root, "other.txt")); got != "<missing>" {
+		t.Errorf("other.txt = %q", got)
+	}
+	if out := lastOutput(f); !strings.Contains(out, "mine.txt") {
+		t.Errorf("undo does not say it skipped mine.txt: %q", out)
+	}
+}
+
+func TestUndoAndDiffNeedGit(t *testing.T) {
+	f := newFixture(t, nil)
+	if err := os.RemoveAll(filepath.Join(f.root, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"/undo", "/diff"} {
+		f.run(t, cmd)
+		if e := lastError(f); !strings.Contains(e, "git") {
+			t.Errorf("%s outside a repository: %q", cmd, e)
+		}
+	}
+}
+
+func TestDiffCommand(t *testing.T) {
+	f := newFixture(t, nil)
+	f.run(t, "/diff")
+	if out := lastOutput(f); out != "no changes in the workspace" {
+		t.Errorf("empty diff = %q", out)
+	}
+	writeFile(t, filepath.Join(f.root, "x.txt"), "one\ntwo\n")
+	f.run(t, "/diff")
+	outs := f.rec.find(event.CommandOutput)
+	last := outs[len(outs)-1]
+	if !strings.Contains(last.Text, "x.txt") || !strings.Contains(last.Text, "+2") || !strings.Contains(last.Detail, "+two") {
+		t.Errorf("diff output = %q / %q", last.Text, last.Detail)
+	}
+}
+
+func TestTodosAndComplexTasks(t *testing.T) {
+	f := newFixture(t, nil)
+	f.run(t, "/todos")
+	if out := lastOutput(f); out != "no todos" {
+		t.Errorf("/todos = %q", out)
+	}
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("t", "todo", map[string]any{"todos": []map[string]string{
+			{"content": "read code", "status": "completed"}, {"content": "write code", "status": "in_progress"}}})}},
+		fakellm.Reply{Content: "working"},
+	)
+	long := "1. rename the config loader 2. migrate the tests 3. update the docs"
+	f.run(t, long)
+	first := f.srv.Requests()[0]
+	if !strings.Contains(first.Messages[0].Content, "complex, multi-step task") {
+		t.Error("complex task note missing from the first request")
+	}
+	todos := f.rec.find(event.TodosUpdated)
+	if len(todos) != 2 || todos[0].Todos[0].Status != TodoInProgress || len(todos[1].Todos) != 2 {
+		t.Fatalf("todo events = %+v", todos)
+	}
+	f.run(t, "/todos")
+	if out := lastOutput(f); out != "[x] read code\n[~] write code\n" {
+		t.Errorf("/todos = %q", out)
+	}
+	// Unfinished todos: the next complex input does not reset the list.
+	f.srv.Enqueue(fakellm.Reply{Content: "ok"})
+	f.run(t, "1. one thing 2. another thing 3. a third thing")
+	if n := len(f.rec.find(event.TodosUpdated)); n != 2 {
+		t.Errorf("todo list re-initialised over unfinished todos (%d updates)", n)
+	}
+	if strings.Contains(f.srv.Requests()[2].Messages[0].Content, "complex, multi-step task") {
+		t.Error("complex note leaked into a later turn")
+	}
+	// Bad todo arguments are an error result, the list stays.
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("t2", "todo", map[string]any{"todos": []map[string]string{{"content": "x", "status": "done"}}})}},
+		fakellm.Reply{Content: "ok"},
+	)
+	f.run(t, "short")
+	msgs := f.srv.Requests()[4].Messages
+	if res := msgs[len(msgs)-1].Content; !strings.Contains(res, "status") {
+		t.Errorf("bad todo result = %q", res)
+	}
+}
+
+func TestSkills(t *testing.T) {
+	f := newFixture(t, nil)
+	f.run(t, "/skills")
+	if out := lastOutput(f); !strings.Contains(out, "no skills") {
+		t.Errorf("/skills = %q", out)
+	}
+	if tl := f.srv.Requests(); len(tl) != 0 {
+		t.Fatal("model called")
+	}
+	writeFile(t, filepath.Join(f.root, ".coder/skills/release/SKILL.md"), "---\nname: release\ndescription: how to cut a release\n---\nRun make release.\n")
+	writeFile(t, filepath.Join(f.root, ".coder/skills/broken/SKILL.md"), "no front matter\n")
+	f.run(t, "/skills")
+	if out := lastOutput(f); !strings.Contains(out, "release") || !strings.Contains(out, "broken") {
+		t.Errorf("/skills = %q", out)
+	}
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("s1", "skill", map[string]any{"name": "release"}), call("s2", "skill", map[string]any{"name": "nope"})}},
+		fakellm.Reply{Content: "ok"},
+	)
+	f.run(t, "cut a release")
+	req := f.srv.Requests()[0]
+	if !strings.Contains(req.Messages[0].Content, "how to cut a release") {
+		t.Error("skill descriptions not in the instructions")
+	}
+	msgs := f.srv.Requests()[1].Messages
+	if got := msgs[len(msgs)-2].Content; !strings.Contains(got, "Run make release.") {
+		t.Errorf("skill body = %q", got)
+	}
+	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "continue without") {
+		t.Errorf("missing skill fallback = %q", got)
+	}
+	if len(f.rec.find(event.ApprovalRequested)) != 0 {
+		t.Error("loading a skill asked for approval")
+	}
+}
+
+func TestNewAndResumeCommands(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(fakellm.Reply{Content: "one"})
+	f.run(t, "first session")
+	first := f.sess.ID()
+	f.run(t, "/new")
+	if f.sess.ID() == first || len(f.sess.History("")) != 0 {
+		t.Fatalf("/new kept the old session")
+	}
+	f.run(t, "/resume")
+	if out := lastOutput(f); !strings.Contains(out, first) || !strings.Contains(out, "first session") {
+		t.Errorf("/resume list = %q", out)
+	}
+	f.run(t, "/resume 6f1c9b1e-0000-4000-8000-000000000000")
+	if e := lastError(f); !strings.Contains(e, "no such session") {
+		t.Errorf("unknown id: %q", e)
+	}
+	f.run(t, "/resume "+first)
+	if f.sess.ID() != first || len(f.sess.History("")) != 2 {
+		t.Errorf("resume: id %s, %d messages", f.sess.ID(), len(f.sess.History("")))
+	}
+}

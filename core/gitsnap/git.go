@@ -1,0 +1,177 @@
+// Package gitsnap takes git snapshots of a workspace so that a whole agent
+// turn can be undone (/undo) and the workspace's changes shown (/diff).
+//
+// A snapshot is a commit object holding the workspace's files — tracked and
+// untracked, ignored ones excluded — built with a temporary index
+// (GIT_INDEX_FILE), `git add -A`, `git write-tree` and `git commit-tree`. The
+// user's HEAD, branches, index, stash and working tree are never touched; the
+// only ref written is refs/coder-nvim/snapshots/<commit>, which keeps the
+// snapshot from being pruned by `git gc` (Forget deletes it).
+//
+// Take a snapshot at the start and at the end of every turn; Undo(before,
+// after) then restores what that turn changed, sparing files the user edited
+// since.
+//
+// The workspace root may be a subdirectory of the work tree: snapshots, diffs
+// and undo are limited to it, and paths in results are relative to it
+// (slash-separated). The session store (.coder/sessions under the root) is
+// always left out, so undo never rewinds the session history itself.
+package gitsnap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// RefPrefix is the private ref namespace that keeps snapshots alive.
+const RefPrefix = "refs/coder-nvim/snapshots/"
+
+// excluded are pathspecs (relative to the root) never snapshotted.
+var excluded = []string{":(exclude).coder/sessions"}
+
+// Identity used for snapshot commits, so that user config is not needed.
+const (
+	authorName  = "coder-nvim"
+	authorEmail = "coder-nvim@localhost"
+)
+
+// globalArgs make git's output stable and keep it from running anything of
+// the user's: no hooks, pager, colours, fsmonitor daemon or auto gc.
+var globalArgs = []string{
+	"-c", "core.quotepath=off",
+	"-c", "core.hooksPath=" + os.DevNull,
+	"-c", "core.pager=cat",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.safecrlf=false",
+	"-c", "color.ui=false",
+	"-c", "gc.auto=0",
+	"-c", "advice.addEmbeddedRepo=false",
+}
+
+// repo is a workspace root inside a git work tree.
+type repo struct {
+	root   string // absolute workspace root, the cwd of every command
+	top    string // the work tree's top level
+	prefix string // root relative to top, "" or ending in "/"
+}
+
+type runOpts struct {
+	env   []string
+	stdin io.Reader
+	dir   string // defaults to the repo root
+	// okExit is an exit code that means "nothing found" rather than
+	// failure (check-ignore exits 1 when no path is ignored).
+	okExit int
+}
+
+func run(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append(slicesClone(globalArgs), args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_OPTIONAL_LOCKS=0", // status-like reads must not rewrite the user's index
+		"GIT_PAGER=cat",
+		"GIT_EXTERNAL_DIFF=",
+		"GIT_AUTHOR_NAME="+authorName,
+		"GIT_AUTHOR_EMAIL="+authorEmail,
+		"GIT_COMMITTER_NAME="+authorName,
+		"GIT_COMMITTER_EMAIL="+authorEmail,
+	)
+	cmd.Env = append(cmd.Env, o.env...)
+	cmd.Stdin = o.stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if o.okExit != 0 && errors.As(err, &exit) && exit.ExitCode() == o.okExit {
+			return stdout.Bytes(), nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			return nil, fmt.Errorf("git %s: %w", args[0], err)
+		}
+		return nil, fmt.Errorf("git %s: %s (%w)", args[0], msg, err)
+	}
+	return stdout.Bytes(), nil
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+func (r *repo) git(ctx context.Context, o runOpts, args ...string) ([]byte, error) {
+	dir := o.dir
+	if dir == "" {
+		dir = r.root
+	}
+	return run(ctx, dir, o, args...)
+}
+
+// Available reports whether git is installed and root is inside a git work
+// tree; the error says why not in words a user understands.
+func Available(ctx context.Context, root string) error {
+	_, err := open(ctx, root)
+	return err
+}
+
+func open(ctx context.Context, root string) (*repo, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, errors.New("git is not installed (not found in PATH)")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", abs, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace %s is not a directory", abs)
+	}
+	out, err := run(ctx, abs, runOpts{}, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix")
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s is not inside a git repository: %w", abs, err)
+	}
+	lines := strings.SplitN(string(out), "\n", 4)
+	if len(lines) < 1 || lines[0] != "true" {
+		return nil, fmt.Errorf("%s is not inside a git work tree", abs)
+	}
+	if len(lines) < 3 {
+		return nil, fmt.Errorf("%s: unexpected answer from git rev-parse: %q", abs, out)
+	}
+	return &repo{root: abs, top: lines[1], prefix: lines[2]}, nil
+}
+
+var commitRE = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
+// commit checks that id names a commit; ids come from session files, so they
+// are validated before reaching git's command line.
+func (r *repo) commit(ctx context.Context, id string) error {
+	if !commitRE.MatchString(id) {
+		return fmt.Errorf("invalid snapshot id %q", id)
+	}
+	if _, err := r.git(ctx, runOpts{}, "cat-file", "-e", id+"^{commit}"); err != nil {
+		return fmt.Errorf("snapshot %s is not in this repository", id)
+	}
+	return nil
+}
+
+// splitZ splits NUL-terminated output.
+func splitZ(b []byte) []string {
+	s := strings.TrimSuffix(string(b), "\x00")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\x00")
+}

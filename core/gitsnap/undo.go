@@ -1,0 +1,407 @@
+package gitsnap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// Report says what Undo did. Paths are relative to the workspace root.
+type Report struct {
+	Restored    []string          // files written back to their content before the turn
+	Removed     []string          // files the turn created, deleted again
+	Skipped     []string          // files left alone; SkipReasons says why
+	SkipReasons map[string]string // path → reason
+}
+
+// String is a short account of the undo for the user, one line per file.
+func (rep Report) String() string {
+	if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped) == 0 {
+		return "nothing to undo: the turn changed no files"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "restored %d, removed %d, skipped %d file(s)\n", len(rep.Restored), len(rep.Removed), len(rep.Skipped))
+	for _, p := range rep.Restored {
+		fmt.Fprintf(&b, "  restored %s\n", p)
+	}
+	for _, p := range rep.Removed {
+		fmt.Fprintf(&b, "  removed  %s\n", p)
+	}
+	for _, p := range rep.Skipped {
+		fmt.Fprintf(&b, "  skipped  %s: %s\n", p, rep.SkipReasons[p])
+	}
+	return b.String()
+}
+
+func (rep *Report) skip(path, reason string) {
+	rep.Skipped = append(rep.Skipped, path)
+	rep.SkipReasons[path] = reason
+}
+
+// Git tree entry modes.
+const (
+	modeNone    = "000000"
+	modeFile    = "100644"
+	modeExec    = "100755"
+	modeSymlink = "120000"
+	modeGitlink = "160000"
+)
+
+// fileState is what is on disk at a path now.
+type fileState int
+
+const (
+	stAbsent fileState = iota
+	stFile
+	stSymlink
+	stDir
+	stOther
+)
+
+// Undo puts the files that changed between snapshots before and after back
+// to their state in before: modified files are restored, created files
+// removed (with directories that become empty), deleted files restored; a
+// move is both. Contents are written byte for byte through git's own
+// checkout filters, with the executable bit of the snapshot.
+//
+// A file whose current state differs from after was changed by someone else
+// after the turn; it is left alone and listed in Report.Skipped with the
+// reason. Failures on single files are reported the same way; the error is
+// for failures that stop the whole undo.
+func Undo(ctx context.Context, root, before, after string) (Report, error) {
+	rep := Report{SkipReasons: map[string]string{}}
+	r, err := open(ctx, root)
+	if err != nil {
+		return rep, err
+	}
+	for _, id := range []string{before, after} {
+		if err := r.commit(ctx, id); err != nil {
+			return rep, err
+		}
+	}
+	out, err := r.git(ctx, runOpts{}, diffArgs(before, after, "-z", "--no-renames", "--raw")...)
+	if err != nil {
+		return rep, fmt.Errorf("undo: %w", err)
+	}
+	entries, err := parseRawEntries(out)
+	if err != nil {
+		return rep, fmt.Errorf("undo: %w", err)
+	}
+
+	// Decide everything before changing anything.
+	states := make(map[string]fileState, len(entries))
+	var hashPaths []string
+	for _, e := range entries {
+		st, err := lstatState(filepath.Join(r.root, filepath.FromSlash(e.path)))
+		if err != nil {
+			rep.skip(e.path, fmt.Sprintf("cannot inspect it: %v", err))
+			continue
+		}
+		states[e.path] = st
+		if st == stFile && (e.newMode == modeFile || e.newMode == modeExec) {
+			hashPaths = append(hashPaths, e.path)
+		}
+	}
+	hashes, err := r.hashFiles(ctx, hashPaths)
+	if err != nil {
+		return rep, fmt.Errorf("undo: %w", err)
+	}
+	var removals, restores []rawEntry
+	for _, e := range entries {
+		st, ok := states[e.path]
+		if !ok {
+			continue // already skipped
+		}
+		if reason := r.changedSinceAfter(ctx, e, st, hashes); reason != "" {
+			rep.skip(e.path, reason)
+			continue
+		}
+		if e.oldMode == modeGitlink {
+			rep.skip(e.path, "it was a submodule or nested repository before the turn; restore it by hand")
+			continue
+		}
+		if e.oldMode == modeNone {
+			removals = append(removals, e)
+		} else {
+			restores = append(restores, e)
+		}
+	}
+
+	// Ignore rules first. If the turn changed a .gitignore, files it made
+	// visible (say node_modules/ after dropping that line) are in after but
+	// not in before, and would look created by the turn. Putting the old
+	// rules back first lets git tell which of them were ignored before;
+	// those are left alone like every ignored file.
+	dirs := map[string]bool{} // parents of removed files, swept when empty
+	removals, ruleRemovals := partition(removals, isIgnoreFile)
+	restores, ruleRestores := partition(restores, isIgnoreFile)
+	for _, e := range ruleRemovals {
+		r.remove(e, &rep, dirs)
+	}
+	for _, e := range ruleRestores {
+		r.restoreReport(ctx, e, &rep)
+	}
+	if len(ruleRemovals)+len(ruleRestores) > 0 && len(removals) > 0 {
+		ignored, err := r.ignored(ctx, removals)
+		kept := removals[:0]
+		for _, e := range removals {
+			switch {
+			case err != nil: // unsure: keep the files rather than lose one
+				rep.skip(e.path, fmt.Sprintf("could not check the ignore rules of before the turn: %v", err))
+				continue
+			case ignored[e.path]:
+				rep.skip(e.path, "the ignore rules before the turn exclude it; ignored files are left alone")
+				continue
+			}
+			kept = append(kept, e)
+		}
+		removals = kept
+	}
+
+	// Removals next: a path the turn turned from a file into a directory
+	// (or back) must be cleared before the old one is restored.
+	for _, e := range removals {
+		r.remove(e, &rep, dirs)
+	}
+	// Deepest first, so parents empty out after their children went.
+	dirList := make([]string, 0, len(dirs))
+	for d := range dirs {
+		dirList = append(dirList, d)
+	}
+	slices.SortFunc(dirList, func(a, b string) int {
+		return strings.Count(b, string(filepath.Separator)) - strings.Count(a, string(filepath.Separator))
+	})
+	for _, d := range dirList {
+		os.Remove(d) // fails, as wanted, when the directory still holds anything
+	}
+	for _, e := range restores {
+		r.restoreReport(ctx, e, &rep)
+	}
+	slices.Sort(rep.Restored)
+	slices.Sort(rep.Removed)
+	slices.Sort(rep.Skipped)
+	return rep, nil
+}
+
+func lstatState(path string) (fileState, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return stAbsent, nil
+	case err != nil:
+		return stOther, err
+	case fi.Mode().IsRegular():
+		return stFile, nil
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return stSymlink, nil
+	case fi.IsDir():
+		return stDir, nil
+	}
+	return stOther, nil
+}
+
+func isIgnoreFile(e rawEntry) bool { return path.Base(e.path) == ".gitignore" }
+
+func partition(es []rawEntry, f func(rawEntry) bool) (no, yes []rawEntry) {
+	for _, e := range es {
+		if f(e) {
+			yes = append(yes, e)
+		} else {
+			no = append(no, e)
+		}
+	}
+	return no, yes
+}
+
+// remove deletes a file the turn created and notes its parent directories
+// in dirs for the empty-directory sweep.
+func (r *repo) remove(e rawEntry, rep *Report, dirs map[string]bool) {
+	full := filepath.Join(r.root, filepath.FromSlash(e.path))
+	if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		rep.skip(e.path, fmt.Sprintf("could not remove it: %v", err))
+		return
+	}
+	rep.Removed = append(rep.Removed, e.path)
+	for d := filepath.Dir(full); d != r.root && strings.HasPrefix(d, r.root+string(filepath.Separator)); d = filepath.Dir(d) {
+		dirs[d] = true
+	}
+}
+
+func (r *repo) restoreReport(ctx context.Context, e rawEntry, rep *Report) {
+	if err := r.restore(ctx, e); err != nil {
+		rep.skip(e.path, err.Error())
+		return
+	}
+	rep.Restored = append(rep.Restored, e.path)
+}
+
+// ignored returns which of the entries' paths the ignore rules now on disk
+// exclude, whether or not they are tracked.
+func (r *repo) ignored(ctx context.Context, es []rawEntry) (map[string]bool, error) {
+	var in strings.Builder
+	for _, e := range es {
+		// "./" keeps names such as ":x" from being read as pathspec magic.
+		in.WriteString("./" + e.path)
+		in.WriteByte(0)
+	}
+	// With -v -n every input gets one record, in order: source, line,
+	// pattern, path; the source is empty when no pattern matched.
+	out, err := r.git(ctx, runOpts{stdin: strings.NewReader(in.String()), okExit: 1}, "check-ignore", "--no-index", "-z", "-v", "-n", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	f := splitZ(out)
+	if len(f) != 4*len(es) {
+		return nil, fmt.Errorf("check-ignore: %d fields for %d paths", len(f), len(es))
+	}
+	m := map[string]bool{}
+	for i, e := range es {
+		source, pattern := f[4*i], f[4*i+2]
+		m[e.path] = source != "" && !strings.HasPrefix(pattern, "!")
+	}
+	return m, nil
+}
+
+// changedSinceAfter returns why the path no longer matches snapshot after,
+// or "" when it still does.
+func (r *repo) changedSinceAfter(ctx context.Context, e rawEntry, st fileState, hashes map[string]string) string {
+	switch e.newMode {
+	case modeNone:
+		switch st {
+		case stAbsent, stDir: // a directory is checked again when restoring
+			return ""
+		}
+		return "the turn deleted it but it exists again: it was recreated after the turn"
+	case modeFile, modeExec:
+		switch st {
+		case stAbsent:
+			return "it was deleted after the turn"
+		case stFile:
+			if hashes[e.path] == e.newID {
+				return ""
+			}
+			return "it was edited after the turn"
+		}
+		return "it was replaced by a directory or link after the turn"
+	case modeSymlink:
+		if st != stSymlink {
+			return "the symbolic link was replaced or deleted after the turn"
+		}
+		target, err := os.Readlink(filepath.Join(r.root, filepath.FromSlash(e.path)))
+		if err != nil {
+			return fmt.Sprintf("cannot read the link: %v", err)
+		}
+		blob, err := r.git(ctx, runOpts{}, "cat-file", "blob", e.newID)
+		if err != nil {
+			return fmt.Sprintf("cannot read the snapshot: %v", err)
+		}
+		if target != string(blob) {
+			return "the symbolic link was changed after the turn"
+		}
+		return ""
+	case modeGitlink:
+		return "the turn changed a submodule or nested repository; undo it by hand"
+	}
+	return fmt.Sprintf("unsupported file mode %s", e.newMode)
+}
+
+// hashFiles hashes the given files as `git add` would (same filters) and
+// returns path → object id.
+func (r *repo) hashFiles(ctx context.Context, paths []string) (map[string]string, error) {
+	hashes := make(map[string]string, len(paths))
+	const chunk = 200 // keeps the command line short
+	for start := 0; start < len(paths); start += chunk {
+		part := paths[start:min(start+chunk, len(paths))]
+		args := append([]string{"hash-object", "--"}, part...)
+		out, err := r.git(ctx, runOpts{}, args...)
+		if err != nil {
+			return nil, err
+		}
+		ids := strings.Fields(string(out))
+		if len(ids) != len(part) {
+			return nil, fmt.Errorf("hash-object returned %d ids for %d files", len(ids), len(part))
+		}
+		for i, p := range part {
+			hashes[p] = ids[i]
+		}
+	}
+	return hashes, nil
+}
+
+// restore writes the before side of e to disk.
+func (r *repo) restore(ctx context.Context, e rawEntry) error {
+	full := filepath.Join(r.root, filepath.FromSlash(e.path))
+	dir := filepath.Dir(full)
+	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
+		if err := os.Remove(full); err != nil {
+			return errors.New("a directory that is not empty is now in its place")
+		}
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("could not create its directory: %w", err)
+	}
+	switch e.oldMode {
+	case modeSymlink:
+		target, err := r.git(ctx, runOpts{}, "cat-file", "blob", e.oldID)
+		if err != nil {
+			return fmt.Errorf("could not read it from the snapshot: %w", err)
+		}
+		tmp := filepath.Join(dir, ".coder-undo-link-"+filepath.Base(full))
+		os.Remove(tmp)
+		if err := os.Symlink(string(target), tmp); err != nil {
+			return fmt.Errorf("could not restore the link: %w", err)
+		}
+		if err := os.Rename(tmp, full); err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("could not restore the link: %w", err)
+		}
+		return nil
+	case modeFile, modeExec:
+	default:
+		return fmt.Errorf("unsupported file mode %s in the snapshot", e.oldMode)
+	}
+	// --filters applies the checkout conversions (eol, smudge such as LFS),
+	// the inverse of what `git add` did when the snapshot was taken.
+	data, err := r.git(ctx, runOpts{}, "cat-file", "--filters", "--path="+r.prefix+e.path, e.oldID)
+	if err != nil {
+		return fmt.Errorf("could not read it from the snapshot: %w", err)
+	}
+	perm := os.FileMode(0o644)
+	if e.oldMode == modeExec {
+		perm = 0o755
+	}
+	return writeAtomic(full, data, perm)
+}
+
+// writeAtomic replaces path with data through a temporary file and rename,
+// so a failure never leaves a half-written file.
+func writeAtomic(path string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".coder-undo-*")
+	if err != nil {
+		return fmt.Errorf("could not write it: %w", err)
+	}
+	tmp := f.Name()
+	_, werr := bytes.NewReader(data).WriteTo(f)
+	if werr == nil {
+		werr = f.Chmod(perm)
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("could not write it: %w", werr)
+	}
+	return nil
+}
