@@ -16,6 +16,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/provider"
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
@@ -602,5 +603,50 @@ func TestAutomaticCompaction(t *testing.T) {
 	}
 	if st := f.sess.Status(); st.ContextTokens == 0 || st.ContextTokens > 1000 {
 		t.Errorf("context tokens after compaction = %d", st.ContextTokens)
+	}
+}
+
+func TestConversationPolicyOnlyNarrows(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "auto-edit" })
+	strict := policy.Policy{Preset: policy.PresetStrict, Rules: []policy.Rule{{Tool: "write", Pattern: "**", Decision: policy.Deny}}}
+	narrow, err := f.sess.OpenConversation("", &strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yolo := policy.Policy{Preset: policy.PresetYolo}
+	wide, err := f.sess.OpenConversation("", &yolo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(conv, path string) {
+		f.srv.Enqueue(
+			fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": path, "content": "x"})}},
+			fakellm.Reply{ToolCalls: []llm.ToolCall{call("b", "bash", map[string]any{"command": "rm -rf build"})}},
+			fakellm.Reply{Content: "ok"},
+		)
+		if _, err := f.sess.SubmitTo(conv, "go"); err != nil {
+			t.Fatal(err)
+		}
+		f.sess.Wait()
+	}
+	f.rec.onAsk = func(a *event.Approval) { f.sess.Answer(a.ID, Answer{Decision: Deny}) }
+	run(narrow, "n.txt")
+	if _, err := os.Stat(filepath.Join(f.root, "n.txt")); err == nil {
+		t.Error("narrowed conversation wrote despite its deny rule")
+	}
+	run(wide, "w.txt")
+	if _, err := os.Stat(filepath.Join(f.root, "w.txt")); err != nil {
+		t.Error("auto-edit session write failed in the wide conversation")
+	}
+	// The yolo conversation policy must not let a dangerous command through
+	// without asking: the session's balanced preset still asks.
+	asks := 0
+	for _, a := range f.rec.find(event.ApprovalRequested) {
+		if a.Conversation == wide && a.Approval.Tool == "bash" {
+			asks++
+		}
+	}
+	if asks != 1 {
+		t.Errorf("dangerous bash in the wide conversation asked %d times, want 1", asks)
 	}
 }

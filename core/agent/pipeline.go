@@ -66,7 +66,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	verdict := policy.Verdict{Decision: policy.Allow}
 	_, own := tool.(ownTool)
 	if !own && !(mode == policy.ModeYolo && name == "bash") {
-		verdict = policy.Evaluate(mode, s.policySnapshot(), action, s.root)
+		verdict = policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 	}
 	switch verdict.Decision {
 	case policy.Deny:
@@ -190,9 +190,14 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 	return true, ""
 }
 
-func (s *Session) policySnapshot() policy.Policy {
+// policyFor is the policy in force in a conversation: the session's,
+// narrowed by the conversation's own.
+func (s *Session) policyFor(c *Conversation) policy.Policy {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if c.Policy != nil {
+		return policy.Narrow(s.policy, *c.Policy)
+	}
 	return s.policy
 }
 

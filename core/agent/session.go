@@ -85,6 +85,24 @@ type Conversation struct {
 	Instructions string // base instructions; empty: the built-in ones
 	history      []llm.Message
 	turnNote     string // extra instructions for the running turn only
+	// Policy, when set, narrows the session's policy for this
+	// conversation; it can never widen it (seed 002, seed 004).
+	Policy *policy.Policy
+}
+
+// OpenConversation adds a conversation with its own instructions ("" for
+// the built-in ones) and an optional narrower policy, and returns its id.
+func (s *Session) OpenConversation(instructions string, pol *policy.Policy) (string, error) {
+	if pol != nil {
+		if err := pol.Validate(); err != nil {
+			return "", fmt.Errorf("conversation policy: %w", err)
+		}
+	}
+	c := &Conversation{ID: uuid.NewString(), Instructions: instructions, Policy: pol}
+	s.mu.Lock()
+	s.convs[c.ID] = c
+	s.mu.Unlock()
+	return c.ID, nil
 }
 
 type task struct {

@@ -52,7 +52,7 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	callID := fmt.Sprintf("verify_%s_%d", t.id[:8], t.verifyRuns+1)
 	if mode != policy.ModeYolo {
 		action := policy.Action{Tool: "bash", Kind: string(tools.KindExecute), Command: choice.Command, Conversation: t.conv.ID}
-		v := policy.Evaluate(mode, s.policySnapshot(), action, s.root)
+		v := policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 		switch v.Decision {
 		case policy.Deny:
 			s.notice(t, verify.SkipNotice("bash may not run `"+choice.Command+"`: "+v.Reason))
