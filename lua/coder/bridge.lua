@@ -1,0 +1,192 @@
+-- Entry points the Go host calls with nvim_exec_lua. apply() receives
+-- batches of small operations rendered in Go; it must stay cheap, since it
+-- runs on Neovim's main loop.
+local M = {}
+
+local ui = require('coder.ui')
+
+local function autocmd(pattern, data)
+  require('coder').last_event = { pattern = pattern, data = data }
+  local opts = { pattern = pattern, modeline = false }
+  if vim.fn.has('nvim-0.8') == 1 then
+    opts.data = data
+  end
+  pcall(vim.api.nvim_exec_autocmds, 'User', opts)
+end
+
+local handlers = {}
+
+function handlers.text(o)
+  ui.append(o.c)
+end
+
+function handlers.rewrite(o)
+  ui.rewrite_last(o.s, o.hl)
+end
+
+function handlers.status(o)
+  if o.status and o.status.session_id and o.status.session_id ~= '' then
+    require('coder.host').state.session_id = o.status.session_id
+  end
+  ui.set_status(o.status)
+end
+
+function handlers.ready(o)
+  local host = require('coder.host')
+  host.state.ready = true
+  host.state.session_id = o.session_id
+  host.state.commands = o.commands
+  host.state.version = o.version
+  ui.ensure_line_start()
+end
+
+function handlers.turn_start(o)
+  autocmd('CoderTurnStart', { task = o.task, input = o.input })
+end
+
+function handlers.turn_done(o)
+  if require('coder.config').current.reload then
+    M.reload(nil)
+  end
+  autocmd('CoderTurnDone', { task = o.task, reason = o.reason })
+end
+
+function handlers.approval(o)
+  require('coder.approval').push(o.approval)
+  local a = o.approval
+  autocmd('CoderApproval', {
+    id = a.id,
+    tool = a.tool,
+    title = a.title,
+    command = a.command,
+    paths = a.paths,
+    reason = a.reason,
+    scope = a.scope,
+  })
+end
+
+function handlers.approval_closed(o)
+  require('coder.approval').closed(o.id)
+end
+
+function handlers.reload(o)
+  if require('coder.config').current.reload then
+    M.reload(o.paths)
+  end
+end
+
+-- input_rejected: the host refused input (a turn is running). Give the
+-- text back to the input if the user has not typed something new.
+function handlers.input_rejected(o)
+  vim.notify(o.msg, vim.log.levels.WARN, { title = 'coder' })
+  local b = ui.input_buf()
+  local cur = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+  if #cur <= 1 and (cur[1] or '') == '' and o.text then
+    vim.api.nvim_buf_set_lines(b, 0, -1, false, vim.split(o.text, '\n', { plain = true }))
+  end
+end
+
+function handlers.notify(o)
+  local level = ({ error = vim.log.levels.ERROR, warn = vim.log.levels.WARN })[o.level] or vim.log.levels.INFO
+  vim.notify(o.msg, level, { title = 'coder' })
+end
+
+-- apply runs one batch of operations in order. One failing operation does
+-- not drop the rest.
+function M.apply(ops)
+  for _, o in ipairs(ops or {}) do
+    local h = handlers[o.t]
+    if h then
+      local ok, err = pcall(h, o)
+      if not ok then
+        vim.schedule(function()
+          vim.notify('coder: ' .. tostring(o.t) .. ': ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
+        end)
+      end
+    end
+  end
+  return true
+end
+
+local function realpath(p)
+  return vim.loop.fs_realpath(p) or vim.fn.fnamemodify(p, ':p')
+end
+
+-- buffers_for returns the loaded file buffers whose file is abs.
+local function buffers_for(abs)
+  local out = {}
+  local want = realpath(abs)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == '' then
+      local name = vim.api.nvim_buf_get_name(b)
+      if name ~= '' and (name == abs or realpath(name) == want) then
+        table.insert(out, b)
+      end
+    end
+  end
+  return out
+end
+
+-- buffer_modified is the write guard: does a buffer of abs hold unsaved
+-- edits? The host asks before every agent write.
+function M.buffer_modified(abs)
+  for _, b in ipairs(buffers_for(abs)) do
+    if vim.bo[b].modified then
+      return true
+    end
+  end
+  return false
+end
+
+-- reload re-reads unmodified buffers of the given files (nil: every
+-- buffer whose file changed on disk). Buffers with unsaved edits are never
+-- touched.
+function M.reload(paths)
+  if paths == nil then
+    local group = vim.api.nvim_create_augroup('CoderReload', { clear = true })
+    vim.api.nvim_create_autocmd('FileChangedShell', {
+      group = group,
+      callback = function(args)
+        if vim.bo[args.buf].modified or vim.v.fcs_reason == 'deleted' then
+          vim.v.fcs_choice = ''
+        else
+          vim.v.fcs_choice = 'reload'
+        end
+      end,
+    })
+    pcall(vim.cmd, 'silent! checktime')
+    vim.api.nvim_del_augroup_by_id(group)
+    return
+  end
+  for _, p in ipairs(paths) do
+    for _, b in ipairs(buffers_for(p)) do
+      if not vim.bo[b].modified then
+        local views = {}
+        for _, w in ipairs(vim.fn.win_findbuf(b)) do
+          views[w] = vim.api.nvim_win_call(w, vim.fn.winsaveview)
+        end
+        if vim.fn.filereadable(vim.api.nvim_buf_get_name(b)) == 1 then
+          vim.api.nvim_buf_call(b, function()
+            vim.cmd('silent! edit')
+          end)
+        end
+        for w, view in pairs(views) do
+          if vim.api.nvim_win_is_valid(w) then
+            pcall(vim.api.nvim_win_call, w, function()
+              vim.fn.winrestview(view)
+            end)
+          end
+        end
+      end
+    end
+  end
+end
+
+-- host_died cleans up after the host process exited.
+function M.host_died(msg)
+  require('coder.approval').reset()
+  ui.set_status(nil)
+  ui.append({ { '\n✗ ' .. msg .. '\n', 'CoderError' } }, true)
+end
+
+return M

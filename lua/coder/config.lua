@@ -1,0 +1,155 @@
+-- Options of require('coder').setup(). validate() checks a whole table
+-- before anything is applied, so a bad option changes nothing.
+local M = {}
+
+local defaults = {
+  -- Host command: a path or a list (path and arguments). nil: bin/coder-nvim
+  -- of the plugin's own checkout.
+  cmd = nil,
+  -- Extra environment for the host process.
+  env = nil,
+  -- Chat window: "right", "left", "float" or "tab".
+  layout = 'right',
+  -- Width of a side split: columns, or a fraction of the editor (< 1).
+  width = 0.4,
+  -- Height of the input window, in lines.
+  input_height = 5,
+  -- Focus the approval float when it opens.
+  focus_approval = true,
+  -- Reload unmodified buffers of files the agent changed.
+  reload = true,
+  keys = {
+    send = '<CR>', -- normal mode, input buffer
+    send_insert = '<C-s>', -- insert mode, input buffer
+    stop = '<C-c>', -- interrupt the running turn (input and transcript)
+    close = 'q', -- close the chat window (normal mode)
+    approve = 'y', -- approval float: allow once / apply accepted hunks
+    always = 'a', -- approval float: allow always
+    deny = 'n', -- approval float: deny
+    deny_alt = '<Esc>', -- approval float: deny
+    next_hunk = ']h', -- diff review
+    prev_hunk = '[h',
+    accept_hunk = 'ga',
+    reject_hunk = 'gr',
+  },
+}
+
+local layouts = { right = true, left = true, float = true, tab = true }
+
+-- One entry per option: check(value) returns an error message or nil.
+local function typ(want, nilok)
+  return function(v)
+    if v == nil and nilok then
+      return nil
+    end
+    if type(v) ~= want then
+      return ('expected %s, got %s'):format(want, type(v))
+    end
+  end
+end
+
+local checks = {
+  cmd = function(v)
+    if v == nil or type(v) == 'string' then
+      return nil
+    end
+    if type(v) ~= 'table' or #v == 0 then
+      return 'expected a string or a non-empty list of strings, got ' .. type(v)
+    end
+    for i, s in ipairs(v) do
+      if type(s) ~= 'string' then
+        return ('item %d: expected string, got %s'):format(i, type(s))
+      end
+    end
+  end,
+  env = function(v)
+    if v == nil then
+      return nil
+    end
+    if type(v) ~= 'table' then
+      return 'expected a table of strings, got ' .. type(v)
+    end
+    for k, s in pairs(v) do
+      if type(k) ~= 'string' or (type(s) ~= 'string' and type(s) ~= 'number') then
+        return ('entry %s: expected name = "value"'):format(tostring(k))
+      end
+    end
+  end,
+  layout = function(v)
+    if type(v) ~= 'string' then
+      return 'expected string, got ' .. type(v)
+    end
+    if not layouts[v] then
+      return ('expected "right", "left", "float" or "tab", got %q'):format(v)
+    end
+  end,
+  width = function(v)
+    if type(v) ~= 'number' then
+      return 'expected number, got ' .. type(v)
+    end
+    if v <= 0 then
+      return 'must be positive'
+    end
+  end,
+  input_height = function(v)
+    if type(v) ~= 'number' then
+      return 'expected number, got ' .. type(v)
+    end
+    if v < 1 or v ~= math.floor(v) then
+      return 'must be a whole number of lines, at least 1'
+    end
+  end,
+  focus_approval = typ('boolean'),
+  reload = typ('boolean'),
+}
+
+local function copy(t)
+  return vim.deepcopy(t)
+end
+
+M.current = copy(defaults)
+
+function M.defaults()
+  return copy(defaults)
+end
+
+-- validate returns the merged options or nil and an error naming the option.
+function M.validate(opts)
+  if opts == nil then
+    return copy(defaults)
+  end
+  if type(opts) ~= 'table' then
+    return nil, 'setup(opts): expected a table, got ' .. type(opts)
+  end
+  local merged = copy(defaults)
+  for k, v in pairs(opts) do
+    if k == 'keys' then
+      if type(v) ~= 'table' then
+        return nil, ('option "keys": expected table, got %s'):format(type(v))
+      end
+      for name, lhs in pairs(v) do
+        if defaults.keys[name] == nil then
+          return nil, ('option "keys.%s": unknown key name (known: %s)'):format(
+            tostring(name),
+            table.concat(vim.tbl_keys(defaults.keys), ', ')
+          )
+        end
+        if lhs ~= false and type(lhs) ~= 'string' then
+          return nil, ('option "keys.%s": expected string or false, got %s'):format(name, type(lhs))
+        end
+        merged.keys[name] = lhs
+      end
+    elseif checks[k] == nil then
+      return nil, ('unknown option "%s"'):format(tostring(k))
+    else
+      local err = checks[k](v)
+      if err then
+        return nil, ('option "%s": %s'):format(k, err)
+      end
+      merged[k] = v
+    end
+  end
+  return merged
+end
+
+return M

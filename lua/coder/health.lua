@@ -1,0 +1,99 @@
+-- :checkhealth coder
+local M = {}
+
+local function reporter()
+  local h = vim.health
+  if h == nil or (h.start == nil and h.report_start == nil) then
+    h = require('health')
+  end
+  return {
+    start = h.start or h.report_start,
+    ok = h.ok or h.report_ok,
+    info = h.info or h.report_info,
+    warn = h.warn or h.report_warn,
+    error = h.error or h.report_error,
+  }
+end
+
+function M.check()
+  local r = reporter()
+  local host = require('coder.host')
+
+  r.start('coder: Neovim')
+  local v = vim.version()
+  local vs = ('%d.%d.%d'):format(v.major, v.minor, v.patch)
+  if vim.fn.has('nvim-0.7') == 1 then
+    r.ok('Neovim ' .. vs)
+  else
+    r.error('Neovim ' .. vs .. ' is too old', { 'coder-nvim needs Neovim 0.7 or newer' })
+  end
+  if vim.fn.has('nvim-0.8') == 0 then
+    r.info('Neovim 0.7: the cwd prompt shows in the input status line (no winbar) and User autocmds carry no data (use require("coder").last_event)')
+  end
+
+  r.start('coder: host binary')
+  local cmd = host.cmd()
+  local bin = cmd[1]
+  local want = host.plugin_version()
+  local host_ok = false
+  if vim.fn.executable(bin) ~= 1 then
+    r.error('host binary not found: ' .. bin, { 'run `make build` in ' .. host.root(), 'or set require("coder").setup({cmd = "/path/to/coder-nvim"})' })
+  else
+    local out = vim.fn.system({ bin, '--version' })
+    local got = vim.trim(out or ''):match('^coder%-nvim%s+(%S+)')
+    if vim.v.shell_error ~= 0 or not got then
+      r.error(('%s --version failed: %s'):format(bin, vim.trim(out or '')))
+    elseif want and got ~= want then
+      r.warn(('host %s is version %s, the plugin is %s'):format(bin, got, want), { 'run `make build` in ' .. host.root() })
+      host_ok = true
+    else
+      r.ok(('host %s, version %s'):format(bin, got))
+      host_ok = true
+    end
+  end
+
+  r.start('coder: tools')
+  if vim.fn.executable('git') == 1 then
+    r.ok(vim.trim(vim.fn.system({ 'git', '--version' })))
+  else
+    r.warn('git not found', { '/undo and /diff need git; install it' })
+  end
+
+  r.start('coder: provider')
+  if not host_ok then
+    r.warn('skipped: the host binary is not usable')
+    return
+  end
+  local info, err = host.request('coder_health')
+  if not info then
+    r.error('the host did not answer: ' .. tostring(err))
+    return
+  end
+  if info.error then
+    r.error(info.error)
+    return
+  end
+  if info.demo then
+    r.warn('no provider configured: the offline demo answers', {
+      'set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server)',
+      'or configure "provider", "base_url" and "model" in .coder/config.json',
+    })
+  else
+    r.ok(('provider %s at %s, model %s'):format(info.provider, info.base_url, info.model))
+    if info.api_key_set then
+      r.ok('API key set ($' .. tostring(info.api_key_env) .. ')')
+    else
+      r.warn('no API key in $' .. tostring(info.api_key_env))
+    end
+    if info.reachable then
+      r.ok('reachable: ' .. tostring(info.reach))
+    else
+      r.error('not reachable: ' .. tostring(info.reach))
+    end
+  end
+  for _, f in ipairs(info.config_files or {}) do
+    r.info('config file: ' .. f)
+  end
+end
+
+return M

@@ -1,0 +1,162 @@
+-- coder-nvim: a coding agent in Neovim. The agent runs in the Go host
+-- (bin/coder-nvim); this plugin shows its stream and forwards input. See
+-- :help coder.
+local M = {}
+
+-- last_event is the most recent User autocmd pattern and data, for Neovim
+-- 0.7 where autocmds carry no data.
+M.last_event = nil
+
+local function host()
+  return require('coder.host')
+end
+
+local function ui()
+  return require('coder.ui')
+end
+
+-- setup validates opts and applies them; on a bad option it reports one
+-- error naming it and changes nothing. It returns whether opts applied.
+function M.setup(opts)
+  local config = require('coder.config')
+  local merged, err = config.validate(opts)
+  if not merged then
+    vim.notify('coder: ' .. err, vim.log.levels.ERROR, { title = 'coder' })
+    return false
+  end
+  config.current = merged
+  if package.loaded['coder.ui'] then
+    ui().set_keys()
+  end
+  return true
+end
+
+-- open shows the chat window and starts the host.
+function M.open()
+  ui().open(true)
+  host().ensure()
+  ui().render_status()
+end
+
+function M.close()
+  ui().close()
+end
+
+function M.toggle()
+  if ui().is_open() then
+    M.close()
+  else
+    M.open()
+  end
+end
+
+-- stop interrupts the running turn.
+function M.stop()
+  if host().running() then
+    host().notify('coder_cancel')
+  end
+end
+
+-- send runs input exactly as typed in the input buffer: text for the
+-- agent, /command or !shell command.
+function M.send(text)
+  if not ui().is_open() then
+    ui().open(false)
+  end
+  if host().notify('coder_submit', text) then
+    ui().render_status()
+  end
+end
+
+-- status is a short string for statuslines: "" when the host is not
+-- running.
+function M.status()
+  if not host().running() then
+    return ''
+  end
+  return 'coder: ' .. ui().status_text():gsub('^coder: ', '')
+end
+
+-- state returns the last status table from the host (model, mode, preset,
+-- context_tokens, cwd, demo, busy, session_id), or nil.
+function M.state()
+  return require('coder.ui').state.status
+end
+
+local subcommands = { 'open', 'close', 'toggle', 'stop' }
+
+-- selection_context formats lines line1..line2 of the current buffer with
+-- the file path and line numbers.
+local function selection_context(line1, line2)
+  local buf = vim.api.nvim_get_current_buf()
+  local name = vim.api.nvim_buf_get_name(buf)
+  local path = name ~= '' and vim.fn.fnamemodify(name, ':.') or '[No Name]'
+  local lines = vim.api.nvim_buf_get_lines(buf, line1 - 1, line2, false)
+  local out = { ('%s:%d-%d'):format(path, line1, line2), '```' .. (vim.bo[buf].filetype or '') }
+  vim.list_extend(out, lines)
+  table.insert(out, '```')
+  return out
+end
+
+-- command runs :Coder.
+function M.command(opts)
+  local args = vim.trim(opts.args or '')
+  local ctx = nil
+  if opts.range and opts.range > 0 then
+    local buf = vim.api.nvim_get_current_buf()
+    if vim.bo[buf].filetype ~= 'coder' and vim.bo[buf].filetype ~= 'coder-input' then
+      ctx = selection_context(opts.line1, opts.line2)
+    end
+  end
+  if ctx then
+    if args == '' then
+      -- No text: put the selection in the input so the user can ask.
+      ui().open(true)
+      ui().add_context(ctx)
+      host().ensure()
+      return
+    end
+    M.send(args .. '\n\n' .. table.concat(ctx, '\n'))
+    return
+  end
+  if args == '' or args == 'toggle' then
+    M.toggle()
+  elseif args == 'open' then
+    M.open()
+  elseif args == 'close' then
+    M.close()
+  elseif args == 'stop' then
+    M.stop()
+  else
+    M.send(args)
+  end
+end
+
+-- complete completes the first word of :Coder.
+function M.complete(arglead, cmdline, _)
+  local before = cmdline:gsub('^%s*%S+%s*', '', 1)
+  if before:find('%s') then
+    return {}
+  end
+  local out = {}
+  local cands = vim.deepcopy(subcommands)
+  if arglead == '' or arglead:sub(1, 1) == '/' then
+    local names = host().state.commands
+    -- Listing commands is a first use: start the host only when asked for
+    -- a /command.
+    if not names and arglead ~= '' and host().ensure() then
+      names = host().request('coder_commands')
+    end
+    for _, n in ipairs(names or {}) do
+      table.insert(cands, '/' .. n)
+    end
+  end
+  for _, c in ipairs(cands) do
+    if vim.startswith(c, arglead) then
+      table.insert(out, c)
+    end
+  end
+  return out
+end
+
+return M

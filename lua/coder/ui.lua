@@ -1,0 +1,378 @@
+-- The chat window: a read-only transcript buffer (filetype coder) and an
+-- input buffer under it. The text itself is rendered in Go; this module
+-- appends it and keeps windows following the end.
+local M = {}
+
+local api = vim.api
+local ns = api.nvim_create_namespace('coder_transcript')
+
+local st = {
+  tbuf = nil,
+  ibuf = nil,
+  twin = nil,
+  iwin = nil,
+  tab = nil,
+  status = nil,
+}
+M.state = st
+
+local function valid_buf(b)
+  return b ~= nil and api.nvim_buf_is_valid(b)
+end
+
+local function valid_win(w)
+  return w ~= nil and api.nvim_win_is_valid(w)
+end
+
+local function scratch(name, ft)
+  local b = api.nvim_create_buf(false, true)
+  pcall(api.nvim_buf_set_name, b, name)
+  vim.bo[b].bufhidden = 'hide'
+  vim.bo[b].swapfile = false
+  vim.bo[b].undolevels = -1
+  vim.bo[b].filetype = ft
+  return b
+end
+
+local function map(buf, mode, lhs, rhs, desc)
+  if lhs and lhs ~= false and lhs ~= '' then
+    vim.keymap.set(mode, lhs, rhs, { buffer = buf, nowait = true, silent = true, desc = desc })
+  end
+end
+
+local function set_keys()
+  local keys = require('coder.config').current.keys
+  local coder = require('coder')
+  if valid_buf(st.ibuf) then
+    map(st.ibuf, 'n', keys.send, M.send_input, 'coder: send')
+    map(st.ibuf, 'i', keys.send_insert, M.send_input, 'coder: send')
+    map(st.ibuf, { 'n', 'i' }, keys.stop, coder.stop, 'coder: interrupt the turn')
+    map(st.ibuf, 'n', keys.close, M.close, 'coder: close')
+  end
+  if valid_buf(st.tbuf) then
+    map(st.tbuf, 'n', keys.stop, coder.stop, 'coder: interrupt the turn')
+    map(st.tbuf, 'n', keys.close, M.close, 'coder: close')
+  end
+end
+M.set_keys = set_keys
+
+-- transcript_buf returns the transcript buffer, creating it.
+function M.transcript_buf()
+  if not valid_buf(st.tbuf) then
+    require('coder.highlights').define()
+    st.tbuf = scratch('coder://transcript', 'coder')
+    vim.bo[st.tbuf].modifiable = false
+    set_keys()
+  end
+  return st.tbuf
+end
+
+function M.input_buf()
+  if not valid_buf(st.ibuf) then
+    st.ibuf = scratch('coder://input', 'coder-input')
+    set_keys()
+  end
+  return st.ibuf
+end
+
+function M.is_open()
+  return valid_win(st.twin) or valid_win(st.iwin)
+end
+
+local function win_opts(w, fixed_height)
+  local o = vim.wo[w]
+  o.wrap = true
+  o.linebreak = true
+  o.number = false
+  o.relativenumber = false
+  o.signcolumn = 'no'
+  o.foldcolumn = '0'
+  o.spell = false
+  o.list = false
+  o.cursorline = false
+  if fixed_height then
+    o.winfixheight = true
+  else
+    o.winfixwidth = true
+  end
+end
+
+local function width()
+  local w = require('coder.config').current.width
+  if w < 1 then
+    w = math.floor(vim.o.columns * w)
+  end
+  return math.max(20, math.floor(w))
+end
+
+-- open shows the chat window. focus: move the cursor to the input.
+function M.open(focus)
+  local tbuf, ibuf = M.transcript_buf(), M.input_buf()
+  if M.is_open() then
+    if focus and valid_win(st.iwin) then
+      api.nvim_set_current_win(st.iwin)
+    end
+    return
+  end
+  local cfg = require('coder.config').current
+  local prev = api.nvim_get_current_win()
+  local ih = cfg.input_height
+  if cfg.layout == 'float' then
+    local cols, lines = vim.o.columns, vim.o.lines
+    local w = math.max(20, math.floor(cols * 0.8))
+    local th = math.max(3, lines - ih - 8)
+    local col = math.floor((cols - w) / 2)
+    st.twin = api.nvim_open_win(tbuf, false, {
+      relative = 'editor', row = 1, col = col, width = w, height = th, border = 'rounded', style = 'minimal',
+    })
+    st.iwin = api.nvim_open_win(ibuf, false, {
+      relative = 'editor', row = th + 3, col = col, width = w, height = ih, border = 'rounded', style = 'minimal',
+    })
+  else
+    if cfg.layout == 'tab' then
+      vim.cmd('tabnew')
+      local empty = api.nvim_get_current_buf()
+      st.tab = api.nvim_get_current_tabpage()
+      st.twin = api.nvim_get_current_win()
+      api.nvim_win_set_buf(st.twin, tbuf)
+      if empty ~= tbuf and api.nvim_buf_get_name(empty) == '' and not vim.bo[empty].modified then
+        pcall(api.nvim_buf_delete, empty, { force = true })
+      end
+    else
+      local side = cfg.layout == 'left' and 'topleft' or 'botright'
+      vim.cmd(('%s %dvsplit'):format(side, width()))
+      st.twin = api.nvim_get_current_win()
+      api.nvim_win_set_buf(st.twin, tbuf)
+    end
+    vim.cmd(('belowright %dsplit'):format(ih))
+    st.iwin = api.nvim_get_current_win()
+    api.nvim_win_set_buf(st.iwin, ibuf)
+  end
+  win_opts(st.twin, false)
+  win_opts(st.iwin, true)
+  -- Show the end of the transcript.
+  pcall(api.nvim_win_set_cursor, st.twin, { api.nvim_buf_line_count(tbuf), 0 })
+  M.render_status()
+  if focus then
+    api.nvim_set_current_win(st.iwin)
+  elseif valid_win(prev) then
+    api.nvim_set_current_win(prev)
+  end
+end
+
+function M.close()
+  local cur = api.nvim_get_current_win()
+  for _, w in ipairs({ st.iwin, st.twin }) do
+    if valid_win(w) then
+      if #api.nvim_list_wins() > 1 then
+        pcall(api.nvim_win_close, w, true)
+      else
+        -- Last window: show an empty buffer instead of quitting Neovim.
+        vim.cmd('enew')
+      end
+    end
+  end
+  st.twin, st.iwin = nil, nil
+  if st.tab and api.nvim_tabpage_is_valid(st.tab) and #api.nvim_list_tabpages() > 1 then
+    local wins = api.nvim_tabpage_list_wins(st.tab)
+    if #wins == 1 and api.nvim_buf_get_name(api.nvim_win_get_buf(wins[1])) == '' then
+      pcall(vim.cmd, 'tabclose ' .. api.nvim_tabpage_get_number(st.tab))
+    end
+  end
+  st.tab = nil
+  if valid_win(cur) then
+    api.nvim_set_current_win(cur)
+  end
+end
+
+function M.toggle()
+  if M.is_open() then
+    M.close()
+  else
+    M.open(true)
+  end
+end
+
+-- advance returns the position after inserting s at (row, col).
+local function advance(row, col, s)
+  local n, last = 0, nil
+  local i = 0
+  while true do
+    i = s:find('\n', i + 1, true)
+    if not i then
+      break
+    end
+    n, last = n + 1, i
+  end
+  if n == 0 then
+    return row, col + #s
+  end
+  return row + n, #s - last
+end
+
+-- append adds chunks {text, hl} at the end of the transcript.
+function M.append(chunks)
+  local b = M.transcript_buf()
+  local last = api.nvim_buf_line_count(b) - 1
+  local lastline = api.nvim_buf_get_lines(b, last, last + 1, false)[1] or ''
+  local follow = {}
+  for _, w in ipairs(vim.fn.win_findbuf(b)) do
+    if api.nvim_win_get_cursor(w)[1] >= last + 1 then
+      table.insert(follow, w)
+    end
+  end
+  local parts = {}
+  for i, c in ipairs(chunks) do
+    parts[i] = c[1]
+  end
+  local lines = vim.split(table.concat(parts), '\n', { plain = true })
+  vim.bo[b].modifiable = true
+  api.nvim_buf_set_text(b, last, #lastline, last, #lastline, lines)
+  vim.bo[b].modifiable = false
+  local row, col = last, #lastline
+  for _, c in ipairs(chunks) do
+    local s, hl = c[1], c[2]
+    local erow, ecol = advance(row, col, s)
+    if hl and hl ~= '' and s ~= '' then
+      pcall(api.nvim_buf_set_extmark, b, ns, row, col, { end_row = erow, end_col = ecol, hl_group = hl })
+    end
+    row, col = erow, ecol
+  end
+  local count = api.nvim_buf_line_count(b)
+  for _, w in ipairs(follow) do
+    pcall(api.nvim_win_set_cursor, w, { count, 0 })
+  end
+end
+
+-- rewrite_last replaces the last line (a tool's "running" line becomes its
+-- summary).
+function M.rewrite_last(s, hl)
+  local b = M.transcript_buf()
+  local last = api.nvim_buf_line_count(b) - 1
+  vim.bo[b].modifiable = true
+  api.nvim_buf_set_lines(b, last, last + 1, false, { s })
+  vim.bo[b].modifiable = false
+  api.nvim_buf_clear_namespace(b, ns, last, last + 1)
+  if hl and hl ~= '' then
+    pcall(api.nvim_buf_set_extmark, b, ns, last, 0, { end_row = last, end_col = #s, hl_group = hl })
+  end
+end
+
+-- ensure_line_start makes the transcript end with an empty line, so a new
+-- host's rendering starts cleanly after a restart.
+function M.ensure_line_start()
+  local b = M.transcript_buf()
+  local last = api.nvim_buf_line_count(b) - 1
+  local lastline = api.nvim_buf_get_lines(b, last, last + 1, false)[1] or ''
+  if lastline ~= '' then
+    M.append({ { '\n', '' } })
+  end
+end
+
+-- text returns the whole transcript (tests, :Coder yank-like uses).
+function M.text()
+  if not valid_buf(st.tbuf) then
+    return ''
+  end
+  return table.concat(api.nvim_buf_get_lines(st.tbuf, 0, -1, false), '\n')
+end
+
+local function tilde(p)
+  return p and vim.fn.fnamemodify(p, ':~') or vim.fn.fnamemodify(vim.fn.getcwd(), ':~')
+end
+
+local function tokens(n)
+  n = n or 0
+  if n >= 1000 then
+    return ('%.1fk'):format(n / 1000)
+  end
+  return tostring(n)
+end
+
+-- status_text is the one-line status: context tokens, model, mode.
+function M.status_text()
+  local s = st.status
+  if not s then
+    if require('coder.host').running() then
+      return 'coder: starting…'
+    end
+    return 'coder: not running'
+  end
+  local parts = { 'ctx ' .. tokens(s.context_tokens), s.model or '?', s.mode or '?' }
+  if s.demo then
+    table.insert(parts, 'DEMO')
+  end
+  if s.busy then
+    table.insert(parts, '● working')
+  end
+  return table.concat(parts, ' · ')
+end
+
+function M.prompt_text()
+  return tilde(st.status and st.status.cwd or nil) .. ' ❯'
+end
+
+-- hints lists the input keys.
+function M.hints()
+  local k = require('coder.config').current.keys
+  local out = {}
+  for _, p in ipairs({ { k.send, 'send' }, { k.stop, 'stop' }, { k.close, 'close' } }) do
+    if p[1] then
+      table.insert(out, p[1] .. ' ' .. p[2])
+    end
+  end
+  return table.concat(out, ' · ')
+end
+
+local function esc(s)
+  return (s:gsub('%%', '%%%%'))
+end
+
+-- render_status shows the status above the input (the transcript window's
+-- status line) and the cwd prompt on the input (winbar on 0.8+, else the
+-- input window's status line).
+function M.render_status()
+  local status, prompt = esc(' ' .. M.status_text()), esc(' ' .. M.prompt_text())
+  local has_winbar = vim.fn.has('nvim-0.8') == 1
+  local global = vim.o.laststatus == 3
+  if valid_win(st.twin) then
+    vim.wo[st.twin].statusline = '%#CoderStatus#' .. status .. '%='
+  end
+  if valid_win(st.iwin) then
+    if has_winbar then
+      vim.wo[st.iwin].winbar = '%#CoderPrompt#' .. (global and (status .. ' │') or '') .. prompt
+      vim.wo[st.iwin].statusline = '%#CoderStatus#' .. esc(' ' .. M.hints())
+    else
+      vim.wo[st.iwin].statusline = '%#CoderPrompt#' .. prompt .. '%=%#CoderStatus#' .. esc(M.hints() .. ' ')
+    end
+  end
+end
+
+function M.set_status(s)
+  st.status = s
+  M.render_status()
+end
+
+-- send_input sends the input buffer's text and clears it.
+function M.send_input()
+  local b = M.input_buf()
+  local text = table.concat(api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+  if vim.trim(text) == '' then
+    return
+  end
+  api.nvim_buf_set_lines(b, 0, -1, false, {})
+  require('coder').send(text)
+end
+
+-- add_context appends lines to the input buffer.
+function M.add_context(lines)
+  local b = M.input_buf()
+  local cur = api.nvim_buf_get_lines(b, 0, -1, false)
+  if #cur == 1 and cur[1] == '' then
+    api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  else
+    api.nvim_buf_set_lines(b, -1, -1, false, lines)
+  end
+end
+
+return M

@@ -1,0 +1,274 @@
+package nvimhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/neovim/go-client/nvim"
+)
+
+// hostBinary is the coder-nvim binary the tests drive: $CODER_NVIM_BIN
+// (set by the Makefile), else one built by TestMain.
+var hostBinary string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	hostBinary = os.Getenv("CODER_NVIM_BIN")
+	if hostBinary == "" {
+		dir, err := os.MkdirTemp("", "coder-nvim-test-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "temp dir:", err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		bin := filepath.Join(dir, "coder-nvim")
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/coder-nvim")
+		cmd.Dir = repoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building the host failed (set CODER_NVIM_BIN to skip): %v\n%s", err, out)
+		} else {
+			hostBinary = bin
+		}
+	}
+	return m.Run()
+}
+
+func repoRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "../.."
+	}
+	return filepath.Dir(filepath.Dir(wd))
+}
+
+// editor is a headless Neovim with the plugin from this checkout, talking
+// to a fake model server.
+type editor struct {
+	t    testing.TB
+	v    *nvim.Nvim
+	llm  *fakellm.Server
+	dir  string // workspace: Neovim's cwd, a git repository
+	sock string // --listen address when requested
+}
+
+type editorOpts struct {
+	listen bool
+	demo   bool   // no provider configured: the host runs the offline demo
+	config string // .coder/config.json contents
+	setup  string // Lua table for setup(), without the cmd
+}
+
+func needNvim(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("nvim"); err != nil {
+		t.Skip("nvim not installed (make deps installs it)")
+	}
+	if hostBinary == "" {
+		t.Skip("no host binary: set CODER_NVIM_BIN or make `go build ./cmd/coder-nvim` work")
+	}
+}
+
+func newEditor(t testing.TB, o editorOpts) *editor {
+	t.Helper()
+	needNvim(t)
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "work")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ = filepath.EvalSymlinks(dir)
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	if o.config != "" {
+		writeFile(t, filepath.Join(dir, ".coder", "config.json"), o.config)
+	}
+	srv := fakellm.New()
+	t.Cleanup(srv.Close)
+
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "CODER_") || strings.HasPrefix(k, "XDG_") || k == "NVIM" || k == "NVIM_LISTEN_ADDRESS" || k == "VIMINIT" || k == "MYVIMRC" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	if !o.demo {
+		env = append(env, "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test")
+	}
+	env = append(env,
+		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"),
+		"XDG_DATA_HOME="+filepath.Join(tmp, "data"),
+		"XDG_STATE_HOME="+filepath.Join(tmp, "state"),
+		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+	)
+	args := []string{"--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n",
+		"--cmd", "set rtp^=" + repoRoot(), "--cmd", "runtime plugin/coder.lua"}
+	e := &editor{t: t, llm: srv, dir: dir}
+	if o.listen {
+		e.sock = filepath.Join(tmp, "nvim.sock")
+		args = append(args, "--listen", e.sock)
+	}
+	v, err := nvim.NewChildProcess(
+		nvim.ChildProcessArgs(args...),
+		nvim.ChildProcessDir(dir),
+		nvim.ChildProcessEnv(env),
+		nvim.ChildProcessLogf(func(string, ...any) {}),
+	)
+	if err != nil {
+		t.Fatalf("start nvim: %v", err)
+	}
+	e.v = v
+	t.Cleanup(func() {
+		// A host built with -race reports races on its stderr.
+		var stderr []string
+		_ = v.ExecLua("return require('coder.host').state.stderr", &stderr)
+		if log := strings.Join(stderr, "\n"); strings.Contains(log, "DATA RACE") || strings.Contains(log, "panic:") {
+			t.Errorf("host stderr:\n%s", log)
+		}
+		// Stop the host first so it does not outlive the test.
+		_ = v.ExecLua("require('coder.host').stop()", nil)
+		v.Close()
+	})
+	setup := o.setup
+	if setup == "" {
+		setup = "{}"
+	}
+	e.lua(`
+		_G.notes = {}
+		vim.notify = function(msg, level) table.insert(_G.notes, {msg = msg, level = level or 2}) end
+		_G.approvals = 0
+		_G.turns = {}
+		vim.api.nvim_create_autocmd('User', {pattern = 'CoderApproval', callback = function() _G.approvals = _G.approvals + 1 end})
+		vim.api.nvim_create_autocmd('User', {pattern = {'CoderTurnStart', 'CoderTurnDone'}, callback = function(ev)
+			local le = require('coder').last_event
+			table.insert(_G.turns, ev.match .. ':' .. tostring(le.data.reason or le.data.input))
+		end})
+		local opts = `+setup+`
+		opts.cmd = ...
+		assert(require('coder').setup(opts), 'setup failed: ' .. vim.inspect(_G.notes))
+	`, nil, hostBinary)
+	return e
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *editor) lua(code string, result any, args ...any) {
+	e.t.Helper()
+	if err := e.v.ExecLua(code, result, args...); err != nil {
+		e.t.Fatalf("lua: %v\n%s", err, code)
+	}
+}
+
+func (e *editor) cmd(c string) {
+	e.t.Helper()
+	if err := e.v.Command(c); err != nil {
+		e.t.Fatalf("%s: %v", c, err)
+	}
+}
+
+func (e *editor) input(keys string) {
+	e.t.Helper()
+	if _, err := e.v.Input(keys); err != nil {
+		e.t.Fatalf("input %q: %v", keys, err)
+	}
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func (e *editor) waitFor(what string, timeout time.Duration, cond func() bool) {
+	e.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("timed out after %v waiting for %s\ntranscript:\n%s\nnotes: %s", timeout, what, e.transcript(), e.notes())
+		}
+		time.Sleep(15 * time.Millisecond)
+	}
+}
+
+func (e *editor) transcript() string {
+	var s string
+	_ = e.v.ExecLua("return require('coder.ui').text()", &s)
+	return s
+}
+
+func (e *editor) notes() string {
+	var s string
+	_ = e.v.ExecLua("return vim.inspect(_G.notes)", &s)
+	return s
+}
+
+func (e *editor) boolLua(code string) bool {
+	var b bool
+	if err := e.v.ExecLua(code, &b); err != nil {
+		e.t.Fatalf("lua: %v\n%s", err, code)
+	}
+	return b
+}
+
+// idle reports that the host is ready and no turn runs.
+func (e *editor) idle() bool {
+	return e.boolLua(`local s = require('coder').state(); return s ~= nil and not s.busy`)
+}
+
+func (e *editor) waitIdle(timeout time.Duration) {
+	e.t.Helper()
+	e.waitFor("the turn to end", timeout, e.idle)
+}
+
+func (e *editor) approvalOpen() bool {
+	return e.boolLua(`return require('coder.approval').current() ~= nil`)
+}
+
+func (e *editor) waitApproval() {
+	e.t.Helper()
+	e.waitFor("an approval float", 10*time.Second, e.approvalOpen)
+}
+
+// start opens the chat and waits until the session is ready.
+func (e *editor) start() {
+	e.t.Helper()
+	e.cmd("Coder open")
+	e.waitFor("the host to be ready", 10*time.Second, func() bool {
+		return e.boolLua(`return require('coder.host').state.ready == true and require('coder').state() ~= nil`)
+	})
+}
+
+func toolCall(id, name string, args any) llm.ToolCall {
+	b, _ := json.Marshal(args)
+	return llm.ToolCall{ID: id, Type: "function", Function: llm.FunctionCall{Name: name, Arguments: string(b)}}
+}
+
+// toolResult returns the content of the tool message answering call id in
+// the requests the fake server received.
+func toolResult(reqs []fakellm.Request, id string) (string, bool) {
+	for _, r := range reqs {
+		for _, m := range r.Messages {
+			if m.Role == llm.RoleTool && m.ToolCallID == id {
+				return m.Content, true
+			}
+		}
+	}
+	return "", false
+}

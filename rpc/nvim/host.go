@@ -1,0 +1,352 @@
+// Package nvimhost is the Neovim front end of coder-nvim: it serves the Lua
+// plugin (lua/coder) over msgpack-RPC on stdio. The plugin starts it with
+// jobstart(..., {rpc = true}); every agent decision stays in Go, and Neovim
+// only receives small batches of rendering operations.
+//
+// Lua → Go (rpcnotify unless noted):
+//
+//	coder_start {cwd, resume}       open (or resume) the session of cwd
+//	coder_submit text               run input: text, /command or !shell
+//	coder_cancel                    interrupt the running turn
+//	coder_answer id decision accepted   answer an approval request
+//	coder_status (rpcrequest)       current status
+//	coder_commands (rpcrequest)     built-in command names
+//	coder_health (rpcrequest)       provider configuration and reachability
+//
+// Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
+// ~30 times per second for streamed text, at once for anything else; and
+// require('coder.bridge').buffer_modified(path) from the write guard.
+package nvimhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/neovim/go-client/nvim"
+)
+
+// guardTimeout bounds how long a write waits for Neovim to say whether the
+// file's buffer has unsaved edits.
+const guardTimeout = 5 * time.Second
+
+// host is one connection to Neovim and the session it drives.
+type host struct {
+	v       *nvim.Nvim
+	log     *log.Logger
+	version string
+	ctx     context.Context
+	out     *outbox
+
+	mu      sync.Mutex
+	sess    *agent.Session
+	be      *backend.Backend
+	cfg     config.Config
+	cfgErr  error
+	render  *renderer // guarded by renderMu
+	started bool
+
+	renderMu sync.Mutex
+}
+
+// Serve speaks msgpack-RPC with the Neovim on in/out until the connection
+// closes or ctx ends. Nothing but RPC is written to out; logs go to logw.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, version string) error {
+	logger := log.New(logw, "coder-nvim: ", log.LstdFlags)
+	closer, ok := out.(io.Closer)
+	if !ok {
+		closer = io.NopCloser(nil)
+	}
+	v, err := nvim.New(in, out, closer, logger.Printf)
+	if err != nil {
+		return fmt.Errorf("rpc: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	h := &host{v: v, log: logger, version: version, ctx: ctx, out: newOutbox()}
+	if err := h.register(); err != nil {
+		return err
+	}
+	go h.out.run(ctx, h.send, logger.Printf)
+
+	served := make(chan error, 1)
+	go func() { served <- v.Serve() }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		err = ctx.Err()
+		v.Close()
+	}
+	h.shutdown()
+	return err
+}
+
+func (h *host) register() error {
+	handlers := map[string]any{
+		"coder_start":    h.start,
+		"coder_submit":   h.submit,
+		"coder_cancel":   h.cancel,
+		"coder_answer":   h.answer,
+		"coder_status":   h.statusRequest,
+		"coder_commands": h.commandsRequest,
+		"coder_health":   h.healthRequest,
+	}
+	for name, fn := range handlers {
+		if err := h.v.RegisterHandler(name, fn); err != nil {
+			return fmt.Errorf("register %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (h *host) shutdown() {
+	h.mu.Lock()
+	sess, be := h.sess, h.be
+	h.sess, h.be = nil, nil
+	h.mu.Unlock()
+	if sess != nil {
+		sess.Close()
+	}
+	if be != nil && be.Close != nil {
+		be.Close()
+	}
+}
+
+// send applies a batch of operations in Neovim and waits for it.
+func (h *host) send(ops []op) error {
+	return h.v.ExecLua("return require('coder.bridge').apply(...)", nil, ops)
+}
+
+// startArgs is what the plugin sends with coder_start.
+type startArgs struct {
+	Cwd    string `msgpack:"cwd"`
+	Resume string `msgpack:"resume"`
+}
+
+// start opens the session for the editor's working directory. A second
+// start only repeats the ready message.
+func (h *host) start(args startArgs) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.started {
+		h.readyLocked(false)
+		return
+	}
+	h.started = true
+	root := args.Cwd
+	if root == "" {
+		root, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	cfg, err := config.Load(root, os.Getenv)
+	if err != nil {
+		h.failLocked(fmt.Errorf("configuration: %w", err))
+		return
+	}
+	h.cfg = cfg
+	be, err := backend.New(cfg)
+	if err != nil {
+		h.failLocked(fmt.Errorf("provider: %w", err))
+		return
+	}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true}
+	var sess *agent.Session
+	resumed := false
+	if args.Resume != "" {
+		if sess, err = agent.Resume(opts, args.Resume); err == nil {
+			resumed = true
+		} else {
+			h.log.Printf("resume %s: %v; opening a new session", args.Resume, err)
+		}
+	}
+	if sess == nil {
+		if sess, err = agent.Open(opts); err != nil {
+			be.Close()
+			h.failLocked(fmt.Errorf("open session: %w", err))
+			return
+		}
+	}
+	h.sess, h.be = sess, be
+	sess.Workspace().SetGuard(h.guard)
+	h.renderMu.Lock()
+	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
+	h.renderMu.Unlock()
+	h.readyLocked(resumed)
+}
+
+// readyLocked tells the plugin the session is open and writes the
+// transcript header. h.mu is held.
+func (h *host) readyLocked(resumed bool) {
+	if h.sess == nil {
+		if h.cfgErr != nil {
+			h.out.add(op{"t": "notify", "level": "error", "msg": "coder: " + h.cfgErr.Error()}, true)
+		}
+		return
+	}
+	st := h.sess.Status()
+	id := h.sess.ID()
+	h.out.add(op{"t": "ready", "version": h.version, "commands": agent.CommandNames(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
+	h.renderMu.Lock()
+	h.render.header(h.version, st, id, resumed)
+	h.out.add(h.render.statusOp(), true)
+	h.renderMu.Unlock()
+}
+
+func (h *host) failLocked(err error) {
+	h.cfgErr = err
+	h.log.Print(err)
+	h.out.add(op{"t": "notify", "level": "error", "msg": "coder: " + err.Error()}, true)
+}
+
+// onEvent renders engine events; the session calls it one at a time.
+func (h *host) onEvent(ev event.Event) {
+	h.renderMu.Lock()
+	defer h.renderMu.Unlock()
+	if h.render != nil {
+		h.render.event(ev)
+	}
+}
+
+func (h *host) session() (*agent.Session, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sess != nil {
+		return h.sess, nil
+	}
+	if h.cfgErr != nil {
+		return nil, h.cfgErr
+	}
+	return nil, errors.New("the session is not open yet")
+}
+
+func (h *host) notify(level, msg string) {
+	h.out.add(op{"t": "notify", "level": level, "msg": "coder: " + msg}, true)
+}
+
+func (h *host) submit(text string) {
+	sess, err := h.session()
+	if err != nil {
+		h.notify("error", err.Error())
+		return
+	}
+	if _, err := sess.Submit(text); err != nil {
+		h.out.add(op{"t": "input_rejected", "text": text, "msg": "coder: " + err.Error()}, true)
+	}
+}
+
+func (h *host) cancel() {
+	sess, err := h.session()
+	if err != nil {
+		return
+	}
+	// Cancel waits for the task to stop; the notification queue must not.
+	go sess.Cancel()
+}
+
+// answer resolves an approval. accepted is a map from path to a list of
+// booleans, one per hunk; Lua sends an empty list for an empty map.
+func (h *host) answer(id, decision string, accepted any) {
+	sess, err := h.session()
+	if err != nil {
+		h.notify("error", err.Error())
+		return
+	}
+	a := agent.Answer{Decision: agent.Decision(decision)}
+	if m, ok := accepted.(map[string]any); ok && len(m) > 0 {
+		a.Accepted = map[string][]bool{}
+		for path, v := range m {
+			list, ok := v.([]any)
+			if !ok {
+				h.notify("error", fmt.Sprintf("approval answer: hunk choices for %s are not a list", path))
+				return
+			}
+			choices := make([]bool, len(list))
+			for i, c := range list {
+				b, ok := c.(bool)
+				if !ok {
+					h.notify("error", fmt.Sprintf("approval answer: hunk choice %d for %s is not a boolean", i+1, path))
+					return
+				}
+				choices[i] = b
+			}
+			a.Accepted[path] = choices
+		}
+	}
+	if err := sess.Answer(id, a); err != nil {
+		h.notify("warn", err.Error())
+	}
+}
+
+func (h *host) statusRequest() (map[string]any, error) {
+	sess, err := h.session()
+	if err != nil {
+		return nil, err
+	}
+	h.renderMu.Lock()
+	defer h.renderMu.Unlock()
+	h.render.status = sess.Status()
+	return h.render.statusOp()["status"].(map[string]any), nil
+}
+
+func (h *host) commandsRequest() ([]string, error) {
+	return agent.CommandNames(), nil
+}
+
+// guard refuses a write to a file whose Neovim buffer has unsaved edits. It
+// asks Neovim synchronously: Go waits here, Neovim does not.
+func (h *host) guard(ctx context.Context, abs string) error {
+	type result struct {
+		modified bool
+		err      error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var modified bool
+		err := h.v.ExecLua("return require('coder.bridge').buffer_modified(...)", &modified, abs)
+		done <- result{modified, err}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, guardTimeout)
+	defer cancel()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return fmt.Errorf("could not check Neovim for unsaved edits of %s: %w", abs, r.err)
+		}
+		if r.modified {
+			return fmt.Errorf("the user has unsaved edits in %s in the editor; the file was not changed. Tell the user, or ask them to save or discard their edits first", h.rel(abs))
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("could not check Neovim for unsaved edits of %s: %w", abs, ctx.Err())
+	}
+}
+
+func (h *host) rel(abs string) string {
+	h.mu.Lock()
+	sess := h.sess
+	h.mu.Unlock()
+	if sess != nil {
+		if r, err := filepath.Rel(sess.Root(), abs); err == nil && !strings.HasPrefix(r, "..") {
+			return filepath.ToSlash(r)
+		}
+	}
+	return abs
+}
+
+func homeDir() string {
+	home, _ := os.UserHomeDir()
+	return home
+}

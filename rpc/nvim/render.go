@@ -1,0 +1,411 @@
+package nvimhost
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+)
+
+// Highlight groups the transcript uses; the Lua side defines them with
+// default=true so colorschemes can override them.
+const (
+	hlHeader        = "CoderHeader"
+	hlDemo          = "CoderDemo"
+	hlUser          = "CoderUser"
+	hlAgent         = "CoderAgent"
+	hlReasoning     = "CoderReasoning"
+	hlToolRunning   = "CoderToolRunning"
+	hlToolOK        = "CoderToolOk"
+	hlToolFailed    = "CoderToolFailed"
+	hlToolOutput    = "CoderToolOutput"
+	hlDiffAdd       = "CoderDiffAdd"
+	hlDiffDelete    = "CoderDiffDelete"
+	hlDiffHunk      = "CoderDiffHunk"
+	hlApprovalLine  = "CoderApprovalLine"
+	hlError         = "CoderError"
+	hlNotice        = "CoderNotice"
+	hlCommandOutput = "CoderCommandOutput"
+	hlTodo          = "CoderTodo"
+)
+
+// maxOutputLines caps the tool output copied into the transcript, so one
+// runaway command cannot make the buffer unusable.
+const maxOutputLines = 5000
+
+// op is one instruction for the Lua side (lua/coder/bridge.lua), in order.
+type op = map[string]any
+
+// chunk is a piece of transcript text with its highlight group ("" none).
+type chunk struct {
+	hl string
+	b  strings.Builder
+}
+
+// renderer turns engine events into transcript text and UI operations. It
+// owns all presentation decisions so the Lua side only appends text and
+// opens windows. It is not safe for concurrent use.
+type renderer struct {
+	root      string
+	atStart   bool   // the transcript ends at the start of a line
+	section   string // "you", "agent" or ""
+	stream    string // kind of the last streamed text: "reasoning", "message" or ""
+	toolLine  string // call id whose begin line is the transcript's last line
+	blankLine bool   // the transcript ends with an empty line
+	status    event.Status
+	session   string
+
+	emitText func(hl, s string)
+	emitOp   func(o op, urgent bool)
+}
+
+func newRenderer(root string, emitText func(hl, s string), emitOp func(o op, urgent bool)) *renderer {
+	return &renderer{root: root, atStart: true, blankLine: true, emitText: emitText, emitOp: emitOp}
+}
+
+func (r *renderer) write(hl, s string) {
+	if s == "" {
+		return
+	}
+	r.toolLine = ""
+	r.emitText(hl, s)
+	r.blankLine = strings.HasSuffix(s, "\n\n") || (r.atStart && s == "\n")
+	r.atStart = strings.HasSuffix(s, "\n")
+}
+
+// line writes s as whole lines, starting on a fresh line.
+func (r *renderer) line(hl, s string) {
+	r.newline()
+	r.write(hl, strings.TrimRight(s, "\n")+"\n")
+}
+
+func (r *renderer) newline() {
+	if !r.atStart {
+		r.write("", "\n")
+	}
+}
+
+// paragraph starts a new block after an empty line.
+func (r *renderer) paragraph() {
+	r.newline()
+	if !r.blankLine {
+		r.write("", "\n")
+	}
+}
+
+// header is the transcript header written when a host (re)connects.
+func (r *renderer) header(version string, st event.Status, sessionID string, resumed bool) {
+	r.status, r.session = st, sessionID
+	r.paragraph()
+	r.line(hlHeader, fmt.Sprintf("# coder %s · %s · %s", version, st.Model, tildePath(st.Cwd)))
+	if st.Demo {
+		r.line(hlDemo, "DEMO: no provider is configured, so the offline demo answers (no model is called). "+
+			"Set OPENAI_API_KEY (and OPENAI_BASE_URL) or configure .coder/config.json for a real model.")
+	}
+	if resumed {
+		r.line(hlNotice, "session "+sessionID+" resumed")
+	}
+	r.section, r.stream = "", ""
+}
+
+func (r *renderer) notice(hl, text string) {
+	r.line(hl, text)
+}
+
+// statusOp is the status the Lua side shows above the input.
+func (r *renderer) statusOp() op {
+	st := r.status
+	return op{
+		"t": "status",
+		"status": map[string]any{
+			"model":          st.Model,
+			"mode":           st.Mode,
+			"preset":         st.Preset,
+			"context_tokens": st.ContextTokens,
+			"cwd":            st.Cwd,
+			"demo":           st.Demo,
+			"busy":           st.Busy,
+			"session_id":     r.session,
+		},
+	}
+}
+
+// event renders one engine event.
+func (r *renderer) event(ev event.Event) {
+	if ev.Session != "" {
+		r.session = ev.Session
+	}
+	switch ev.Kind {
+	case event.TaskStarted:
+		r.status.Busy = true
+		r.emitOp(op{"t": "turn_start", "task": ev.Task, "input": ev.Text}, true)
+		r.emitOp(r.statusOp(), true)
+	case event.UserMessage:
+		r.paragraph()
+		r.line(hlUser, "## You")
+		r.line("", ev.Text)
+		r.section, r.stream = "you", ""
+	case event.AgentReasoningDelta:
+		r.agentText("reasoning", hlReasoning, ev.Text)
+	case event.AgentMessageDelta:
+		r.agentText("message", "", ev.Text)
+	case event.ToolCallBegin:
+		r.agentSection()
+		r.newline()
+		t := ev.Tool
+		r.write(hlToolRunning, "▸ "+toolTitle(t)+" …")
+		r.toolLine = t.CallID
+		r.stream = ""
+	case event.ToolCallEnd:
+		r.toolEnd(ev.Tool)
+	case event.ApprovalRequested:
+		a := ev.Approval
+		r.agentSection()
+		r.line(hlApprovalLine, "? approval needed: "+a.Title+" — "+a.Reason)
+		r.emitOp(op{"t": "approval", "approval": approvalOp(r.root, a)}, true)
+	case event.ApprovalResolved:
+		a := ev.Approval
+		text := map[string]string{"once": "allowed once", "always": "allowed always (" + a.Scope + ")", "deny": "denied", "cancelled": "cancelled"}[ev.Reason]
+		if text == "" {
+			text = ev.Reason
+		}
+		r.line(hlApprovalLine, "  → "+text)
+		r.emitOp(op{"t": "approval_closed", "id": a.ID, "decision": ev.Reason}, true)
+	case event.TokenCount:
+		if ev.Tokens != nil {
+			r.status.ContextTokens = ev.Tokens.Context
+			r.emitOp(r.statusOp(), true)
+		}
+	case event.StatusChanged:
+		if ev.Status != nil {
+			r.status = *ev.Status
+			r.emitOp(r.statusOp(), true)
+		}
+	case event.TodosUpdated:
+		r.agentSection()
+		r.paragraph()
+		r.line(hlTodo, "Todos:")
+		for _, td := range ev.Todos {
+			mark := map[string]string{"completed": "[x]", "in_progress": "[~]"}[td.Status]
+			if mark == "" {
+				mark = "[ ]"
+			}
+			r.line(hlTodo, "  "+mark+" "+td.Content)
+		}
+		r.stream = ""
+	case event.FilesChanged:
+		paths := make([]string, 0, len(ev.Paths))
+		for _, p := range ev.Paths {
+			paths = append(paths, r.abs(p))
+		}
+		r.emitOp(op{"t": "reload", "paths": paths}, true)
+	case event.CommandOutput:
+		r.paragraph()
+		r.line(hlCommandOutput, ev.Text)
+		r.stream = ""
+	case event.Notice:
+		r.line(hlNotice, "ℹ "+ev.Text)
+		r.stream = ""
+	case event.Error:
+		r.line(hlError, "✗ "+ev.Text)
+		r.stream = ""
+	case event.TurnAborted:
+		switch ev.Reason {
+		case event.ReasonInterrupted:
+			r.line(hlNotice, "⏹ interrupted")
+		case event.ReasonError:
+			// The Error event before it already said why.
+		default:
+			r.line(hlNotice, "⏹ "+ev.Reason)
+		}
+		r.turnDone(ev)
+	case event.TaskComplete:
+		if ev.Reason == event.StopMaxSteps {
+			r.newline()
+		}
+		r.turnDone(ev)
+	}
+}
+
+func (r *renderer) turnDone(ev event.Event) {
+	r.newline()
+	r.section, r.stream = "", ""
+	r.status.Busy = false
+	r.emitOp(op{"t": "turn_done", "task": ev.Task, "reason": ev.Reason}, true)
+}
+
+func (r *renderer) agentSection() {
+	if r.section == "agent" {
+		return
+	}
+	r.paragraph()
+	r.line(hlAgent, "## Agent")
+	r.section, r.stream = "agent", ""
+}
+
+func (r *renderer) agentText(kind, hl, text string) {
+	if text == "" {
+		return
+	}
+	r.agentSection()
+	if r.stream != kind {
+		if r.stream != "" {
+			r.paragraph() // reasoning and answer are separate paragraphs
+		} else {
+			r.newline()
+		}
+		r.stream = kind
+	}
+	r.write(hl, text)
+}
+
+func (r *renderer) toolEnd(t *event.Tool) {
+	if t == nil {
+		return
+	}
+	icon, hl := "✓", hlToolOK
+	switch t.Status {
+	case event.ToolFailed:
+		icon, hl = "✗", hlToolFailed
+	case event.ToolDenied:
+		icon, hl = "⊘", hlToolFailed
+	case event.ToolAborted:
+		icon, hl = "⏹", hlToolFailed
+	}
+	summary := icon + " " + toolTitle(t)
+	if t.Summary != "" && t.Summary != t.Title {
+		summary += " — " + t.Summary
+	}
+	// Some summaries carry their own duration ("exit 0 (1.2s)").
+	if (t.DurationMS > 0 || t.Status == event.ToolCompleted) && !strings.HasSuffix(t.Summary, ")") {
+		summary += " (" + formatDuration(time.Duration(t.DurationMS)*time.Millisecond) + ")"
+	}
+	summary = strings.ReplaceAll(summary, "\n", " ")
+	if r.toolLine == t.CallID && t.CallID != "" {
+		r.toolLine = ""
+		r.emitOp(op{"t": "rewrite", "s": summary, "hl": hl}, false)
+		r.write("", "\n")
+	} else {
+		r.agentSection()
+		r.line(hl, summary)
+	}
+	r.output(t.Output)
+	r.stream = ""
+}
+
+// output writes a tool's full output indented under its summary, with diff
+// lines highlighted.
+func (r *renderer) output(out string) {
+	out = strings.TrimRight(out, "\n")
+	if strings.TrimSpace(out) == "" {
+		return
+	}
+	lines := strings.Split(out, "\n")
+	more := 0
+	if len(lines) > maxOutputLines {
+		more = len(lines) - maxOutputLines
+		lines = lines[:maxOutputLines]
+	}
+	for _, l := range lines {
+		hl := hlToolOutput
+		switch {
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+			hl = hlDiffHunk
+		case strings.HasPrefix(l, "@@"):
+			hl = hlDiffHunk
+		case strings.HasPrefix(l, "+"):
+			hl = hlDiffAdd
+		case strings.HasPrefix(l, "-"):
+			hl = hlDiffDelete
+		}
+		r.write(hl, "    "+strings.TrimRight(l, "\r")+"\n")
+	}
+	if more > 0 {
+		r.write(hlNotice, fmt.Sprintf("    … %d more lines not shown\n", more))
+	}
+}
+
+func (r *renderer) abs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(r.root, filepath.FromSlash(p))
+}
+
+// approvalOp is the approval request as the Lua float and diff review use
+// it: hunk lines without their newlines, and absolute paths to open.
+func approvalOp(root string, a *event.Approval) map[string]any {
+	diffs := make([]any, 0, len(a.Diffs))
+	for _, d := range a.Diffs {
+		hunks := make([]any, 0, len(d.Hunks))
+		for _, h := range d.Hunks {
+			hunks = append(hunks, map[string]any{
+				"old_start": h.OldStart,
+				"old_lines": trimNewlines(h.OldLines),
+				"new_lines": trimNewlines(h.NewLines),
+			})
+		}
+		abs := d.Path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(root, filepath.FromSlash(d.Path))
+		}
+		diffs = append(diffs, map[string]any{"path": d.Path, "abs": abs, "op": d.Op, "move_to": d.MoveTo, "hunks": hunks})
+	}
+	paths := a.Paths
+	if paths == nil {
+		paths = []string{}
+	}
+	return map[string]any{
+		"id":      a.ID,
+		"tool":    a.Tool,
+		"kind":    a.Kind,
+		"title":   a.Title,
+		"command": a.Command,
+		"paths":   paths,
+		"reason":  a.Reason,
+		"scope":   a.Scope,
+		"danger":  a.Danger,
+		"diffs":   diffs,
+	}
+}
+
+func trimNewlines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.TrimRight(l, "\r\n")
+	}
+	return out
+}
+
+// toolTitle is the tool name and its key arguments on one line.
+func toolTitle(t *event.Tool) string {
+	title := t.Title
+	if title == "" {
+		title = t.Name
+	}
+	if t.Name != "" && !strings.HasPrefix(title, t.Name) && !strings.HasPrefix(title, "!") {
+		title = t.Name + ": " + title
+	}
+	return strings.ReplaceAll(title, "\n", " ")
+}
+
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}
+
+// tildePath shortens a path under $HOME for display.
+func tildePath(p string) string {
+	home := homeDir()
+	if home != "" && (p == home || strings.HasPrefix(p, home+string(filepath.Separator))) {
+		return "~" + p[len(home):]
+	}
+	return p
+}

@@ -1,0 +1,177 @@
+package nvimhost
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/review"
+)
+
+// fakeBuffer applies text and rewrite operations like lua/coder/ui.lua.
+type fakeBuffer struct {
+	text string
+	ops  []op
+}
+
+func (f *fakeBuffer) renderer() *renderer {
+	return newRenderer("/ws", func(hl, s string) { f.text += s }, func(o op, urgent bool) {
+		if o["t"] == "rewrite" {
+			i := strings.LastIndex(f.text, "\n")
+			f.text = f.text[:i+1] + o["s"].(string)
+			return
+		}
+		f.ops = append(f.ops, o)
+	})
+}
+
+func (f *fakeBuffer) kinds() []string {
+	var out []string
+	for _, o := range f.ops {
+		out = append(out, o["t"].(string))
+	}
+	return out
+}
+
+func TestRenderTurn(t *testing.T) {
+	var f fakeBuffer
+	r := f.renderer()
+	r.header("0.1.0", event.Status{Model: "m1", Mode: "default", Cwd: "/ws", Demo: true}, "sess", false)
+	for _, ev := range []event.Event{
+		{Kind: event.TaskStarted, Task: "t1", Text: "hi"},
+		{Kind: event.UserMessage, Text: "hi"},
+		{Kind: event.AgentReasoningDelta, Text: "let me "},
+		{Kind: event.AgentReasoningDelta, Text: "think"},
+		{Kind: event.AgentMessageDelta, Text: "Hello"},
+		{Kind: event.AgentMessageDelta, Text: " there."},
+		{Kind: event.ToolCallBegin, Tool: &event.Tool{CallID: "c1", Name: "bash", Title: "ls -la"}},
+		{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: "c1", Name: "bash", Title: "ls -la", Status: event.ToolCompleted, Summary: "exit 0", Output: "a\nb\n", DurationMS: 12}},
+		{Kind: event.FilesChanged, Paths: []string{"x/y.go"}},
+		{Kind: event.AgentMessageDelta, Text: "Done."},
+		{Kind: event.TaskComplete, Task: "t1", Reason: event.StopEndTurn},
+	} {
+		r.event(ev)
+	}
+	want := "# coder 0.1.0 · m1 · /ws\n" +
+		"DEMO: no provider is configured, so the offline demo answers (no model is called). Set OPENAI_API_KEY (and OPENAI_BASE_URL) or configure .coder/config.json for a real model.\n" +
+		"\n## You\nhi\n" +
+		"\n## Agent\nlet me think\n\nHello there.\n" +
+		"✓ bash: ls -la — exit 0 (12 ms)\n    a\n    b\n" +
+		"Done.\n"
+	if f.text != want {
+		t.Fatalf("transcript:\n%s\nwant:\n%s", f.text, want)
+	}
+	got := strings.Join(f.kinds(), ",")
+	if got != "turn_start,status,reload,turn_done" {
+		t.Fatalf("ops = %s", got)
+	}
+	if p := f.ops[2]["paths"].([]string); p[0] != "/ws/x/y.go" {
+		t.Fatalf("reload path %q, want absolute", p[0])
+	}
+}
+
+func TestRenderToolLineRewrittenOnlyWhenLast(t *testing.T) {
+	var f fakeBuffer
+	r := f.renderer()
+	r.event(event.Event{Kind: event.ToolCallBegin, Tool: &event.Tool{CallID: "c1", Name: "write", Title: "write a.txt"}})
+	r.event(event.Event{Kind: event.ApprovalRequested, Approval: &event.Approval{ID: "ap", Title: "write a.txt", Reason: "edits ask", Diffs: []event.Diff{{
+		Path: "a.txt", Op: "update", Hunks: review.Hunks("x\ny\n", "x\nz\n"),
+	}}}})
+	r.event(event.Event{Kind: event.ApprovalResolved, Reason: "deny", Approval: &event.Approval{ID: "ap"}})
+	r.event(event.Event{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: "c1", Name: "write", Title: "write a.txt", Status: event.ToolDenied, Summary: "denied by the user"}})
+	for _, want := range []string{"▸ write a.txt …\n", "? approval needed: write a.txt — edits ask\n", "  → denied\n", "⊘ write a.txt — denied by the user\n"} {
+		if !strings.Contains(f.text, want) {
+			t.Errorf("transcript lacks %q:\n%s", want, f.text)
+		}
+	}
+	a := f.ops[0]["approval"].(map[string]any)
+	d := a["diffs"].([]any)[0].(map[string]any)
+	h := d["hunks"].([]any)[0].(map[string]any)
+	if d["abs"] != "/ws/a.txt" || h["old_start"] != 2 || h["old_lines"].([]string)[0] != "y" || h["new_lines"].([]string)[0] != "z" {
+		t.Fatalf("approval op diff = %v", d)
+	}
+
+	// Nothing in between: the running line becomes the summary.
+	var g fakeBuffer
+	r = g.renderer()
+	r.event(event.Event{Kind: event.ToolCallBegin, Tool: &event.Tool{CallID: "c2", Name: "read", Title: "read a.txt"}})
+	r.event(event.Event{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: "c2", Name: "read", Title: "read a.txt", Status: event.ToolFailed, Summary: "no such file"}})
+	if strings.Contains(g.text, "▸") || !strings.Contains(g.text, "✗ read a.txt — no such file\n") {
+		t.Fatalf("transcript:\n%s", g.text)
+	}
+}
+
+func TestOutboxCoalescesAndKeepsOrder(t *testing.T) {
+	o := newOutbox()
+	var mu sync.Mutex
+	var sends []time.Time
+	var text strings.Builder
+	var kinds []string
+	send := func(ops []op) error {
+		mu.Lock()
+		defer mu.Unlock()
+		sends = append(sends, time.Now())
+		for _, x := range ops {
+			kinds = append(kinds, x["t"].(string))
+			if x["t"] == "text" {
+				for _, c := range x["c"].([]any) {
+					text.WriteString(c.([]any)[0].(string))
+				}
+			}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { o.run(ctx, send, t.Logf); close(done) }()
+
+	var want strings.Builder
+	start := time.Now()
+	for i := 0; time.Since(start) < 500*time.Millisecond; i++ {
+		s := string(rune('a'+i%26)) + " "
+		want.WriteString(s)
+		hl := ""
+		if i%100 == 0 {
+			hl = hlReasoning
+		}
+		o.addText(hl, s)
+		time.Sleep(100 * time.Microsecond)
+	}
+	o.add(op{"t": "turn_done"}, true)
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		n := len(kinds)
+		last := ""
+		if n > 0 {
+			last = kinds[n-1]
+		}
+		mu.Unlock()
+		if last == "turn_done" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("turn_done never sent")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if text.String() != want.String() {
+		t.Fatalf("text arrived changed or out of order (%d vs %d bytes)", text.Len(), want.Len())
+	}
+	// ~0.5 s of streaming at ≤ 30 flushes/s, plus the urgent turn_done.
+	if len(sends) > 20 {
+		t.Fatalf("%d sends for 0.5 s of streaming; coalescing is not working", len(sends))
+	}
+	for i := 2; i < len(sends)-1; i++ {
+		if gap := sends[i].Sub(sends[i-1]); gap < flushInterval-5*time.Millisecond {
+			t.Fatalf("sends %d and %d only %v apart", i-1, i, gap)
+		}
+	}
+}
