@@ -160,6 +160,9 @@ func Load(root string, getenv func(string) string) (Config, error) {
 			cfg.Provider = ProviderOpenAI
 		}
 	}
+	if cfg.Provider == ProviderDemo && cfg.Model == Defaults().Model {
+		cfg.Model = "demo" // the demo is no model: do not show one
+	}
 	if cfg.Provider == ProviderOpenAI && cfg.BaseURL == "" {
 		cfg.BaseURL = "https://api.openai.com/v1"
 	}

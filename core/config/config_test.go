@@ -58,7 +58,7 @@ func TestLoadDefaultsToDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Provider != ProviderDemo || cfg.MaxSteps != 50 || !cfg.Interactive() {
+	if cfg.Provider != ProviderDemo || cfg.Model != "demo" || cfg.MaxSteps != 50 || !cfg.Interactive() {
 		t.Errorf("defaults wrong: %+v", cfg)
 	}
 }

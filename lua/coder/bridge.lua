@@ -86,6 +86,25 @@ function handlers.input_rejected(o)
   end
 end
 
+-- pick_session: a bare /resume; the host lists the saved sessions and
+-- gets the choice back as `/resume ID`.
+function handlers.pick_session(o)
+  vim.ui.select(o.items, {
+    prompt = 'Resume session:',
+    format_item = function(item)
+      return item.label
+    end,
+  }, function(item)
+    if item then
+      require('coder.host').notify('coder_submit', '/resume ' .. item.id)
+    end
+  end)
+end
+
+function handlers.diff_view(o)
+  require('coder.diffview').open(o.diff)
+end
+
 function handlers.notify(o)
   local level = ({ error = vim.log.levels.ERROR, warn = vim.log.levels.WARN })[o.level] or vim.log.levels.INFO
   vim.notify(o.msg, level, { title = 'coder' })

@@ -219,9 +219,9 @@ func (e *editor) notes() string {
 	return s
 }
 
-func (e *editor) boolLua(code string) bool {
+func (e *editor) boolLua(code string, args ...any) bool {
 	var b bool
-	if err := e.v.ExecLua(code, &b); err != nil {
+	if err := e.v.ExecLua(code, &b, args...); err != nil {
 		e.t.Fatalf("lua: %v\n%s", err, code)
 	}
 	return b

@@ -32,6 +32,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/neovim/go-client/nvim"
@@ -242,9 +243,38 @@ func (h *host) submit(text string) {
 		h.notify("error", err.Error())
 		return
 	}
+	if strings.TrimSpace(text) == "/resume" {
+		h.pickSession(sess)
+		return
+	}
 	if _, err := sess.Submit(text); err != nil {
 		h.out.add(op{"t": "input_rejected", "text": text, "msg": "coder: " + err.Error()}, true)
 	}
+}
+
+// pickSession answers a bare /resume in the editor with a picker over the
+// saved sessions; the choice comes back as `/resume ID`.
+func (h *host) pickSession(sess *agent.Session) {
+	list, err := store.List(store.Dir(sess.Root()))
+	if err != nil || len(list) == 0 {
+		// The engine's own /resume explains (usage, no sessions, errors).
+		if _, err := sess.Submit("/resume"); err != nil {
+			h.out.add(op{"t": "input_rejected", "text": "/resume", "msg": "coder: " + err.Error()}, true)
+		}
+		return
+	}
+	var items []map[string]any
+	for _, s := range list {
+		prompt, _, _ := strings.Cut(strings.TrimSpace(s.FirstPrompt), "\n")
+		if len(prompt) > 60 {
+			prompt = prompt[:60] + "…"
+		}
+		items = append(items, map[string]any{
+			"id":    s.ID,
+			"label": fmt.Sprintf("%s  %s  (%d messages)", s.UpdatedAt.Local().Format("2006-01-02 15:04"), prompt, s.Messages),
+		})
+	}
+	h.out.add(op{"t": "pick_session", "items": items}, true)
 }
 
 func (h *host) cancel() {

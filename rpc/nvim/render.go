@@ -204,6 +204,12 @@ func (r *renderer) event(ev event.Event) {
 	case event.CommandOutput:
 		r.paragraph()
 		r.line(hlCommandOutput, ev.Text)
+		if ev.Detail != "" {
+			// The expandable part (the full /diff) opens in its own
+			// buffer, folded per file.
+			r.line(hlNotice, "(full diff opened in a new tab, folded per file: zo opens a file, zR all)")
+			r.emitOp(op{"t": "diff_view", "diff": ev.Detail}, true)
+		}
 		r.stream = ""
 	case event.Notice:
 		r.line(hlNotice, "ℹ "+ev.Text)

@@ -1,0 +1,92 @@
+package nvimhost
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// TestSlashCommandsInEditor runs the built-in commands from the editor:
+// /mode, /todos, /diff (a folded diff tab), /undo (the buffer reloads) and
+// a bare /resume (a picker over saved sessions).
+func TestSlashCommandsInEditor(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "auto-edit"}`})
+	e.start()
+	path := filepath.Join(e.dir, "notes.txt")
+	writeFile(t, path, "one\n")
+	e.cmd("edit " + path)
+
+	e.cmd("Coder /plan")
+	e.waitFor("plan mode in the status", 10*time.Second, func() bool {
+		var mode string
+		e.lua(`local s = require('coder').state(); return s and s.mode or ''`, &mode)
+		return mode == "plan"
+	})
+	e.waitIdle(5 * time.Second)
+	e.cmd("Coder /auto-edit")
+	e.waitIdle(5 * time.Second)
+
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("r", "read", map[string]any{"path": "notes.txt"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("e", "edit", map[string]any{"path": "notes.txt", "old_string": "one", "new_string": "two"})}},
+		fakellm.Reply{Content: "edited"},
+	)
+	e.cmd("Coder change notes")
+	e.waitFor("the edit", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "edited") })
+	e.waitIdle(5 * time.Second)
+	e.waitFor("the buffer to reload", 5*time.Second, func() bool {
+		return e.boolLua(`return vim.fn.getbufline(vim.fn.bufnr(...), 1)[1] == 'two'`, path)
+	})
+
+	e.cmd("Coder /todos")
+	e.waitFor("/todos", 5*time.Second, func() bool { return strings.Contains(e.transcript(), "no todos") })
+	e.waitIdle(5 * time.Second)
+
+	e.cmd("Coder /diff")
+	e.waitFor("the diff tab", 10*time.Second, func() bool {
+		return e.boolLua(`return vim.bo.filetype == 'diff' and vim.api.nvim_buf_get_name(0):match('coder://diff') ~= nil`)
+	})
+	if !e.boolLua(`return vim.wo.foldmethod == 'expr' and vim.fn.foldclosed(1) == 1`) {
+		t.Error("the diff is not folded per file")
+	}
+	if !strings.Contains(e.transcript(), "notes.txt") {
+		t.Errorf("/diff summary missing:\n%s", e.transcript())
+	}
+	e.cmd("tabclose")
+	e.waitIdle(5 * time.Second)
+
+	e.cmd("Coder /undo")
+	e.waitFor("the undo", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "undid the turn") })
+	e.waitIdle(5 * time.Second)
+	if data, _ := os.ReadFile(path); string(data) != "one\n" {
+		t.Errorf("notes.txt after /undo = %q", data)
+	}
+	e.waitFor("the buffer to reload after /undo", 5*time.Second, func() bool {
+		return e.boolLua(`return vim.fn.getbufline(vim.fn.bufnr(...), 1)[1] == 'one'`, path)
+	})
+
+	// A bare /resume offers the saved sessions; picking one resumes it.
+	var first string
+	e.lua(`return require('coder').state().session_id`, &first)
+	e.cmd("Coder /new")
+	e.waitIdle(5 * time.Second)
+	e.lua(`
+		_G.picked = nil
+		vim.ui.select = function(items, opts, on_choice)
+			_G.picked = items
+			on_choice(items[1])
+		end
+	`, nil)
+	e.cmd("Coder /resume")
+	e.waitFor("the resumed session", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "resumed session "+first) })
+	var label string
+	e.lua(`return _G.picked[1].label`, &label)
+	if !strings.Contains(label, "change notes") {
+		t.Errorf("picker item = %q, want the first prompt", label)
+	}
+}
