@@ -1,0 +1,354 @@
+// Package acp is the Agent Client Protocol front end: `coder-nvim acp`
+// speaks ACP v1 (newline-delimited JSON-RPC 2.0 on stdin/stdout) so Zed,
+// codecompanion.nvim and other ACP clients drive the same engine as the
+// Neovim plugin — its modes, approvals, slash commands and saved sessions.
+//
+// The protocol plumbing is github.com/coder/acp-go-sdk; this package maps
+// the engine's sessions and events onto it.
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// Serve runs an ACP agent on in/out until in ends or ctx is cancelled.
+// Only protocol messages go to out; diagnostics go to logw.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, version string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	log := slog.New(slog.NewTextHandler(logw, nil))
+	w := &syncWriter{w: out}
+	pr, pw := io.Pipe()
+	srv := &server{ctx: ctx, log: log, version: version, getenv: os.Getenv, sessions: map[sdk.SessionId]*session{}}
+	srv.conn = sdk.NewAgentSideConnection(srv, w, pr)
+	srv.conn.SetLogger(log)
+	go filterInput(in, pw, w, log)
+
+	select {
+	case <-srv.conn.Done():
+	case <-ctx.Done():
+	}
+	srv.closeAll()
+	return ctx.Err()
+}
+
+// server implements the agent side of the protocol.
+type server struct {
+	ctx     context.Context // the connection's lifetime
+	conn    *sdk.AgentSideConnection
+	log     *slog.Logger
+	version string
+	getenv  func(string) string
+
+	mu       sync.Mutex
+	caps     sdk.ClientCapabilities
+	sessions map[sdk.SessionId]*session
+}
+
+var (
+	_ sdk.Agent       = (*server)(nil)
+	_ sdk.AgentLoader = (*server)(nil)
+)
+
+// commandsDelay lets the session/new response reach the client before the
+// first notification about the new session.
+const commandsDelay = 50 * time.Millisecond
+
+func (a *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	a.mu.Lock()
+	a.caps = p.ClientCapabilities
+	a.mu.Unlock()
+	return sdk.InitializeResponse{
+		ProtocolVersion: sdk.ProtocolVersionNumber,
+		AgentCapabilities: sdk.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: sdk.SessionCapabilities{
+				List:   &sdk.SessionListCapabilities{},
+				Close:  &sdk.SessionCloseCapabilities{},
+				Resume: &sdk.SessionResumeCapabilities{},
+			},
+		},
+		AgentInfo:   &sdk.Implementation{Name: "coder-nvim", Title: sdk.Ptr("coder-nvim"), Version: a.version},
+		AuthMethods: []sdk.AuthMethod{},
+	}, nil
+}
+
+// Authenticate accepts anything: the provider key comes from the
+// environment or the config files, not from the client.
+func (a *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, nil
+}
+
+func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	root, err := checkCwd(p.Cwd)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	s, err := a.open(root, "", p.McpServers)
+	if err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
+	time.AfterFunc(commandsDelay, func() { s.send(availableCommands()) })
+	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(s.eng.Status().Mode)}, nil
+}
+
+func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	s, err := a.reopen(p.Cwd, p.SessionId, p.McpServers)
+	if err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
+	// The history goes out before the response, as the protocol asks.
+	for _, u := range replay(s.root, s.eng.History("")) {
+		s.send(u)
+	}
+	if todos := s.eng.Todos(); len(todos) > 0 {
+		var plan []event.Todo
+		for _, td := range todos {
+			plan = append(plan, event.Todo{Content: td.Content, Status: td.Status})
+		}
+		s.send(planUpdate(plan))
+	}
+	s.send(availableCommands())
+	return sdk.LoadSessionResponse{Modes: modeState(s.eng.Status().Mode)}, nil
+}
+
+// ResumeSession is session/load without the replay.
+func (a *server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	s, err := a.reopen(p.Cwd, p.SessionId, p.McpServers)
+	if err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
+	time.AfterFunc(commandsDelay, func() { s.send(availableCommands()) })
+	return sdk.ResumeSessionResponse{Modes: modeState(s.eng.Status().Mode)}, nil
+}
+
+// reopen resumes a saved session, replacing a live one with the same id.
+func (a *server) reopen(cwd string, id sdk.SessionId, mcp []sdk.McpServer) (*session, error) {
+	root, err := checkCwd(cwd)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": "sessionId is required"})
+	}
+	a.mu.Lock()
+	old := a.sessions[id]
+	delete(a.sessions, id)
+	a.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return a.open(root, string(id), mcp)
+}
+
+// open starts an engine session in root: a new one, or the saved one with
+// the given id.
+func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
+	cfg, err := config.Load(root, a.getenv)
+	if err != nil {
+		return nil, failure(fmt.Sprintf("configuration: %v", err))
+	}
+	be, err := backend.New(cfg)
+	if err != nil {
+		return nil, failure(fmt.Sprintf("model provider: %v", err))
+	}
+	s := newSession(a, root)
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: s.onEvent, Prompter: true}
+	var eng *agent.Session
+	if id == "" {
+		eng, err = agent.Open(opts)
+	} else {
+		eng, err = agent.Resume(opts, id)
+	}
+	if err != nil {
+		be.Close()
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, notFound(sdk.SessionId(id), err.Error())
+		}
+		return nil, failure(err.Error())
+	}
+	s.id, s.eng, s.be, s.mcp = sdk.SessionId(eng.ID()), eng, be, mcp
+	s.mode = eng.Status().Mode
+
+	a.mu.Lock()
+	caps := a.caps.Fs
+	a.sessions[s.id] = s
+	a.mu.Unlock()
+	if caps.ReadTextFile || caps.WriteTextFile {
+		eng.Workspace().SetFS(&clientFS{conn: a.conn, session: s.id, read: caps.ReadTextFile, write: caps.WriteTextFile})
+	}
+	go s.pump()
+	a.log.Info("session opened", "session", s.id, "cwd", root, "provider", cfg.Provider, "model", cfg.Model, "resumed", id != "")
+	return s, nil
+}
+
+func (a *server) lookup(id sdk.SessionId) (*session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[id]; s != nil {
+		return s, nil
+	}
+	return nil, notFound(id, "no such session in this agent; create it with session/new or load it with session/load")
+}
+
+func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	s, err := a.lookup(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	stop, err := s.prompt(ctx, foldPrompt(p.Prompt))
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	return sdk.PromptResponse{StopReason: stop}, nil
+}
+
+// Cancel stops the session's turn. The SDK has already cancelled the
+// prompt's context; stopping here too covers a turn between its request
+// and the context check.
+func (a *server) Cancel(_ context.Context, p sdk.CancelNotification) error {
+	s, err := a.lookup(p.SessionId)
+	if err != nil {
+		return nil // a notification: nothing to answer, nothing to stop
+	}
+	if t := s.currentTurn(); t != nil {
+		t.cancelled.Store(true)
+		s.eng.Cancel()
+	}
+	return nil
+}
+
+func (a *server) SetSessionMode(_ context.Context, p sdk.SetSessionModeRequest) (sdk.SetSessionModeResponse, error) {
+	s, err := a.lookup(p.SessionId)
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, err
+	}
+	m, err := policy.ParseMode(string(p.ModeId))
+	if err != nil {
+		return sdk.SetSessionModeResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error(), "modeId": p.ModeId})
+	}
+	s.eng.SetMode(m)
+	return sdk.SetSessionModeResponse{}, nil
+}
+
+func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk.ListSessionsResponse, error) {
+	var roots []string
+	if p.Cwd != nil {
+		root, err := checkCwd(*p.Cwd)
+		if err != nil {
+			return sdk.ListSessionsResponse{}, err
+		}
+		roots = []string{root}
+	} else {
+		seen := map[string]bool{}
+		a.mu.Lock()
+		for _, s := range a.sessions {
+			if !seen[s.root] {
+				seen[s.root] = true
+				roots = append(roots, s.root)
+			}
+		}
+		a.mu.Unlock()
+		sort.Strings(roots)
+	}
+	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
+	for _, root := range roots {
+		list, err := store.List(store.Dir(root))
+		if err != nil {
+			return sdk.ListSessionsResponse{}, failure(err.Error())
+		}
+		for _, sum := range list {
+			info := sdk.SessionInfo{Cwd: root, SessionId: sdk.SessionId(sum.ID), UpdatedAt: sdk.Ptr(sum.UpdatedAt.UTC().Format(time.RFC3339))}
+			if sum.FirstPrompt != "" {
+				info.Title = sdk.Ptr(shorten(sum.FirstPrompt, 80))
+			}
+			out.Sessions = append(out.Sessions, info)
+		}
+	}
+	return out, nil
+}
+
+func (a *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
+	a.mu.Lock()
+	s := a.sessions[p.SessionId]
+	delete(a.sessions, p.SessionId)
+	a.mu.Unlock()
+	if s == nil {
+		return sdk.CloseSessionResponse{}, notFound(p.SessionId, "no such session in this agent")
+	}
+	s.close()
+	return sdk.CloseSessionResponse{}, nil
+}
+
+func (a *server) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+}
+
+// closeAll interrupts every session (their files stay) at shutdown.
+func (a *server) closeAll() {
+	a.mu.Lock()
+	all := a.sessions
+	a.sessions = map[sdk.SessionId]*session{}
+	a.mu.Unlock()
+	for _, s := range all {
+		s.close()
+	}
+}
+
+// checkCwd validates a session's working directory: absolute, an existing
+// directory. It becomes the workspace root.
+func checkCwd(cwd string) (string, error) {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return "", sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd must be an absolute path, got %q", cwd)})
+	}
+	st, err := os.Stat(cwd)
+	if err != nil || !st.IsDir() {
+		return "", sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %s is not a directory", cwd)})
+	}
+	return filepath.Clean(cwd), nil
+}
+
+// codeNotFound is ACP's "resource not found".
+const codeNotFound = -32002
+
+func notFound(id sdk.SessionId, detail string) *sdk.RequestError {
+	return &sdk.RequestError{Code: codeNotFound, Message: fmt.Sprintf("session %q not found", id), Data: map[string]any{"sessionId": id, "error": detail}}
+}
+
+// failure is an internal error whose message says what failed, since
+// clients show the message.
+func failure(msg string) *sdk.RequestError {
+	return &sdk.RequestError{Code: -32603, Message: msg, Data: map[string]any{"error": msg}}
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	for i, c := range r {
+		if c == '\n' {
+			r = r[:i]
+			break
+		}
+	}
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return string(r)
+}

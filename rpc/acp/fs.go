@@ -1,0 +1,49 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+
+	sdk "github.com/coder/acp-go-sdk"
+	"github.com/google/renameio/v2"
+)
+
+// clientFS reads and writes file contents through the client
+// (fs/read_text_file, fs/write_text_file), so the tools see unsaved editor
+// buffers and edits land in the editor. Each direction is used only when the
+// client advertised it; the other stays on the local disk. Binary files never
+// go through the client: its API carries text only.
+type clientFS struct {
+	conn    *sdk.AgentSideConnection
+	session sdk.SessionId
+	read    bool
+	write   bool
+}
+
+func (c *clientFS) ReadFile(ctx context.Context, abs string) ([]byte, error) {
+	local, err := os.ReadFile(abs)
+	if !c.read || (err == nil && !utf8.Valid(local)) {
+		return local, err
+	}
+	resp, rerr := c.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: c.session, Path: abs})
+	if rerr != nil {
+		if err == nil {
+			return local, nil // the disk copy is the next best
+		}
+		return nil, fmt.Errorf("read %s through the editor: %w", abs, rerr)
+	}
+	return []byte(resp.Content), nil
+}
+
+func (c *clientFS) WriteFile(ctx context.Context, abs string, data []byte, perm fs.FileMode) error {
+	if !c.write || !utf8.Valid(data) {
+		return renameio.WriteFile(abs, data, perm, renameio.WithStaticPermissions(perm))
+	}
+	if _, err := c.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: c.session, Path: abs, Content: string(data)}); err != nil {
+		return fmt.Errorf("write %s through the editor: %w", abs, err)
+	}
+	return nil
+}

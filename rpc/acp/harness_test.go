@@ -1,0 +1,406 @@
+package acp_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// binary is the coder-nvim executable under test: $CODER_NVIM_BIN (set by
+// the Makefile), or one built for this test run.
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	binary = os.Getenv("CODER_NVIM_BIN")
+	if binary == "" {
+		dir, err := os.MkdirTemp("", "coder-nvim-acp-test")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(dir)
+		_, file, _, _ := runtime.Caller(0)
+		repo := filepath.Join(filepath.Dir(file), "..", "..")
+		binary = filepath.Join(dir, "coder-nvim")
+		build := exec.Command("go", "build", "-o", binary, "./cmd/coder-nvim")
+		build.Dir = repo
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build coder-nvim:", err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// lockedBuffer collects stderr.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// proc is one `coder-nvim acp` process.
+type proc struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.Reader // checked: every line must be a JSON-RPC message
+	stderr *lockedBuffer
+	root   string
+
+	mu       sync.Mutex
+	badLines []string
+	exited   chan struct{}
+	exitErr  error
+}
+
+// startProc runs the agent with root as the workspace, the model at llm.
+func startProc(t testing.TB, llm *fakellm.Server, root string) *proc {
+	t.Helper()
+	cmd := exec.Command(binary, "acp")
+	cmd.Dir = root
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "OPENAI_") || strings.HasPrefix(k, "CODER_") || k == "XDG_CONFIG_HOME" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	cmd.Env = append(env, "OPENAI_BASE_URL="+llm.URL(), "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawOut, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{t: t, cmd: cmd, stdin: stdin, stderr: &lockedBuffer{}, root: root, exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	p.stdout = pr
+	go func() {
+		sc := bufio.NewScanner(rawOut)
+		sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			var msg struct {
+				JSONRPC string `json:"jsonrpc"`
+			}
+			if err := json.Unmarshal(line, &msg); err != nil || msg.JSONRPC != "2.0" {
+				p.mu.Lock()
+				p.badLines = append(p.badLines, string(line))
+				p.mu.Unlock()
+			}
+			pw.Write(append(append([]byte(nil), line...), '\n'))
+		}
+		pw.Close()
+	}()
+	go func() {
+		p.exitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(p.stop)
+	return p
+}
+
+// stop closes stdin and expects a clean exit with protocol-only stdout.
+func (p *proc) stop() {
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.exited
+		p.t.Errorf("coder-nvim acp did not exit after stdin closed; stderr:\n%s", p.stderr.String())
+	}
+	if p.exitErr != nil {
+		p.t.Errorf("coder-nvim acp exited with %v; stderr:\n%s", p.exitErr, p.stderr.String())
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.badLines) > 0 {
+		p.t.Errorf("stdout carried non-protocol lines: %q", p.badLines)
+	}
+}
+
+// client is the editor side: it records updates and answers requests.
+type client struct {
+	mu      sync.Mutex
+	updates []sdk.SessionNotification
+	changed chan struct{}
+	perms   []sdk.RequestPermissionRequest
+	writes  []sdk.WriteTextFileRequest
+	reads   []string
+	buffers map[string]string // unsaved editor buffers by absolute path
+
+	// permit answers permission requests; default: allow once.
+	permit func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
+}
+
+func newClient() *client {
+	return &client{changed: make(chan struct{}, 1), buffers: map[string]string{}}
+}
+
+func selectOption(id string) sdk.RequestPermissionResponse {
+	return sdk.RequestPermissionResponse{Outcome: sdk.NewRequestPermissionOutcomeSelected(sdk.PermissionOptionId(id))}
+}
+
+func (c *client) RequestPermission(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.perms = append(c.perms, req)
+	permit := c.permit
+	c.mu.Unlock()
+	c.notify()
+	if permit == nil {
+		return selectOption("allow_once"), nil
+	}
+	return permit(ctx, req)
+}
+
+func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
+	c.mu.Lock()
+	c.updates = append(c.updates, n)
+	c.mu.Unlock()
+	c.notify()
+	return nil
+}
+
+func (c *client) notify() {
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (c *client) ReadTextFile(_ context.Context, req sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	c.reads = append(c.reads, req.Path)
+	buf, ok := c.buffers[req.Path]
+	c.mu.Unlock()
+	if ok {
+		return sdk.ReadTextFileResponse{Content: buf}, nil
+	}
+	data, err := os.ReadFile(req.Path)
+	if err != nil {
+		return sdk.ReadTextFileResponse{}, err
+	}
+	return sdk.ReadTextFileResponse{Content: string(data)}, nil
+}
+
+func (c *client) WriteTextFile(_ context.Context, req sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	c.writes = append(c.writes, req)
+	c.mu.Unlock()
+	return sdk.WriteTextFileResponse{}, os.WriteFile(req.Path, []byte(req.Content), 0o644)
+}
+
+var errNoTerminal = errors.New("no terminal in this test client")
+
+func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	return sdk.CreateTerminalResponse{}, errNoTerminal
+}
+func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	return sdk.KillTerminalResponse{}, errNoTerminal
+}
+func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	return sdk.TerminalOutputResponse{}, errNoTerminal
+}
+func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	return sdk.ReleaseTerminalResponse{}, errNoTerminal
+}
+func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	return sdk.WaitForTerminalExitResponse{}, errNoTerminal
+}
+
+// snapshot returns the updates received so far.
+func (c *client) snapshot() []sdk.SessionNotification {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]sdk.SessionNotification(nil), c.updates...)
+}
+
+func (c *client) permissions() []sdk.RequestPermissionRequest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]sdk.RequestPermissionRequest(nil), c.perms...)
+}
+
+// waitFor waits until cond holds for the client's state.
+func (c *client) waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-c.changed:
+		case <-time.After(20 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// env is a running agent process with a connected client.
+type env struct {
+	t      testing.TB
+	llm    *fakellm.Server
+	proc   *proc
+	client *client
+	conn   *sdk.ClientSideConnection
+	root   string
+}
+
+type envOptions struct {
+	root string // reuse a workspace; empty: a new one
+	llm  *fakellm.Server
+	fs   bool // advertise fs.readTextFile and fs.writeTextFile
+}
+
+func newEnv(t testing.TB, o envOptions) *env {
+	t.Helper()
+	if o.llm == nil {
+		o.llm = fakellm.New()
+		t.Cleanup(o.llm.Close)
+	}
+	if o.root == "" {
+		root, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.root = root
+	}
+	p := startProc(t, o.llm, o.root)
+	c := newClient()
+	conn := sdk.NewClientSideConnection(c, p.stdin, p.stdout)
+	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	e := &env{t: t, llm: o.llm, proc: p, client: c, conn: conn, root: o.root}
+	resp, err := conn.Initialize(ctxT(t), sdk.InitializeRequest{
+		ProtocolVersion:    sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: o.fs, WriteTextFile: o.fs}},
+		ClientInfo:         &sdk.Implementation{Name: "acp-test", Version: "1"},
+	})
+	if err != nil {
+		t.Fatalf("initialize: %v\nstderr:\n%s", err, p.stderr.String())
+	}
+	if resp.ProtocolVersion != sdk.ProtocolVersionNumber {
+		t.Fatalf("protocol version %d, want %d", resp.ProtocolVersion, sdk.ProtocolVersionNumber)
+	}
+	return e
+}
+
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func (e *env) newSession() (sdk.SessionId, sdk.NewSessionResponse) {
+	e.t.Helper()
+	resp, err := e.conn.NewSession(ctxT(e.t), sdk.NewSessionRequest{Cwd: e.root, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		e.t.Fatalf("session/new: %v\nstderr:\n%s", err, e.proc.stderr.String())
+	}
+	return resp.SessionId, resp
+}
+
+func (e *env) prompt(sid sdk.SessionId, text string) (sdk.PromptResponse, error) {
+	return e.conn.Prompt(ctxT(e.t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+}
+
+// mustPrompt runs a turn and checks its stop reason.
+func (e *env) mustPrompt(sid sdk.SessionId, text string, want sdk.StopReason) {
+	e.t.Helper()
+	resp, err := e.prompt(sid, text)
+	if err != nil {
+		e.t.Fatalf("session/prompt %q: %v\nstderr:\n%s", text, err, e.proc.stderr.String())
+	}
+	if resp.StopReason != want {
+		e.t.Fatalf("session/prompt %q: stop reason %q, want %q", text, resp.StopReason, want)
+	}
+}
+
+// agentText joins the agent_message_chunk texts received since update n.
+func agentText(updates []sdk.SessionNotification) string {
+	var b strings.Builder
+	for _, u := range updates {
+		if c := u.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
+			b.WriteString(c.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+func toolCalls(updates []sdk.SessionNotification) []*sdk.SessionUpdateToolCall {
+	var out []*sdk.SessionUpdateToolCall
+	for _, u := range updates {
+		if u.Update.ToolCall != nil {
+			out = append(out, u.Update.ToolCall)
+		}
+	}
+	return out
+}
+
+// lastToolUpdate is the last tool_call_update with a status for id.
+func lastToolUpdate(updates []sdk.SessionNotification, id sdk.ToolCallId) *sdk.SessionToolCallUpdate {
+	var last *sdk.SessionToolCallUpdate
+	for _, u := range updates {
+		if c := u.Update.ToolCallUpdate; c != nil && c.ToolCallId == id && c.Status != nil {
+			last = c
+		}
+	}
+	return last
+}
+
+func contentText(content []sdk.ToolCallContent) string {
+	var b strings.Builder
+	for _, c := range content {
+		if c.Content != nil && c.Content.Content.Text != nil {
+			b.WriteString(c.Content.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+func requestCode(err error) int {
+	var re *sdk.RequestError
+	if errors.As(err, &re) {
+		return re.Code
+	}
+	return 0
+}

@@ -1,0 +1,286 @@
+package acp
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// session is one ACP session: an engine session plus the pump that turns
+// its events, in order, into session/update notifications.
+type session struct {
+	id   sdk.SessionId
+	root string
+	srv  *server
+	eng  *agent.Session
+	be   *backend.Backend
+	mcp  []sdk.McpServer // accepted, kept for the MCP work
+
+	promptMu sync.Mutex // one prompt turn at a time
+
+	mu      sync.Mutex
+	queue   []event.Event
+	wake    chan struct{}
+	stop    chan struct{}
+	stopped chan struct{}
+	turn    *turn
+	mode    string
+	calls   map[string]bool // tool call ids the client has seen
+}
+
+// turn is one session/prompt in flight.
+type turn struct {
+	ctx       context.Context // the prompt's; cancelled by session/cancel
+	done      chan result
+	cancelled atomic.Bool
+	errs      []string // Error events, shown or returned at the end (pump only)
+}
+
+type result struct {
+	stop sdk.StopReason
+	err  error
+}
+
+func newSession(srv *server, root string) *session {
+	return &session{
+		srv:     srv,
+		root:    root,
+		wake:    make(chan struct{}, 1),
+		stop:    make(chan struct{}),
+		stopped: make(chan struct{}),
+		calls:   map[string]bool{},
+	}
+}
+
+// onEvent is the engine's event sink: it only queues, so the engine never
+// waits on the client.
+func (s *session) onEvent(ev event.Event) {
+	s.mu.Lock()
+	s.queue = append(s.queue, ev)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump delivers queued events until close.
+func (s *session) pump() {
+	defer close(s.stopped)
+	for {
+		select {
+		case <-s.wake:
+		case <-s.stop:
+			return
+		}
+		for {
+			s.mu.Lock()
+			batch := s.queue
+			s.queue = nil
+			s.mu.Unlock()
+			if len(batch) == 0 {
+				break
+			}
+			for _, ev := range batch {
+				s.handle(ev)
+			}
+		}
+	}
+}
+
+// close stops the engine's task and the pump.
+func (s *session) close() {
+	s.eng.Close()
+	close(s.stop)
+	<-s.stopped
+	s.finish(result{stop: sdk.StopReasonCancelled}) // a prompt still waiting
+	s.be.Close()
+}
+
+func (s *session) send(u sdk.SessionUpdate) {
+	if err := s.srv.conn.SessionUpdate(s.srv.ctx, sdk.SessionNotification{SessionId: s.id, Update: u}); err != nil {
+		s.srv.log.Debug("session/update not sent", "session", s.id, "err", err)
+	}
+}
+
+func (s *session) currentTurn() *turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turn
+}
+
+// finish ends the current turn with r, after every earlier event was sent.
+func (s *session) finish(r result) {
+	s.mu.Lock()
+	t := s.turn
+	s.turn = nil
+	s.mu.Unlock()
+	if t != nil {
+		t.done <- r
+	}
+}
+
+// handle maps one engine event onto the protocol. It runs on the pump.
+func (s *session) handle(ev event.Event) {
+	switch ev.Kind {
+	case event.AgentMessageDelta:
+		s.send(sdk.UpdateAgentMessageText(ev.Text))
+	case event.AgentReasoningDelta:
+		s.send(sdk.UpdateAgentThoughtText(ev.Text))
+	case event.CommandOutput:
+		s.send(sdk.UpdateAgentMessageText(ev.Text))
+	case event.Notice:
+		s.send(sdk.UpdateAgentMessageText("\n\n" + ev.Text + "\n"))
+	case event.Error:
+		// Held until the end: a failed model turn returns it as the
+		// prompt's error; a command shows it as its answer.
+		if t := s.currentTurn(); t != nil {
+			t.errs = append(t.errs, ev.Text)
+		} else {
+			s.send(sdk.UpdateAgentMessageText("Error: " + ev.Text + "\n"))
+		}
+	case event.ToolCallBegin:
+		if ev.Tool == nil {
+			return
+		}
+		s.calls[ev.Tool.CallID] = true
+		s.send(toolStart(s.root, ev.Tool))
+	case event.ToolCallEnd:
+		if ev.Tool == nil {
+			return
+		}
+		if !s.calls[ev.Tool.CallID] {
+			// Calls skipped by an interrupt end without a beginning.
+			s.send(toolStart(s.root, ev.Tool))
+		}
+		delete(s.calls, ev.Tool.CallID)
+		s.send(toolEnd(s.root, ev.Tool))
+	case event.ApprovalRequested:
+		if ev.Approval == nil {
+			return
+		}
+		ctx := s.srv.ctx
+		if t := s.currentTurn(); t != nil {
+			ctx = t.ctx
+		}
+		go s.askPermission(ctx, ev.Approval)
+	case event.ApprovalResolved:
+		if ev.Approval != nil && (ev.Reason == string(agent.AllowOnce) || ev.Reason == string(agent.AllowAlways)) {
+			s.send(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+				ToolCallId: sdk.ToolCallId(ev.Approval.CallID),
+				Status:     sdk.Ptr(sdk.ToolCallStatusInProgress),
+			}})
+		}
+	case event.TodosUpdated:
+		s.send(planUpdate(ev.Todos))
+	case event.StatusChanged:
+		if ev.Status != nil && ev.Status.Mode != "" && ev.Status.Mode != s.mode {
+			s.mode = ev.Status.Mode
+			s.send(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(ev.Status.Mode)}})
+		}
+	case event.TaskComplete:
+		t := s.currentTurn()
+		if t != nil && len(t.errs) > 0 {
+			s.send(sdk.UpdateAgentMessageText("Error: " + strings.Join(t.errs, "\nError: ") + "\n"))
+		}
+		stop := sdk.StopReasonEndTurn
+		if ev.Reason == event.StopMaxSteps {
+			stop = sdk.StopReasonMaxTurnRequests
+		}
+		s.finish(result{stop: stop})
+	case event.TurnAborted:
+		s.clearCalls()
+		if ev.Reason == event.ReasonError {
+			msg := ev.Text
+			if t := s.currentTurn(); t != nil && msg == "" && len(t.errs) > 0 {
+				msg = t.errs[len(t.errs)-1]
+			}
+			s.finish(result{err: modelError(msg)})
+			return
+		}
+		s.finish(result{stop: sdk.StopReasonCancelled})
+	}
+}
+
+func (s *session) clearCalls() {
+	for id := range s.calls {
+		delete(s.calls, id)
+	}
+}
+
+// askPermission puts one approval to the client and answers the engine.
+func (s *session) askPermission(ctx context.Context, a *event.Approval) {
+	resp, err := s.srv.conn.RequestPermission(ctx, permissionRequest(s.id, s.root, a))
+	switch {
+	case ctx.Err() != nil:
+		return // the prompt was cancelled: the engine resolves the request itself
+	case err != nil:
+		s.srv.log.Warn("session/request_permission failed; denying", "session", s.id, "err", err)
+		s.answer(a.ID, agent.Deny)
+	case resp.Outcome.Cancelled != nil:
+		// A client answers "cancelled" when it cancels the prompt turn.
+		if t := s.currentTurn(); t != nil {
+			t.cancelled.Store(true)
+		}
+		go s.eng.Cancel()
+	case resp.Outcome.Selected != nil:
+		s.answer(a.ID, decision(resp.Outcome.Selected.OptionId))
+	default:
+		s.answer(a.ID, agent.Deny)
+	}
+}
+
+func (s *session) answer(id string, d agent.Decision) {
+	if err := s.eng.Answer(id, agent.Answer{Decision: d}); err != nil {
+		s.srv.log.Debug("approval answer not delivered", "session", s.id, "err", err)
+	}
+}
+
+// prompt runs one input as a turn and returns its stop reason.
+func (s *session) prompt(ctx context.Context, input string) (sdk.StopReason, error) {
+	s.promptMu.Lock()
+	defer s.promptMu.Unlock()
+	if ctx.Err() != nil {
+		return sdk.StopReasonCancelled, nil // replaced before it started
+	}
+	t := &turn{ctx: ctx, done: make(chan result, 1)}
+	s.mu.Lock()
+	s.turn = t
+	s.mu.Unlock()
+	if _, err := s.eng.Submit(input); err != nil {
+		s.mu.Lock()
+		s.turn = nil
+		s.mu.Unlock()
+		return "", sdk.NewInternalError(map[string]any{"error": err.Error()})
+	}
+	var r result
+	select {
+	case r = <-t.done:
+	case <-ctx.Done():
+		t.cancelled.Store(true)
+		s.eng.Cancel()
+		r = <-t.done
+	}
+	// The engine clears its running task just after the final event; wait
+	// for that so the client's next prompt is not refused as busy.
+	s.eng.Wait()
+	if t.cancelled.Load() {
+		return sdk.StopReasonCancelled, nil
+	}
+	return r.stop, r.err
+}
+
+// modelError is the prompt's error when the model call failed: the text
+// says what went wrong (HTTP status, network, bad key).
+func modelError(msg string) *sdk.RequestError {
+	if msg == "" {
+		msg = "the model request failed"
+	}
+	return &sdk.RequestError{Code: -32603, Message: msg, Data: map[string]any{"error": msg}}
+}

@@ -1,0 +1,221 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+func TestCheckMessage(t *testing.T) {
+	for _, tc := range []struct {
+		msg    string
+		code   int
+		wantID string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, 0, ""},
+		{`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"x"}}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":"a","result":{}}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}}`, 0, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"x"}`, 0, ""},
+		{`{"jsonrpc":"2.0",`, codeParseError, ""},
+		{`nonsense`, codeParseError, ""},
+		{`"a string"`, codeInvalidRequest, ""},
+		{`[{"jsonrpc":"2.0","id":1,"method":"x"}]`, codeInvalidRequest, ""},
+		{`null`, codeInvalidRequest, ""},
+		{`{"jsonrpc":"1.0","id":1,"method":"x"}`, codeInvalidRequest, "1"},
+		{`{"jsonrpc":"2.0","id":{"x":1},"method":"x"}`, codeInvalidRequest, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":""}`, codeInvalidRequest, "1"},
+		{`{"jsonrpc":"2.0","id":1,"method":"x","params":"str"}`, codeInvalidRequest, "1"},
+		{`{"jsonrpc":"2.0","id":1}`, codeInvalidRequest, "1"},
+		{`{"jsonrpc":"2.0","result":{}}`, codeInvalidRequest, ""},
+	} {
+		id, code, reason := checkMessage([]byte(tc.msg))
+		if code != tc.code || string(id) != tc.wantID {
+			t.Errorf("%s: code %d id %q (%s), want code %d id %q", tc.msg, code, id, reason, tc.code, tc.wantID)
+		}
+		if code != 0 && reason == "" {
+			t.Errorf("%s: no reason given", tc.msg)
+		}
+	}
+}
+
+func TestFilterInput(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		``,
+		`{broken`,
+		`  {"jsonrpc":"2.0","method":"session/cancel","params":{}}  `,
+		`{"jsonrpc":"2.0","id":"big","method":"x","params":{"s":"` + strings.Repeat("x", maxMessage) + `"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"last"}`, // no final newline
+	}, "\n")
+	pr, pw := io.Pipe()
+	var out bytes.Buffer
+	sw := &syncWriter{w: &out}
+	go filterInput(strings.NewReader(in), pw, sw, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	passed, err := io.ReadAll(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPassed := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"last"}` + "\n"
+	if string(passed) != wantPassed {
+		t.Errorf("passed on:\n%s\nwant:\n%s", passed, wantPassed)
+	}
+	var codes []int
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		var r struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct{ Code int }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.JSONRPC != "2.0" || string(r.ID) != "null" {
+			t.Errorf("bad error line %s", sc.Bytes())
+		}
+		codes = append(codes, r.Error.Code)
+	}
+	if len(codes) != 2 || codes[0] != codeParseError || codes[1] != codeInvalidRequest {
+		t.Errorf("error codes %v, want [-32700 -32600]", codes)
+	}
+}
+
+func TestFoldPrompt(t *testing.T) {
+	text := func(s string) sdk.ContentBlock { return sdk.TextBlock(s) }
+	embedded := func(uri, body string) sdk.ContentBlock {
+		return sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: uri, Text: body}})
+	}
+	for _, tc := range []struct {
+		name   string
+		blocks []sdk.ContentBlock
+		want   string
+	}{
+		{"text", []sdk.ContentBlock{text("hello "), text("world")}, "hello world"},
+		{"link", []sdk.ContentBlock{text("see "), sdk.ResourceLinkBlock("a.go", "file:///w/a%20b.go")}, "see `/w/a b.go`"},
+		{"non-file link", []sdk.ContentBlock{sdk.ResourceLinkBlock("x", "https://example.com/x")}, "`https://example.com/x`"},
+		{"embedded", []sdk.ContentBlock{text("fix "), embedded("file:///w/a.go", "package a")},
+			"fix `/w/a.go`\n\nContents of /w/a.go (as open in the editor):\n```\npackage a\n```"},
+		{"embedded with fences", []sdk.ContentBlock{embedded("file:///w/R.md", "```go\nx\n```\n")},
+			"`/w/R.md`\n\nContents of /w/R.md (as open in the editor):\n````\n```go\nx\n```\n````"},
+		{"command keeps its line", []sdk.ContentBlock{text("!cat "), embedded("file:///w/a.go", "package a")}, "!cat /w/a.go"},
+		{"slash command", []sdk.ContentBlock{text("  /model "), text("gpt-x")}, "  /model gpt-x"},
+		{"file first is no command", []sdk.ContentBlock{text(" "), sdk.ResourceLinkBlock("a", "file:///w/a"), text(" explain")}, " `/w/a` explain"},
+		{"blob", []sdk.ContentBlock{sdk.ResourceBlock(sdk.EmbeddedResourceResource{BlobResourceContents: &sdk.BlobResourceContents{Uri: "file:///w/i.png", Blob: "AAAA"}})},
+			"`/w/i.png`\n\nAttached /w/i.png: binary content, not included."},
+	} {
+		if got := foldPrompt(tc.blocks); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestDecision(t *testing.T) {
+	for _, opt := range permissionOptions(&event.Approval{Scope: "write *.go"}) {
+		want := map[sdk.PermissionOptionKind]agent.Decision{
+			sdk.PermissionOptionKindAllowOnce:   agent.AllowOnce,
+			sdk.PermissionOptionKindAllowAlways: agent.AllowAlways,
+			sdk.PermissionOptionKindRejectOnce:  agent.Deny,
+		}[opt.Kind]
+		if got := decision(opt.OptionId); got != want {
+			t.Errorf("option %s (%s): decision %s, want %s", opt.OptionId, opt.Kind, got, want)
+		}
+	}
+	if got := decision("made_up"); got != agent.Deny {
+		t.Errorf("unknown option: %s, want deny", got)
+	}
+}
+
+func TestToolEnd(t *testing.T) {
+	for _, tc := range []struct {
+		tool       event.Tool
+		wantStatus sdk.ToolCallStatus
+		wantDiff   bool
+		wantText   string
+	}{
+		{event.Tool{CallID: "1", Status: event.ToolCompleted, Output: "exit 0\nhi"}, sdk.ToolCallStatusCompleted, false, "exit 0\nhi"},
+		{event.Tool{CallID: "2", Status: event.ToolCompleted, Diffs: []event.Diff{{Path: "a", Op: "update", Old: "x", New: "y"}}}, sdk.ToolCallStatusCompleted, true, ""},
+		{event.Tool{CallID: "3", Status: event.ToolDenied, Summary: "denied by the user"}, sdk.ToolCallStatusFailed, false, "denied by the user"},
+		{event.Tool{CallID: "4", Status: event.ToolAborted}, sdk.ToolCallStatusFailed, false, "cancelled"},
+		{event.Tool{CallID: "5", Status: event.ToolFailed, Output: "no such file"}, sdk.ToolCallStatusFailed, false, "no such file"},
+	} {
+		u := toolEnd("/w", &tc.tool).ToolCallUpdate
+		if *u.Status != tc.wantStatus {
+			t.Errorf("%s: status %s, want %s", tc.tool.CallID, *u.Status, tc.wantStatus)
+		}
+		hasDiff := len(u.Content) > 0 && u.Content[0].Diff != nil
+		if hasDiff != tc.wantDiff {
+			t.Errorf("%s: diff content %v, want %v", tc.tool.CallID, hasDiff, tc.wantDiff)
+		}
+		if hasDiff && (u.Content[0].Diff.Path != "/w/a" || *u.Content[0].Diff.OldText != "x" || u.Content[0].Diff.NewText != "y") {
+			t.Errorf("%s: diff %+v", tc.tool.CallID, u.Content[0].Diff)
+		}
+		var text string
+		for _, c := range u.Content {
+			if c.Content != nil {
+				text += c.Content.Content.Text.Text
+			}
+		}
+		if text != tc.wantText {
+			t.Errorf("%s: text %q, want %q", tc.tool.CallID, text, tc.wantText)
+		}
+	}
+}
+
+func TestReplay(t *testing.T) {
+	history := []llm.Message{
+		{Role: llm.RoleUser, Content: "hi"},
+		{Role: llm.RoleAssistant, Content: "checking", Reasoning: "hmm", ToolCalls: []llm.ToolCall{
+			{ID: "c1", Function: llm.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}},
+			{ID: "c2", Function: llm.FunctionCall{Name: "edit", Arguments: `{"path":"a.go"}`}},
+		}},
+		{Role: llm.RoleTool, ToolCallID: "c1", Content: "a.go"},
+		{Role: llm.RoleTool, ToolCallID: "c2", Content: "denied by the user: no"},
+		{Role: llm.RoleAssistant, Content: "ok"},
+	}
+	var got []string
+	for _, u := range replay("/w", history) {
+		switch {
+		case u.UserMessageChunk != nil:
+			got = append(got, "user "+u.UserMessageChunk.Content.Text.Text)
+		case u.AgentThoughtChunk != nil:
+			got = append(got, "thought "+u.AgentThoughtChunk.Content.Text.Text)
+		case u.AgentMessageChunk != nil:
+			got = append(got, "agent "+u.AgentMessageChunk.Content.Text.Text)
+		case u.ToolCall != nil:
+			s := "call " + string(u.ToolCall.ToolCallId) + " " + string(u.ToolCall.Kind) + " " + u.ToolCall.Title
+			for _, l := range u.ToolCall.Locations {
+				s += " @" + l.Path
+			}
+			got = append(got, s)
+		case u.ToolCallUpdate != nil:
+			got = append(got, "result "+string(u.ToolCallUpdate.ToolCallId)+" "+string(*u.ToolCallUpdate.Status))
+		}
+	}
+	want := []string{
+		"user hi", "thought hmm", "agent checking",
+		"call c1 execute bash ls", "call c2 edit edit a.go @/w/a.go",
+		"result c1 completed", "result c2 failed", "agent ok",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("replay:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func BenchmarkCheckMessage(b *testing.B) {
+	msg := []byte(`{"jsonrpc":"2.0","id":12,"method":"session/prompt","params":{"sessionId":"0b4c9d55-0000-4000-8000-000000000000","prompt":[{"type":"text","text":"` + strings.Repeat("explain this code ", 50) + `"}]}}`)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if _, code, _ := checkMessage(msg); code != 0 {
+			b.Fatal("rejected")
+		}
+	}
+}

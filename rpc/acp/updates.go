@@ -1,0 +1,348 @@
+package acp
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// maxToolText bounds the text content of one tool call update; the model
+// still gets the whole result.
+const maxToolText = 256 << 10
+
+// modes are the engine's modes as advertised in session/new.
+var modes = []struct{ id, name, desc string }{
+	{"plan", "Plan", "Read-only: the agent explores and proposes a plan; no file changes or commands with effects."},
+	{"default", "Default", "File changes and commands with effects ask for approval."},
+	{"auto-edit", "Auto-edit", "File changes inside the workspace are applied without asking; risky commands still ask."},
+	{"yolo", "Yolo", "Everything runs without asking, shell commands included."},
+}
+
+func modeState(current string) *sdk.SessionModeState {
+	st := &sdk.SessionModeState{CurrentModeId: sdk.SessionModeId(current)}
+	for _, m := range modes {
+		st.AvailableModes = append(st.AvailableModes, sdk.SessionMode{Id: sdk.SessionModeId(m.id), Name: m.name, Description: sdk.Ptr(m.desc)})
+	}
+	return st
+}
+
+// hiddenCommands are not offered to ACP clients: the client owns the list
+// of sessions, so /new and /resume would swap the session behind its back.
+var hiddenCommands = map[string]bool{"new": true, "resume": true}
+
+// commandHints are the argument hints of the commands that take one.
+var commandHints = map[string]string{
+	"model":       "model name",
+	"mode":        "plan | default | auto-edit | yolo",
+	"permissions": "strict | balanced | auto-edit | yolo",
+}
+
+func availableCommands() sdk.SessionUpdate {
+	help := agent.CommandHelp()
+	cmds := []sdk.AvailableCommand{}
+	for _, name := range agent.CommandNames() {
+		if hiddenCommands[name] {
+			continue
+		}
+		c := sdk.AvailableCommand{Name: name, Description: help[name]}
+		if hint, ok := commandHints[name]; ok {
+			c.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: hint}}
+		}
+		cmds = append(cmds, c)
+	}
+	return sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: cmds}}
+}
+
+func toolKind(kind string) sdk.ToolKind {
+	switch kind {
+	case "read":
+		return sdk.ToolKindRead
+	case "edit":
+		return sdk.ToolKindEdit
+	case "execute":
+		return sdk.ToolKindExecute
+	case "search":
+		return sdk.ToolKindSearch
+	}
+	return sdk.ToolKindOther
+}
+
+// kindOfTool is the kind of a built-in tool by name, for replayed calls
+// (the history keeps names, not kinds).
+func kindOfTool(name string) sdk.ToolKind {
+	switch name {
+	case "read", "ls":
+		return sdk.ToolKindRead
+	case "write", "edit", "patch":
+		return sdk.ToolKindEdit
+	case "bash":
+		return sdk.ToolKindExecute
+	case "glob", "grep":
+		return sdk.ToolKindSearch
+	}
+	return sdk.ToolKindOther
+}
+
+// rawInput is the call's arguments as JSON when they parse, else the text.
+func rawInput(args string) any {
+	if strings.TrimSpace(args) == "" {
+		return nil
+	}
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	return args
+}
+
+func locations(root string, paths []string) []sdk.ToolCallLocation {
+	var out []sdk.ToolCallLocation
+	for _, p := range paths {
+		out = append(out, sdk.ToolCallLocation{Path: absPath(root, p)})
+	}
+	return out
+}
+
+func absPath(root, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, filepath.FromSlash(p))
+}
+
+func diffContent(root string, diffs []event.Diff) []sdk.ToolCallContent {
+	var out []sdk.ToolCallContent
+	for _, d := range diffs {
+		path := d.Path
+		if d.MoveTo != "" {
+			path = d.MoveTo
+		}
+		c := sdk.ToolDiffContent(absPath(root, path), d.New)
+		if d.Op != "add" {
+			c.Diff.OldText = sdk.Ptr(d.Old)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func textContent(text string) []sdk.ToolCallContent {
+	if text == "" {
+		return nil
+	}
+	if len(text) > maxToolText {
+		text = text[:maxToolText] + "\n… (truncated)"
+	}
+	return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}
+}
+
+// toolStart is the tool_call update of a ToolCallBegin.
+func toolStart(root string, t *event.Tool) sdk.SessionUpdate {
+	return sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
+		ToolCallId: sdk.ToolCallId(t.CallID),
+		Title:      toolTitle(t),
+		Kind:       toolKind(t.Kind),
+		Status:     sdk.ToolCallStatusInProgress,
+		Locations:  locations(root, t.Paths),
+		RawInput:   rawInput(t.Arguments),
+		Content:    diffContent(root, t.Diffs),
+	}}
+}
+
+func toolTitle(t *event.Tool) string {
+	if t.Title != "" {
+		return t.Title
+	}
+	return t.Name
+}
+
+// toolEnd is the tool_call_update of a ToolCallEnd. ACP has no cancelled
+// status: an aborted call is failed, and says so.
+func toolEnd(root string, t *event.Tool) sdk.SessionUpdate {
+	status := sdk.ToolCallStatusCompleted
+	text := t.Output
+	switch t.Status {
+	case event.ToolFailed:
+		status = sdk.ToolCallStatusFailed
+	case event.ToolDenied:
+		status = sdk.ToolCallStatusFailed
+		text = t.Summary
+	case event.ToolAborted:
+		status = sdk.ToolCallStatusFailed
+		text = "cancelled"
+		if t.Output != "" {
+			text = t.Output
+		}
+	}
+	if text == "" {
+		text = t.Summary
+	}
+	content := diffContent(root, t.Diffs)
+	if len(content) == 0 || status != sdk.ToolCallStatusCompleted {
+		content = append(content, textContent(text)...)
+	}
+	raw := map[string]any{"status": t.Status}
+	if t.Status == event.ToolAborted {
+		raw["status"] = "cancelled"
+	}
+	if t.Summary != "" {
+		raw["summary"] = t.Summary
+	}
+	if t.DurationMS > 0 {
+		raw["duration_ms"] = t.DurationMS
+	}
+	return sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+		ToolCallId: sdk.ToolCallId(t.CallID),
+		Status:     sdk.Ptr(status),
+		Content:    content,
+		RawOutput:  raw,
+	}}
+}
+
+func planUpdate(todos []event.Todo) sdk.SessionUpdate {
+	entries := []sdk.PlanEntry{}
+	for _, td := range todos {
+		st := sdk.PlanEntryStatusPending
+		switch td.Status {
+		case "in_progress":
+			st = sdk.PlanEntryStatusInProgress
+		case "completed":
+			st = sdk.PlanEntryStatusCompleted
+		}
+		entries = append(entries, sdk.PlanEntry{Content: td.Content, Priority: sdk.PlanEntryPriorityMedium, Status: st})
+	}
+	return sdk.SessionUpdate{Plan: &sdk.SessionUpdatePlan{Entries: entries}}
+}
+
+// permissionOptions are the three answers of an approval: y, always, n.
+func permissionOptions(a *event.Approval) []sdk.PermissionOption {
+	always := "Always allow"
+	if a.Scope != "" {
+		always += " " + a.Scope
+	}
+	return []sdk.PermissionOption{
+		{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
+		{OptionId: optAllowAlways, Name: always, Kind: sdk.PermissionOptionKindAllowAlways},
+		{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+	}
+}
+
+const (
+	optAllowOnce   sdk.PermissionOptionId = "allow_once"
+	optAllowAlways sdk.PermissionOptionId = "allow_always"
+	optReject      sdk.PermissionOptionId = "reject_once"
+)
+
+// decision maps a selected option onto the approval pipeline; anything
+// unknown is a denial.
+func decision(id sdk.PermissionOptionId) agent.Decision {
+	switch id {
+	case optAllowOnce:
+		return agent.AllowOnce
+	case optAllowAlways:
+		return agent.AllowAlways
+	}
+	return agent.Deny
+}
+
+func permissionRequest(sid sdk.SessionId, root string, a *event.Approval) sdk.RequestPermissionRequest {
+	title := a.Title
+	if a.Reason != "" {
+		title += " — " + a.Reason
+	}
+	if a.Danger {
+		title = "⚠ dangerous: " + title
+	}
+	tc := sdk.ToolCallUpdate{
+		ToolCallId: sdk.ToolCallId(a.CallID),
+		Title:      sdk.Ptr(title),
+		Kind:       sdk.Ptr(toolKind(a.Kind)),
+		Status:     sdk.Ptr(sdk.ToolCallStatusPending),
+		Locations:  locations(root, a.Paths),
+		Content:    diffContent(root, a.Diffs),
+	}
+	if a.Command != "" {
+		tc.RawInput = map[string]any{"command": a.Command}
+		if len(tc.Content) == 0 {
+			tc.Content = textContent("$ " + a.Command)
+		}
+	}
+	return sdk.RequestPermissionRequest{SessionId: sid, ToolCall: tc, Options: permissionOptions(a)}
+}
+
+// replay turns a saved conversation into the updates a client shows for
+// it: user and agent messages, thoughts, and each tool call with its
+// result.
+func replay(root string, history []llm.Message) []sdk.SessionUpdate {
+	var out []sdk.SessionUpdate
+	for _, m := range history {
+		switch m.Role {
+		case llm.RoleUser:
+			out = append(out, sdk.UpdateUserMessageText(m.Content))
+		case llm.RoleAssistant:
+			if m.Reasoning != "" {
+				out = append(out, sdk.UpdateAgentThoughtText(m.Reasoning))
+			}
+			if m.Content != "" {
+				out = append(out, sdk.UpdateAgentMessageText(m.Content))
+			}
+			for _, c := range m.ToolCalls {
+				out = append(out, replayCall(root, c))
+			}
+		case llm.RoleTool:
+			status := sdk.ToolCallStatusCompleted
+			if failedResult(m.Content) {
+				status = sdk.ToolCallStatusFailed
+			}
+			out = append(out, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+				ToolCallId: sdk.ToolCallId(m.ToolCallID),
+				Status:     sdk.Ptr(status),
+				Content:    textContent(m.Content),
+			}})
+		}
+	}
+	return out
+}
+
+func replayCall(root string, c llm.ToolCall) sdk.SessionUpdate {
+	var args struct {
+		Path    string `json:"path"`
+		Pattern string `json:"pattern"`
+		Command string `json:"command"`
+	}
+	json.Unmarshal([]byte(c.Function.Arguments), &args) //nolint:errcheck // best effort: the title only
+	title := c.Function.Name
+	var locs []sdk.ToolCallLocation
+	switch {
+	case args.Command != "":
+		title += " " + args.Command
+	case args.Path != "":
+		title += " " + args.Path
+		locs = locations(root, []string{args.Path})
+	case args.Pattern != "":
+		title += " " + args.Pattern
+	}
+	return sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
+		ToolCallId: sdk.ToolCallId(c.ID),
+		Title:      title,
+		Kind:       kindOfTool(c.Function.Name),
+		Status:     sdk.ToolCallStatusPending,
+		Locations:  locs,
+		RawInput:   rawInput(c.Function.Arguments),
+	}}
+}
+
+// failedResult recognises the tool results the engine writes for calls
+// that did not succeed.
+func failedResult(content string) bool {
+	for _, p := range []string{"error:", "denied", "aborted", "not run:", "not applied:"} {
+		if strings.HasPrefix(content, p) {
+			return true
+		}
+	}
+	return false
+}

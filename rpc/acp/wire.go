@@ -1,0 +1,157 @@
+package acp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+)
+
+// maxMessage bounds one incoming line. The SDK's reader gives up (and
+// closes the connection) above 10 MiB, so longer lines are answered here
+// and never reach it.
+const maxMessage = 8 << 20
+
+// JSON-RPC error codes answered by the filter itself.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
+
+// syncWriter serialises whole messages onto the output, shared by the SDK
+// connection and the input filter so their lines never interleave.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// writeError sends a JSON-RPC error response with the given id (null when
+// the id is unknown).
+func (s *syncWriter) writeError(id json.RawMessage, code int, msg string, data any) error {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	type rpcError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, rpcError{code, msg, data}})
+	if err != nil {
+		return err
+	}
+	_, err = s.Write(append(b, '\n'))
+	return err
+}
+
+// filterInput copies the JSON-RPC messages of in to dst, one line each,
+// and answers every line that is not one itself: the SDK would only log
+// it, and the client must get an error for a malformed request. It closes
+// dst when in ends.
+func filterInput(in io.Reader, dst *io.PipeWriter, out *syncWriter, log *slog.Logger) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	var line []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case tooLong:
+		case len(line)+len(chunk) > maxMessage:
+			tooLong, line = true, line[:0]
+		default:
+			line = append(line, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong {
+			log.Warn("dropped an oversized message", "limit", maxMessage)
+			out.writeError(nil, codeInvalidRequest, "Invalid request", map[string]any{"error": fmt.Sprintf("message larger than %d bytes", maxMessage)})
+		} else if msg := bytes.TrimSpace(line); len(msg) > 0 {
+			if id, code, reason := checkMessage(msg); code != 0 {
+				log.Warn("rejected an incoming message", "reason", reason)
+				text := "Invalid request"
+				if code == codeParseError {
+					text = "Parse error"
+				}
+				out.writeError(id, code, text, map[string]any{"error": reason})
+			} else if _, werr := dst.Write(append(msg, '\n')); werr != nil {
+				return // the connection is gone
+			}
+		}
+		line, tooLong = line[:0], false
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				log.Error("read input", "err", err)
+			}
+			dst.Close()
+			return
+		}
+	}
+}
+
+// checkMessage reports whether msg is a JSON-RPC 2.0 request, notification
+// or response. If not, it returns the error code, the reason and the id to
+// answer with (nil when the message has none, or an invalid one).
+func checkMessage(msg []byte) (id json.RawMessage, code int, reason string) {
+	if !json.Valid(msg) {
+		return nil, codeParseError, "the message is not valid JSON"
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &fields); err != nil || fields == nil {
+		return nil, codeInvalidRequest, "the message must be a JSON object (batches are not supported)"
+	}
+	rawID, hasID := fields["id"]
+	if hasID {
+		switch c := firstByte(rawID); {
+		case c == '"', c == '-', c >= '0' && c <= '9', bytes.Equal(rawID, []byte("null")):
+			id = rawID
+		default:
+			return nil, codeInvalidRequest, "id must be a string, a number or null"
+		}
+	}
+	var version string
+	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
+		return id, codeInvalidRequest, `jsonrpc must be "2.0"`
+	}
+	if rawMethod, ok := fields["method"]; ok {
+		var method string
+		if err := json.Unmarshal(rawMethod, &method); err != nil || method == "" {
+			return id, codeInvalidRequest, "method must be a non-empty string"
+		}
+		if p, ok := fields["params"]; ok {
+			if c := firstByte(p); c != '{' && c != '[' && !bytes.Equal(p, []byte("null")) {
+				return id, codeInvalidRequest, "params must be an object"
+			}
+		}
+		return nil, 0, ""
+	}
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+	if hasID && (hasResult || hasError) {
+		return nil, 0, "" // a response to one of our requests
+	}
+	return id, codeInvalidRequest, "the message has no method and is not a response"
+}
+
+func firstByte(b []byte) byte {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return 0
+	}
+	return b[0]
+}
