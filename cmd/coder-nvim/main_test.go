@@ -2,13 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -251,4 +254,39 @@ func TestMain(m *testing.M) {
 	// Tests never reach a real endpoint.
 	os.Unsetenv("OPENAI_API_KEY")
 	os.Exit(m.Run())
+}
+
+// TestSessionFileSurvivesKill9 kills exec mid-turn, repeatedly, while it
+// writes snapshots after every message: the file on disk always loads.
+func TestSessionFileSurvivesKill9(t *testing.T) {
+	bin := hostBinary(t)
+	srv := fakellm.New()
+	defer srv.Close()
+	dir := gitRepo(t)
+	for i := range 5 {
+		// Many quick tool calls: a snapshot after each message.
+		var calls []llm.ToolCall
+		for j := range 40 {
+			calls = append(calls, toolCall(fmt.Sprintf("c%d_%d", i, j), "ls", map[string]any{"path": "."}))
+		}
+		srv.Enqueue(fakellm.Reply{ToolCalls: calls}, fakellm.Reply{ToolCalls: calls}, fakellm.Reply{Content: strings.Repeat("slow ", 400), Chunk: 5, Delay: 5 * time.Millisecond})
+		cmd := exec.Command(bin, "exec", "--cwd", dir, "list files")
+		cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+srv.URL(), "XDG_CONFIG_HOME="+t.TempDir())
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(100+60*i) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		list, err := store.List(store.Dir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != i+1 {
+			t.Fatalf("after kill %d: %d loadable sessions, want %d", i, len(list), i+1)
+		}
+		srv.Reset()
+	}
 }

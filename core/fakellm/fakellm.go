@@ -92,6 +92,13 @@ func (s *Server) Close() {
 	})
 }
 
+// Reset drops the replies not yet consumed.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = nil
+}
+
 // Enqueue adds replies that answer the next requests, one each, in order.
 func (s *Server) Enqueue(replies ...Reply) {
 	s.mu.Lock()

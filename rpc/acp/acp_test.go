@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -482,13 +483,45 @@ func TestCommandsWithoutModel(t *testing.T) {
 		return false
 	})
 
+	// Every other built-in command answers without the model.
+	if out, err := exec.Command("git", "init", "-q", e.root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(e.root, "changed.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ input, want string }{
+		{"/tools", "Tools in yolo mode"},
+		{"/todos", "no todos"},
+		{"/permissions", "preset: balanced"},
+		{"/permissions strict", "preset: strict"},
+		{"/skills", "no skills"},
+		{"/diff", "+++ b/changed.txt"},
+		{"/undo", "nothing to undo"},
+		{"/model other-model", "model: other-model"},
+		{"/plan", "mode: plan"},
+		{"/default", "mode: default"},
+		{"/auto-edit", "mode: auto-edit"},
+		{"/resume", "usage: /resume"},
+		{"/compact", "THE SUMMARY"}, // the one command that calls the model
+	} {
+		if tc.input == "/compact" {
+			e.llm.Enqueue(fakellm.Reply{Content: "THE SUMMARY"})
+		}
+		before = len(e.client.snapshot())
+		e.mustPrompt(sid, tc.input, sdk.StopReasonEndTurn)
+		if text := agentText(e.client.snapshot()[before:]); !strings.Contains(text, tc.want) {
+			t.Errorf("%s answered %q, want %q", tc.input, text, tc.want)
+		}
+	}
+
 	before = len(e.client.snapshot())
 	e.mustPrompt(sid, "/nosuch", sdk.StopReasonEndTurn)
 	if text := agentText(e.client.snapshot()[before:]); !strings.Contains(text, "unknown command /nosuch") {
 		t.Errorf("/nosuch answered %q", text)
 	}
-	if n := len(e.llm.Requests()); n != 0 {
-		t.Errorf("commands made %d model requests, want 0", n)
+	if n := len(e.llm.Requests()); n != 1 {
+		t.Errorf("commands made %d model requests, want 1 (the compaction)", n)
 	}
 }
 

@@ -134,7 +134,12 @@ func (s *session) handle(ev event.Event) {
 	case event.AgentReasoningDelta:
 		s.send(sdk.UpdateAgentThoughtText(ev.Text))
 	case event.CommandOutput:
-		s.send(sdk.UpdateAgentMessageText(ev.Text))
+		text := ev.Text
+		if ev.Detail != "" {
+			// ACP has no expandable output: the full diff follows.
+			text += "\n\n```diff\n" + strings.TrimRight(ev.Detail, "\n") + "\n```\n"
+		}
+		s.send(sdk.UpdateAgentMessageText(text))
 	case event.Notice:
 		s.send(sdk.UpdateAgentMessageText("\n\n" + ev.Text + "\n"))
 	case event.Error:
