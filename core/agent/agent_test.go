@@ -650,3 +650,24 @@ func TestConversationPolicyOnlyNarrows(t *testing.T) {
 		t.Errorf("dangerous bash in the wide conversation asked %d times, want 1", asks)
 	}
 }
+
+// A front end may send the next input the moment it sees a task end.
+func TestInputAcceptedAtTaskEnd(t *testing.T) {
+	f := newFixture(t, nil)
+	errs := make(chan error, 2)
+	f.sess.opts.OnEvent = func(ev event.Event) {
+		f.rec.handle(ev)
+		if ev.Kind == event.TaskComplete && ev.Reason == event.StopEndTurn {
+			_, err := f.sess.Submit("/help")
+			errs <- err
+		}
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "first"})
+	if _, err := f.sess.Submit("one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errs; err != nil {
+		t.Fatalf("input right after TaskComplete: %v", err)
+	}
+	f.sess.Wait()
+}

@@ -18,7 +18,9 @@ import (
 // invalid.
 const abortedResult = "aborted: the turn was interrupted before this tool call ran"
 
-// runTask runs one input to its end. It runs on the task goroutine.
+// runTask runs one input to its end. It runs on the task goroutine and
+// leaves the task's closing event (TaskComplete or TurnAborted) in t.end:
+// it is delivered only once the session takes new input.
 func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	base := event.Event{Conversation: t.conv.ID, Task: t.id}
 	with := func(e event.Event) event.Event {
@@ -31,7 +33,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	switch {
 	case trimmed == "":
 		s.emit(with(event.Event{Kind: event.Notice, Text: "empty input: nothing to do"}))
-		s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand}))
+		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
 		return
 	case strings.HasPrefix(trimmed, "/"):
 		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
@@ -41,7 +43,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		} else if out != "" {
 			s.emit(with(event.Event{Kind: event.CommandOutput, Text: out}))
 		}
-		s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand}))
+		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
 		return
 	case strings.HasPrefix(trimmed, "!"):
 		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
@@ -49,10 +51,10 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		s.runBang(ctx, t, strings.TrimSpace(trimmed[1:]))
 		s.endTurn(t)
 		if ctx.Err() != nil {
-			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted}))
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted})
 			return
 		}
-		s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand}))
+		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
 		return
 	}
 
@@ -68,28 +70,28 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		switch {
 		case ctx.Err() != nil:
 			s.endTurn(t)
-			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted}))
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted})
 			return
 		case err != nil:
 			s.endTurn(t)
 			s.emit(with(event.Event{Kind: event.Error, Text: err.Error()}))
-			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonError, Text: err.Error()}))
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonError, Text: err.Error()})
 			return
 		case done && s.autoVerify(ctx, t, input):
 			continue // a failed verification went back to the model
 		case ctx.Err() != nil:
 			s.endTurn(t)
-			s.emit(with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted}))
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted})
 			return
 		case done:
 			s.endTurn(t)
-			s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopEndTurn, Text: lastAssistantText(t.conv)}))
+			t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopEndTurn, Text: lastAssistantText(t.conv)})
 			return
 		}
 	}
 	s.endTurn(t)
 	s.emit(with(event.Event{Kind: event.Notice, Text: fmt.Sprintf("stopped after %d model calls (max_steps); send another message to continue", maxSteps)}))
-	s.emit(with(event.Event{Kind: event.TaskComplete, Reason: event.StopMaxSteps, Text: lastAssistantText(t.conv)}))
+	t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopMaxSteps, Text: lastAssistantText(t.conv)})
 }
 
 // step makes one model call and runs the tool calls it asks for. done

@@ -111,8 +111,9 @@ type task struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	edited     []string // paths written since the last auto-verify
-	verifyRuns int      // auto-verify runs in this turn
+	edited     []string    // paths written since the last auto-verify
+	verifyRuns int         // auto-verify runs in this turn
+	end        event.Event // the closing event, sent after the task is cleared
 }
 
 // Open starts a new session.
@@ -323,16 +324,25 @@ func (s *Session) Submit(input string) (string, error) {
 
 // SubmitTo is Submit for a given conversation ("" is the root).
 func (s *Session) SubmitTo(convID, input string) (string, error) {
+	t, err := s.start(convID, input)
+	if err != nil {
+		return "", err
+	}
+	return t.id, nil
+}
+
+// start registers and launches a task (single flight).
+func (s *Session) start(convID, input string) (*task, error) {
 	s.mu.Lock()
 	if s.running != nil {
 		s.mu.Unlock()
-		return "", ErrBusy
+		return nil, ErrBusy
 	}
 	conv := s.rootConv
 	if convID != "" {
 		if conv = s.convs[convID]; conv == nil {
 			s.mu.Unlock()
-			return "", fmt.Errorf("no conversation %q in this session", convID)
+			return nil, fmt.Errorf("no conversation %q in this session", convID)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -349,22 +359,22 @@ func (s *Session) SubmitTo(convID, input string) (string, error) {
 		s.running = nil
 		st := s.statusLocked()
 		s.mu.Unlock()
-		s.emit(event.Event{Kind: event.StatusChanged, Conversation: conv.ID, Task: t.id, Status: &st})
+		// Front ends may send the next input as soon as they see the end
+		// of this task: by then the session accepts it.
+		s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+		if t.end.Kind != "" {
+			s.emit(t.end)
+		}
 	}()
-	return t.id, nil
+	return t, nil
 }
 
 // Run submits input and waits for the task to end. Cancelling ctx
 // interrupts the task.
 func (s *Session) Run(ctx context.Context, input string) error {
-	if _, err := s.Submit(input); err != nil {
+	t, err := s.start("", input)
+	if err != nil {
 		return err
-	}
-	s.mu.Lock()
-	t := s.running
-	s.mu.Unlock()
-	if t == nil {
-		return nil
 	}
 	select {
 	case <-t.done:
