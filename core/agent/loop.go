@@ -85,7 +85,11 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 			return
 		case done:
 			s.endTurn(t)
-			t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopEndTurn, Text: lastAssistantText(t.conv)})
+			reason := event.StopEndTurn
+			if t.refused {
+				reason = event.StopRefusal
+			}
+			t.end = with(event.Event{Kind: event.TaskComplete, Reason: reason, Text: lastAssistantText(t.conv)})
 			return
 		}
 	}
@@ -140,6 +144,7 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	}
 	s.appendMessage(t.conv, msg)
 	if len(msg.ToolCalls) == 0 {
+		t.refused = resp.FinishReason == "content_filter"
 		return true, nil
 	}
 	for i, call := range msg.ToolCalls {

@@ -114,6 +114,7 @@ type task struct {
 	edited     []string    // paths written since the last auto-verify
 	verifyRuns int         // auto-verify runs in this turn
 	end        event.Event // the closing event, sent after the task is cleared
+	refused    bool        // the last answer was stopped by the content filter
 }
 
 // Open starts a new session.

@@ -44,6 +44,7 @@ const (
 	StopEndTurn  = "end_turn"
 	StopMaxSteps = "max_steps"
 	StopCommand  = "command" // a `/` or `!` command ran; the model was not called
+	StopRefusal  = "refusal" // the provider's content filter stopped the answer
 )
 
 // Event is one entry of the stream. Kind says which of the optional fields

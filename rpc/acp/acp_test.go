@@ -585,6 +585,10 @@ func TestMaxTurnRequests(t *testing.T) {
 	sid, _ := e.newSession()
 	e.llm.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_l", "ls", map[string]string{"path": "."})}})
 	e.mustPrompt(sid, "look around", sdk.StopReasonMaxTurnRequests)
+
+	// A content-filtered answer ends the turn as a refusal.
+	e.llm.Enqueue(fakellm.Reply{Content: "I can't", FinishReason: "content_filter"})
+	e.mustPrompt(sid, "something else", sdk.StopReasonRefusal)
 }
 
 func TestPromptResources(t *testing.T) {

@@ -195,8 +195,11 @@ func (s *session) handle(ev event.Event) {
 			s.send(sdk.UpdateAgentMessageText("Error: " + strings.Join(t.errs, "\nError: ") + "\n"))
 		}
 		stop := sdk.StopReasonEndTurn
-		if ev.Reason == event.StopMaxSteps {
+		switch ev.Reason {
+		case event.StopMaxSteps:
 			stop = sdk.StopReasonMaxTurnRequests
+		case event.StopRefusal:
+			stop = sdk.StopReasonRefusal
 		}
 		s.finish(result{stop: stop})
 	case event.TurnAborted:
