@@ -144,7 +144,11 @@ func runExec(args []string) int {
 		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
 		return 1
 	case printer.Failure() != "":
-		fmt.Fprintln(os.Stderr, "coder-nvim: turn failed:", printer.Failure())
+		// The reason was printed as it happened ("error: …"); only an
+		// interrupt has not been said yet.
+		if printer.Failure() == "interrupted" {
+			fmt.Fprintln(os.Stderr, "coder-nvim: interrupted")
+		}
 		return 1
 	}
 	return 0

@@ -167,8 +167,8 @@ func TestExecInterruptedStream(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("exit 0 for a cut stream; stderr:\n%s", r.stderr)
 	}
-	if !strings.Contains(r.stderr, "turn failed") {
-		t.Errorf("stderr lacks the reason:\n%s", r.stderr)
+	if n := strings.Count(r.stderr, "error: "); n != 1 {
+		t.Errorf("want the reason once on stderr, got %d times:\n%s", n, r.stderr)
 	}
 	// The session file is whole and holds the partial answer.
 	snap, err := store.Load(store.Dir(dir), sessionID(t, r.stderr))
