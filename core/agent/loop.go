@@ -38,6 +38,12 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	case strings.HasPrefix(trimmed, "/"):
 		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
 		out, err := s.runCommand(ctx, t, trimmed)
+		if err != nil && ctx.Err() != nil {
+			// Interrupted (/compact, /undo): not an error to show with
+			// Go's "context canceled" in it.
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted})
+			return
+		}
 		if err != nil {
 			s.emit(with(event.Event{Kind: event.Error, Text: err.Error()}))
 		} else if out != "" {
@@ -136,10 +142,10 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant
+	s.mu.Lock()
+	uniqueCallIDs(t.conv.history, msg.ToolCalls)
+	s.mu.Unlock()
 	for i := range msg.ToolCalls {
-		if msg.ToolCalls[i].ID == "" {
-			msg.ToolCalls[i].ID = fmt.Sprintf("call_%s_%d", t.id[:8], i)
-		}
 		msg.ToolCalls[i].Type = "function"
 	}
 	s.appendMessage(t.conv, msg)

@@ -227,9 +227,9 @@ func (s *Session) load(id string) error {
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
 		msgs = msgs[1:] // rebuilt for every request
 	}
-	s.rootConv.history = append([]llm.Message(nil), msgs...)
+	s.rootConv.history = repairHistory(msgs)
 	for _, c := range snap.Conversations {
-		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: c.Messages}
+		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: repairHistory(c.Messages)}
 	}
 	s.todos = snap.Todos
 	s.turns = snap.Turns
@@ -474,7 +474,9 @@ func (s *Session) save() {
 		Messages:  append([]llm.Message{{Role: llm.RoleSystem, Content: s.systemPromptLocked(s.rootConv)}}, s.rootConv.history...),
 		Tools:     s.sentTools,
 		Todos:     s.todos,
-		Turns:     s.turns,
+		// A copy: turns are updated in place (After, Undone) while the
+		// saver encodes the snapshot on its own goroutine.
+		Turns: append([]store.Turn(nil), s.turns...),
 	}
 	if snap.Tools == nil {
 		snap.Tools = tools.Specs(s.offeredToolsLocked())

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -52,7 +53,16 @@ func (t todoTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMes
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&args); err != nil {
-		return nil, fmt.Errorf("invalid arguments for todo: %v (want {\"todos\": [{\"content\": \"...\", \"status\": \"pending|in_progress|completed\"}]})", err)
+		// Go's decoding errors name Go types; say what is wrong in JSON terms.
+		why := strings.TrimPrefix(err.Error(), "json: ")
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			why = fmt.Sprintf("wrong JSON type (%s)", typeErr.Value)
+			if typeErr.Field != "" {
+				why = fmt.Sprintf("%q has the wrong JSON type (%s)", typeErr.Field, typeErr.Value)
+			}
+		}
+		return nil, fmt.Errorf("invalid arguments for todo: %s (want {\"todos\": [{\"content\": \"...\", \"status\": \"pending|in_progress|completed\"}]})", why)
 	}
 	if args.Todos == nil {
 		return nil, fmt.Errorf("invalid arguments for todo: \"todos\" is required (an empty list clears it)")

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -199,8 +200,10 @@ func Decode(data []byte, cfg *Config) error {
 		var typeErr *json.UnmarshalTypeError
 		var syntaxErr *json.SyntaxError
 		switch {
+		case errors.As(err, &typeErr) && typeErr.Field == "":
+			return fmt.Errorf("expected a JSON object, got JSON %s", typeErr.Value)
 		case errors.As(err, &typeErr):
-			return fmt.Errorf("key %q: expected %s, got JSON %s", typeErr.Field, typeErr.Type, typeErr.Value)
+			return fmt.Errorf("key %q: expected %s, got JSON %s", typeErr.Field, jsonType(typeErr.Type), typeErr.Value)
 		case errors.As(err, &syntaxErr):
 			return fmt.Errorf("invalid JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -212,6 +215,31 @@ func Decode(data []byte, cfg *Config) error {
 		return errors.New("invalid JSON: extra data after the top-level object")
 	}
 	return nil
+}
+
+// jsonType names the JSON type a Go type decodes from, for error messages
+// that speak the file's language rather than Go's.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "a boolean (true or false)"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		elem := map[reflect.Kind]string{reflect.String: " of strings", reflect.Struct: " of objects", reflect.Int: " of integers"}[t.Elem().Kind()]
+		return "an array" + elem
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return t.Kind().String()
 }
 
 // Validate checks values that JSON types cannot.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -63,6 +64,8 @@ func TestLoadDefaultsToDemo(t *testing.T) {
 	}
 }
 
+var goType = regexp.MustCompile(`\bconfig\.[A-Z]|\[\]|\*bool|\bint\b|\bfloat64\b`)
+
 func TestLoadErrorsNameFileAndKey(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -80,7 +83,12 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"bad ttl", `{"approval":{"ttl":"soon"}}`, []string{"approval.ttl"}},
 		{"bad steps", `{"max_steps":0}`, []string{"max_steps"}},
 		{"widened verify", `{"workflow":{"max_verify_attempts":5}}`, []string{"max_verify_attempts"}},
-		{"not object", `[1,2]`, []string{"config"}},
+		{"not object", `[1,2]`, []string{"config", "expected a JSON object"}},
+		// Type errors speak JSON, not Go.
+		{"object expected", `{"approval":"x"}`, []string{`"approval"`, "expected an object"}},
+		{"array expected", `{"workflow":{"verify_commands":"go test"}}`, []string{`"workflow.verify_commands"`, "expected an array of strings"}},
+		{"rules not array", `{"permissions":{"rules":{}}}`, []string{`"permissions.rules"`, "expected an array of objects"}},
+		{"boolean expected", `{"approval":{"interactive":"yes"}}`, []string{`"approval.interactive"`, "true or false"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +102,9 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 			msg := err.Error()
 			if !strings.Contains(msg, WorkspaceFile(root)) && !strings.Contains(msg, "key") {
 				t.Errorf("error %q names neither file nor key", msg)
+			}
+			if goType.MatchString(msg) {
+				t.Errorf("error %q names a Go type", msg)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(msg, w) {

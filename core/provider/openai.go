@@ -164,8 +164,9 @@ func toOpenAI(req llm.Request) openai.ChatCompletionRequest {
 			ToolCallID: m.ToolCallID,
 		}
 		// go-openai omits empty content, and OpenAI requires it on tool
-		// results.
-		if m.Role == llm.RoleTool && om.Content == "" {
+		// results and on assistant messages without tool calls (an empty
+		// answer, e.g. one cut by the length limit or only reasoning).
+		if om.Content == "" && (m.Role == llm.RoleTool || m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0) {
 			om.Content = "(empty)"
 		}
 		for _, tc := range m.ToolCalls {

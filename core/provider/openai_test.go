@@ -533,3 +533,42 @@ func BenchmarkStream1000Deltas(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(deltas))/b.Elapsed().Seconds(), "deltas/s")
 }
+
+// TestEmptyContentIsSent: go-openai drops empty content, but OpenAI rejects
+// tool results and assistant messages without tool calls that lack it.
+func TestEmptyContentIsSent(t *testing.T) {
+	tests := []struct {
+		name        string
+		msg         llm.Message
+		wantContent bool
+	}{
+		{"empty assistant answer", llm.Message{Role: llm.RoleAssistant, Reasoning: "only thoughts"}, true},
+		{"empty tool result", llm.Message{Role: llm.RoleTool, ToolCallID: "c1", Name: "ls"}, true},
+		{"assistant with tool calls", llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c2", Type: "function", Function: llm.FunctionCall{Name: "ls", Arguments: "{}"}}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, p := setup(t)
+			s.Enqueue(fakellm.Reply{Content: "ok"})
+			msgs := []llm.Message{{Role: llm.RoleUser, Content: "hi"}, tt.msg}
+			if tt.msg.Role == llm.RoleTool {
+				msgs = []llm.Message{{Role: llm.RoleUser, Content: "hi"}, {Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "ls", Arguments: "{}"}}}}, tt.msg}
+			}
+			if _, _, err := collect(t, p, llm.Request{Model: "m", Messages: msgs}); err != nil {
+				t.Fatal(err)
+			}
+			var raw struct {
+				Messages []map[string]json.RawMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(s.Requests()[0].Raw, &raw); err != nil {
+				t.Fatal(err)
+			}
+			last := raw.Messages[len(raw.Messages)-1]
+			var content string
+			json.Unmarshal(last["content"], &content)
+			if got := content != ""; got != tt.wantContent {
+				t.Errorf("content = %s, want present: %v", last["content"], tt.wantContent)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -49,7 +50,7 @@ func (t *readTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	if args.Offset > 0 || args.Limit > 0 {
 		start := max(args.Offset, 1)
 		if args.Limit > 0 {
-			title += fmt.Sprintf(":%d-%d", start, start+args.Limit-1)
+			title += fmt.Sprintf(":%d-%d", start, start+min(args.Limit, math.MaxInt-start+1)-1)
 		} else {
 			title += fmt.Sprintf(":%d-", start)
 		}
@@ -102,7 +103,7 @@ func readRun(ctx context.Context, ws *Workspace, abs, rel string, args readArgs)
 	if limit <= 0 {
 		limit = defaultReadLimit
 	}
-	end := min(start-1+limit, len(lines)) // last line shown, 1-based
+	end := start - 1 + min(limit, len(lines)-start+1) // last line shown, 1-based; no overflow for huge limits
 	var b strings.Builder
 	cut := 0
 	for n := start; n <= end; n++ {

@@ -178,7 +178,7 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	switch {
 	case args.TimeoutMS < 0:
 		return nil, errors.New("timeout_ms must be positive")
-	case time.Duration(args.TimeoutMS)*time.Millisecond > maxBashTimeout:
+	case int64(args.TimeoutMS) > maxBashTimeout.Milliseconds(): // compared in ms: the Duration could overflow
 		return nil, fmt.Errorf("timeout_ms %d is over the maximum of %d", args.TimeoutMS, maxBashTimeout.Milliseconds())
 	case args.TimeoutMS > 0:
 		timeout = time.Duration(args.TimeoutMS) * time.Millisecond

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -161,5 +162,32 @@ func TestRunShellNoBashDir(t *testing.T) {
 	r := RunShell(context.Background(), filepath.Join(t.TempDir(), "missing"), "true", time.Second, 0)
 	if r.ExitCode != -1 || r.Stderr == "" {
 		t.Errorf("%+v", r)
+	}
+}
+
+func TestBashTimeoutArgument(t *testing.T) {
+	ws := newWS(t, nil)
+	tests := []struct {
+		ms   int
+		want string // error text; "" for none
+	}{
+		{0, ""},
+		{1000, ""},
+		{600000, ""},
+		{-1, "must be positive"},
+		{600001, "over the maximum"},
+		// time.Duration(ms)*time.Millisecond overflows to a negative
+		// duration, which would have meant no timeout at all.
+		{9223372036855, "over the maximum"},
+		{math.MaxInt, "over the maximum"},
+	}
+	for _, tt := range tests {
+		_, err := prepare(t, ws, "bash", m{"command": "true", "timeout_ms": tt.ms})
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("timeout_ms %d: %v", tt.ms, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("timeout_ms %d: error %v, want %q", tt.ms, err, tt.want)
+		}
 	}
 }

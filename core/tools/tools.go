@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -212,7 +213,13 @@ func (b *base[T]) decode(raw json.RawMessage) (T, error) {
 		return args, fmt.Errorf("invalid arguments for %s: %s", b.name, schemaMessage(err))
 	}
 	if err := json.Unmarshal(raw, &args); err != nil {
-		return args, fmt.Errorf("invalid arguments for %s: %v", b.name, err)
+		// The schema passed, so this is a number Go cannot hold (1e40 for
+		// an integer); say so without Go's type names.
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return args, fmt.Errorf("invalid arguments for %s: argument %q: JSON %s is out of range", b.name, typeErr.Field, typeErr.Value)
+		}
+		return args, fmt.Errorf("invalid arguments for %s: %s", b.name, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return args, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -135,6 +136,7 @@ func TestBadArguments(t *testing.T) {
 		{"read", m{"path": "a.txt", "offset": "ten"}, `argument "offset"`},
 		{"read", m{"path": "a.txt", "offset": 1.5}, `argument "offset"`},
 		{"read", m{"path": "a.txt", "offset": -1}, "must not be negative"},
+		{"read", `{"path": "a.txt", "offset": 1e40}`, `argument "offset": JSON number 1e40 is out of range`},
 		{"read", m{"path": "a.txt", "bogus": 1}, "bogus"},
 		{"write", m{"path": "a.txt"}, `missing properties: ["content"]`},
 		{"edit", m{"path": "a.txt", "old_string": "a"}, `missing properties: ["new_string"]`},
@@ -155,6 +157,9 @@ func TestBadArguments(t *testing.T) {
 		_, err := prepare(t, ws, tt.tool, tt.args)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %v: error %v, want it to contain %q", tt.tool, tt.args, err, tt.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), "Go value") || strings.Contains(err.Error(), "of type")) {
+			t.Errorf("%s %v: error %q leaks Go internals", tt.tool, tt.args, err)
 		}
 	}
 	// Empty arguments count as {}.
@@ -285,6 +290,8 @@ func TestRead(t *testing.T) {
 		{args: m{"path": "a.txt"}, want: "     1\talpha\n     2\tbeta\n     3\tgamma\n"},
 		{args: m{"path": "a.txt", "offset": 2, "limit": 1}, has: []string{"     2\tbeta\n", "showing lines 2-2 of 3", "offset=3"}},
 		{args: m{"path": "a.txt", "offset": 3}, want: "     3\tgamma\n"},
+		// A huge limit must not overflow into a negative last line.
+		{args: m{"path": "a.txt", "offset": 2, "limit": math.MaxInt}, want: "     2\tbeta\n     3\tgamma\n"},
 		{args: m{"path": "crlf.txt"}, want: "     1\tone\n     2\ttwo\n"},
 		{args: m{"path": "noeol.txt"}, want: "     1\tx\n     2\ty\n"},
 		{args: m{"path": "empty.txt"}, want: "(empty file)"},
@@ -314,6 +321,9 @@ func TestRead(t *testing.T) {
 	}
 	if r := run(t, ws, "read", m{"path": "long.txt"}); !strings.Contains(r.Output, strings.Repeat("é", 1000)) || strings.ContainsRune(r.Output, '\uFFFD') {
 		t.Error("long line cut badly")
+	}
+	if inv, err := prepare(t, ws, "read", m{"path": "a.txt", "offset": 2, "limit": math.MaxInt}); err != nil || strings.Contains(inv.Title, "--") {
+		t.Errorf("huge limit: title %q, %v", inv.Title, err)
 	}
 	for _, p := range []struct{ path, want string }{{"dir", "use ls"}, {"missing.txt", "does not exist"}} {
 		if _, err := prepare(t, ws, "read", m{"path": p.path}); err == nil || !strings.Contains(err.Error(), p.want) {

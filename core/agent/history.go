@@ -1,0 +1,84 @@
+package agent
+
+import (
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/google/uuid"
+)
+
+// repairHistory makes a saved history valid for the next request. A
+// session killed mid-turn (kill -9) is saved with tool calls whose results
+// were never written, and an edited or older file may hold calls without
+// ids, duplicate ids or stray tool messages; any of these makes real
+// providers reject the request. Every assistant tool call ends up with a
+// unique id and exactly one tool message right after its assistant
+// message (an "aborted" one when it had none); tool messages answering no
+// call are dropped.
+func repairHistory(msgs []llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(msgs))
+	used := map[string]bool{}
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		i++
+		if m.Role == llm.RoleTool {
+			continue // answers no call of the message before it
+		}
+		if m.Role != llm.RoleAssistant || len(m.ToolCalls) == 0 {
+			out = append(out, m)
+			continue
+		}
+		var results []llm.Message
+		for ; i < len(msgs) && msgs[i].Role == llm.RoleTool; i++ {
+			results = append(results, msgs[i])
+		}
+		taken := make([]bool, len(results))
+		calls := append([]llm.ToolCall(nil), m.ToolCalls...)
+		var answers []llm.Message
+		for j, c := range calls {
+			res := llm.Message{Role: llm.RoleTool, Name: c.Function.Name, Content: abortedResult}
+			if c.ID != "" {
+				for k, r := range results {
+					if !taken[k] && r.ToolCallID == c.ID {
+						taken[k], res = true, r
+						break
+					}
+				}
+			}
+			if c.ID == "" || used[c.ID] {
+				calls[j].ID = newCallID()
+			}
+			used[calls[j].ID] = true
+			res.ToolCallID, res.Name = calls[j].ID, c.Function.Name
+			answers = append(answers, res)
+		}
+		m.ToolCalls = calls
+		out = append(out, m)
+		out = append(out, answers...)
+	}
+	return out
+}
+
+// uniqueCallIDs gives every call of a new assistant message an id that no
+// call in the conversation has used yet. Servers may send no ids (the
+// provider then numbers them from call_0 in every response) or repeat one;
+// results are matched by id, so duplicates make the next request invalid.
+func uniqueCallIDs(history []llm.Message, calls []llm.ToolCall) {
+	used := map[string]bool{}
+	for _, m := range history {
+		for _, c := range m.ToolCalls {
+			used[c.ID] = true
+		}
+	}
+	for i := range calls {
+		if calls[i].ID == "" || used[calls[i].ID] {
+			calls[i].ID = newCallID()
+		}
+		used[calls[i].ID] = true
+	}
+}
+
+// newCallID returns a fresh tool call id in OpenAI's style.
+func newCallID() string {
+	return "call_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:24]
+}
