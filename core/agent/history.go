@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -81,4 +82,33 @@ func uniqueCallIDs(history []llm.Message, calls []llm.ToolCall) {
 // newCallID returns a fresh tool call id in OpenAI's style.
 func newCallID() string {
 	return "call_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:24]
+}
+
+// toolNameChars matches what OpenAI accepts in a function name.
+var toolNameChars = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// sanitizeToolNames rewrites function names a provider would reject in the
+// history (empty, dots, spaces, too long), so one bad call from the model
+// cannot make every later request invalid. Such calls are unknown tools
+// anyway and get an error result.
+func sanitizeToolNames(calls []llm.ToolCall) {
+	for i := range calls {
+		name := calls[i].Function.Name
+		if toolNameChars.MatchString(name) {
+			continue
+		}
+		clean := strings.Map(func(r rune) rune {
+			if r < 0x80 && (r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+				return r
+			}
+			return '_'
+		}, name)
+		if len(clean) > 64 {
+			clean = clean[:64]
+		}
+		if clean == "" {
+			clean = "invalid_tool_name"
+		}
+		calls[i].Function.Name = clean
+	}
 }

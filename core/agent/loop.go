@@ -144,6 +144,7 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	msg.Role = llm.RoleAssistant
 	s.mu.Lock()
 	uniqueCallIDs(t.conv.history, msg.ToolCalls)
+	sanitizeToolNames(msg.ToolCalls)
 	s.mu.Unlock()
 	for i := range msg.ToolCalls {
 		msg.ToolCalls[i].Type = "function"

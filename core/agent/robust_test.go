@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -205,5 +207,37 @@ func TestInterruptCompactCommand(t *testing.T) {
 	}
 	if hist := f.sess.History(""); len(hist) != 2 || hist[1].Content != "first answer" {
 		t.Errorf("history changed: %+v", hist)
+	}
+}
+
+func TestInvalidToolNamesAreSanitized(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			{ID: "a", Type: "function", Function: llm.FunctionCall{Name: "", Arguments: `{}`}},
+			{ID: "b", Type: "function", Function: llm.FunctionCall{Name: "functions.read", Arguments: `{}`}},
+		}},
+		fakellm.Reply{Content: "ok"},
+	)
+	f.run(t, "go")
+	msgs := f.srv.Requests()[1].Messages
+	valid := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if !valid.MatchString(c.Function.Name) {
+				t.Errorf("history keeps invalid tool name %q", c.Function.Name)
+			}
+		}
+		if m.Role == llm.RoleTool && (!valid.MatchString(m.Name) || !strings.Contains(m.Content, "unknown tool")) {
+			t.Errorf("tool message %+v", m)
+		}
+	}
+}
+
+func TestTruncateKeepsCharacters(t *testing.T) {
+	for n := 0; n < 8; n++ {
+		if got := truncate("héllo wörld", n); !utf8.ValidString(got) {
+			t.Errorf("truncate(%d) = %q is not valid UTF-8", n, got)
+		}
 	}
 }

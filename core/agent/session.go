@@ -32,7 +32,8 @@ type Options struct {
 	Provider Provider // the model endpoint
 	Demo     bool     // the provider is the offline demo; shown in the status
 	// OnEvent receives every event, in order, from one goroutine at a time.
-	// It must not block for long.
+	// It must not block for long, and must not call Cancel, Run or Wait
+	// itself: those wait for the task that is delivering the event.
 	OnEvent func(event.Event)
 	// Prompter reports whether someone can answer approval requests. When
 	// false (exec), an ask is allowed only if the config says so
