@@ -215,11 +215,14 @@ local function review_win(buf)
     end
     return false
   end
-  if valid_win(cur.file_win) and show_in(cur.file_win) then
+  -- Never swap the buffer of the window the user is typing in: keys typed
+  -- ahead would land in the reviewed file.
+  local typing = api.nvim_get_mode().mode ~= 'n' and api.nvim_get_current_win() or nil
+  if valid_win(cur.file_win) and cur.file_win ~= typing and show_in(cur.file_win) then
     return cur.file_win
   end
   for _, w in ipairs(wins) do
-    if api.nvim_win_get_config(w).relative == '' and w ~= ui.twin and w ~= ui.iwin and show_in(w) then
+    if api.nvim_win_get_config(w).relative == '' and w ~= ui.twin and w ~= ui.iwin and w ~= typing and show_in(w) then
       return w
     end
   end
@@ -441,11 +444,40 @@ local function show(req)
   if #cur.hunks > 0 then
     jump(1)
   end
+  -- Closing the float (:q, CTRL-W c) answers like <Esc>: a request
+  -- without a float would leave the agent waiting for good.
+  local id, win = req.id, cur.win
+  api.nvim_create_autocmd('WinClosed', {
+    pattern = tostring(win),
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        if cur and cur.req.id == id then
+          M.answer('deny')
+        end
+      end)
+    end,
+  })
   if focus then
-    if vim.fn.mode():sub(1, 1) == 'i' then
-      vim.cmd('stopinsert')
+    local mode = api.nvim_get_mode()
+    if mode.mode == 'n' and not mode.blocking then
+      api.nvim_set_current_win(win)
+    else
+      -- The user is typing (Insert, Visual, Command-line mode, a pending
+      -- operator): keys typed ahead must never answer the request, so the
+      -- float takes the cursor only once they are back in Normal mode.
+      api.nvim_create_autocmd('ModeChanged', {
+        pattern = '*:n',
+        once = true,
+        callback = function()
+          vim.schedule(function()
+            if cur and cur.req.id == id and valid_win(win) and api.nvim_get_mode().mode == 'n' then
+              api.nvim_set_current_win(win)
+            end
+          end)
+        end,
+      })
     end
-    api.nvim_set_current_win(cur.win)
   end
 end
 
@@ -481,11 +513,19 @@ function M.answer(decision)
       table.insert(accepted[h.path], h.accepted)
     end
   end
+  -- Rejecting every hunk writes nothing: clean up as for a denial.
+  local applies = decision ~= 'deny'
+  if applies and #cur.hunks > 0 then
+    applies = false
+    for _, h in ipairs(cur.hunks) do
+      applies = applies or h.accepted
+    end
+  end
   local host = require('coder.host')
   if host.running() then
     host.notify('coder_answer', req.id, decision, accepted)
   end
-  teardown(decision ~= 'deny')
+  teardown(applies)
   M.next()
 end
 

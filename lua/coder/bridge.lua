@@ -88,16 +88,20 @@ end
 
 -- pick_session: a bare /resume; the host lists the saved sessions and
 -- gets the choice back as `/resume ID`.
+-- The picker opens after apply() returns: the default vim.ui.select waits
+-- for the user inside inputlist(), and the host must not wait with it.
 function handlers.pick_session(o)
-  vim.ui.select(o.items, {
-    prompt = 'Resume session:',
-    format_item = function(item)
-      return item.label
-    end,
-  }, function(item)
-    if item then
-      require('coder.host').notify('coder_submit', '/resume ' .. item.id)
-    end
+  vim.schedule(function()
+    vim.ui.select(o.items, {
+      prompt = 'Resume session:',
+      format_item = function(item)
+        return item.label
+      end,
+    }, function(item)
+      if item then
+        require('coder.host').notify('coder_submit', '/resume ' .. item.id)
+      end
+    end)
   end)
 end
 

@@ -58,14 +58,17 @@ function M.stop()
 end
 
 -- send runs input exactly as typed in the input buffer: text for the
--- agent, /command or !shell command.
+-- agent, /command or !shell command. It returns whether the text reached
+-- the host.
 function M.send(text)
   if not ui().is_open() then
     ui().open(false)
   end
   if host().notify('coder_submit', text) then
     ui().render_status()
+    return true
   end
+  return false
 end
 
 -- status is a short string for statuslines: "" when the host is not

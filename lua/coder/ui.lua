@@ -29,18 +29,31 @@ local function scratch(name, ft)
   pcall(api.nvim_buf_set_name, b, name)
   vim.bo[b].bufhidden = 'hide'
   vim.bo[b].swapfile = false
-  vim.bo[b].undolevels = -1
   vim.bo[b].filetype = ft
   return b
 end
 
+-- mapped lists the plugin's mappings per buffer, so a new setup() can
+-- take back keys it no longer uses.
+local mapped = {}
+
 local function map(buf, mode, lhs, rhs, desc)
   if lhs and lhs ~= false and lhs ~= '' then
     vim.keymap.set(mode, lhs, rhs, { buffer = buf, nowait = true, silent = true, desc = desc })
+    mapped[buf] = mapped[buf] or {}
+    table.insert(mapped[buf], { mode, lhs })
   end
 end
 
 local function set_keys()
+  for buf, list in pairs(mapped) do
+    if valid_buf(buf) then
+      for _, m in ipairs(list) do
+        pcall(vim.keymap.del, m[1], m[2], { buffer = buf })
+      end
+    end
+  end
+  mapped = {}
   local keys = require('coder.config').current.keys
   local coder = require('coder')
   if valid_buf(st.ibuf) then
@@ -61,6 +74,9 @@ function M.transcript_buf()
   if not valid_buf(st.tbuf) then
     require('coder.highlights').define()
     st.tbuf = scratch('coder://transcript', 'coder')
+    -- Only the program writes here: no undo history to keep. The input
+    -- keeps its undo, it is where the user types.
+    vim.bo[st.tbuf].undolevels = -1
     vim.bo[st.tbuf].modifiable = false
     set_keys()
   end
@@ -360,8 +376,10 @@ function M.send_input()
   if vim.trim(text) == '' then
     return
   end
-  api.nvim_buf_set_lines(b, 0, -1, false, {})
-  require('coder').send(text)
+  -- Clear only what was sent: if the host cannot start, the text stays.
+  if require('coder').send(text) then
+    api.nvim_buf_set_lines(b, 0, -1, false, {})
+  end
 end
 
 -- add_context appends lines to the input buffer.

@@ -16,6 +16,7 @@ const reachTimeout = 2 * time.Second
 // {base_url}/models with a 2 s timeout; any HTTP answer (even 401) counts
 // as reachable, and a 401/403 is reported as a key problem.
 func (h *host) healthRequest() (map[string]any, error) {
+	h.waitOpened()
 	h.mu.Lock()
 	cfg, cfgErr, sess := h.cfg, h.cfgErr, h.sess
 	h.mu.Unlock()

@@ -57,6 +57,10 @@ type host struct {
 	cfgErr  error
 	render  *renderer // guarded by renderMu
 	started bool
+	// opened is closed once coder_start has been handled (the session is
+	// open or failed). Requests run concurrently with notifications, so a
+	// request sent right after coder_start waits for it here.
+	opened chan struct{}
 
 	renderMu sync.Mutex
 }
@@ -75,7 +79,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	h := &host{v: v, log: logger, version: version, ctx: ctx, out: newOutbox()}
+	h := &host{v: v, log: logger, version: version, ctx: ctx, out: newOutbox(), opened: make(chan struct{})}
 	if err := h.register(); err != nil {
 		return err
 	}
@@ -145,6 +149,7 @@ func (h *host) start(args startArgs) {
 		return
 	}
 	h.started = true
+	defer close(h.opened)
 	root := args.Cwd
 	if root == "" {
 		root, _ = os.Getwd()
@@ -221,6 +226,21 @@ func (h *host) onEvent(ev event.Event) {
 	}
 }
 
+// openTimeout bounds how long a request waits for coder_start.
+const openTimeout = 10 * time.Second
+
+// waitOpened waits until coder_start has been handled, so a request that
+// overtook it does not see a session that is about to open as missing.
+func (h *host) waitOpened() {
+	t := time.NewTimer(openTimeout)
+	defer t.Stop()
+	select {
+	case <-h.opened:
+	case <-h.ctx.Done():
+	case <-t.C:
+	}
+}
+
 func (h *host) session() (*agent.Session, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -265,16 +285,22 @@ func (h *host) pickSession(sess *agent.Session) {
 	}
 	var items []map[string]any
 	for _, s := range list {
-		prompt, _, _ := strings.Cut(strings.TrimSpace(s.FirstPrompt), "\n")
-		if len(prompt) > 60 {
-			prompt = prompt[:60] + "…"
-		}
-		items = append(items, map[string]any{
-			"id":    s.ID,
-			"label": fmt.Sprintf("%s  %s  (%d messages)", s.UpdatedAt.Local().Format("2006-01-02 15:04"), prompt, s.Messages),
-		})
+		items = append(items, map[string]any{"id": s.ID, "label": sessionLabel(s)})
 	}
 	h.out.add(op{"t": "pick_session", "items": items}, true)
+}
+
+// maxPromptRunes is how much of a session's first prompt the picker shows.
+const maxPromptRunes = 60
+
+// sessionLabel is one picker line: date, first line of the first prompt
+// (cut on a character boundary) and the message count.
+func sessionLabel(s store.Summary) string {
+	prompt, _, _ := strings.Cut(strings.TrimSpace(s.FirstPrompt), "\n")
+	if r := []rune(prompt); len(r) > maxPromptRunes {
+		prompt = string(r[:maxPromptRunes]) + "…"
+	}
+	return fmt.Sprintf("%s  %s  (%d messages)", s.UpdatedAt.Local().Format("2006-01-02 15:04"), prompt, s.Messages)
 }
 
 func (h *host) cancel() {
@@ -321,6 +347,7 @@ func (h *host) answer(id, decision string, accepted any) {
 }
 
 func (h *host) statusRequest() (map[string]any, error) {
+	h.waitOpened()
 	sess, err := h.session()
 	if err != nil {
 		return nil, err

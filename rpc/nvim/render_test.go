@@ -6,9 +6,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/review"
+	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 // fakeBuffer applies text and rewrite operations like lua/coder/ui.lua.
@@ -172,6 +174,24 @@ func TestOutboxCoalescesAndKeepsOrder(t *testing.T) {
 	for i := 2; i < len(sends)-1; i++ {
 		if gap := sends[i].Sub(sends[i-1]); gap < flushInterval-5*time.Millisecond {
 			t.Fatalf("sends %d and %d only %v apart", i-1, i, gap)
+		}
+	}
+}
+
+func TestSessionLabelCutsOnCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		prompt string
+		want   string // the prompt part of the label
+	}{
+		{"short", "short"},
+		{strings.Repeat("a", 61), strings.Repeat("a", 60) + "…"},
+		{strings.Repeat("重构", 40), strings.Repeat("重构", 30) + "…"},
+		{"a" + strings.Repeat("重", 80), "a" + strings.Repeat("重", 59) + "…"},
+		{"first line\nsecond", "first line"},
+	} {
+		got := sessionLabel(store.Summary{ID: "x", FirstPrompt: tc.prompt, Messages: 3})
+		if !utf8.ValidString(got) || !strings.Contains(got, "  "+tc.want+"  (3 messages)") {
+			t.Errorf("sessionLabel(%q) = %q, want the prompt %q", tc.prompt, got, tc.want)
 		}
 	}
 }

@@ -1,0 +1,259 @@
+package nvimhost
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// inputLines returns the input buffer's lines.
+func (e *editor) inputLines() []string {
+	e.t.Helper()
+	var lines []string
+	e.lua(`return vim.api.nvim_buf_get_lines(require('coder.ui').input_buf(), 0, -1, false)`, &lines)
+	return lines
+}
+
+// askForBash queues a turn whose one tool call needs approval.
+func (e *editor) askForBash(file string) {
+	e.t.Helper()
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_1", "bash", map[string]string{"command": "touch " + file})}},
+		fakellm.Reply{Content: "handled"},
+	)
+}
+
+// Keys typed ahead in Insert mode must never answer an approval: the float
+// takes the cursor only once the user is back in Normal mode.
+func TestApprovalWaitsForNormalMode(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.askForBash("typed.txt")
+	e.start()
+	e.input("iI w")
+	e.waitFor("Insert mode", 5*time.Second, func() bool {
+		return e.boolLua(`return vim.api.nvim_get_mode().mode == 'i'`) && strings.Join(e.inputLines(), "\n") == "I w"
+	})
+	e.lua(`require('coder').send('make it')`, nil)
+	e.waitApproval()
+	// "a" is the always key of the float.
+	e.input("a")
+	e.waitFor("the typed text in the input", 5*time.Second, func() bool {
+		return strings.Join(e.inputLines(), "\n") == "I wa" || !e.approvalOpen()
+	})
+	if !e.approvalOpen() {
+		t.Fatal("typing answered the approval")
+	}
+	if e.boolLua(`return vim.api.nvim_get_current_win() == require('coder.approval').current().win`) {
+		t.Fatal("the float took the cursor while the user was typing")
+	}
+	e.input("<Esc>")
+	e.waitFor("the float to take the cursor", 5*time.Second, func() bool {
+		return e.boolLua(`local c = require('coder.approval').current()
+			return c ~= nil and vim.api.nvim_get_current_win() == c.win and vim.api.nvim_get_mode().mode == 'n'`)
+	})
+	e.input("n")
+	e.waitIdle(10 * time.Second)
+	if _, err := os.Stat(filepath.Join(e.dir, "typed.txt")); err == nil {
+		t.Fatal("the command ran although it was denied")
+	}
+	if tr := e.transcript(); !strings.Contains(tr, "→ denied") {
+		t.Fatalf("transcript lacks the denial:\n%s", tr)
+	}
+}
+
+// Closing the float by hand answers like <Esc> instead of leaving the
+// agent waiting on a request nobody can see.
+func TestClosingApprovalFloatDenies(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.askForBash("closed.txt")
+	e.start()
+	e.cmd("Coder make it")
+	e.waitApproval()
+	e.cmd("close")
+	e.waitFor("the request to be denied", 5*time.Second, func() bool { return !e.approvalOpen() })
+	e.waitIdle(10 * time.Second)
+	if _, err := os.Stat(filepath.Join(e.dir, "closed.txt")); err == nil {
+		t.Fatal("the command ran although the float was closed")
+	}
+	res, _ := toolResult(e.llm.Requests(), "call_1")
+	if !strings.Contains(res, "denied") {
+		t.Fatalf("tool result %q, want a denial", res)
+	}
+}
+
+// Rejecting every hunk writes nothing, so a buffer made only to review a
+// new file goes away as after a denial.
+func TestDiffReviewAllRejectedLeavesNoBuffer(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	keep := filepath.Join(e.dir, "keep.txt")
+	writeFile(t, keep, "mine\n")
+	e.cmd("edit " + keep)
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_w", "write", map[string]string{"path": "new.txt", "content": "a\nb\n"})}},
+		fakellm.Reply{Content: "nothing written"},
+	)
+	e.start()
+	e.cmd("Coder make new.txt")
+	e.waitApproval()
+	e.input("gr")
+	e.input("y")
+	e.waitIdle(10 * time.Second)
+	if _, err := os.Stat(filepath.Join(e.dir, "new.txt")); err == nil {
+		t.Fatal("new.txt was written although its only hunk was rejected")
+	}
+	if !e.boolLua(`return vim.fn.bufnr(...) == -1`, filepath.Join(e.dir, "new.txt")) {
+		t.Error("the review buffer of the unwritten new file is still there")
+	}
+	if !e.boolLua(`local b = vim.fn.bufnr(...); return b > 0 and #vim.fn.win_findbuf(b) > 0`, keep) {
+		t.Error("the window did not get its buffer back")
+	}
+}
+
+// The input is an ordinary buffer: undo works.
+func TestInputKeepsUndo(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.cmd("Coder open")
+	e.input("ifirst<Esc>")
+	e.input("osecond<Esc>")
+	e.waitFor("the typed text", 5*time.Second, func() bool { return strings.Join(e.inputLines(), "\n") == "first\nsecond" })
+	e.input("u")
+	e.waitFor("u to undo the second line", 2*time.Second, func() bool { return strings.Join(e.inputLines(), "\n") == "first" })
+}
+
+// Text that could not be sent (the host cannot start) stays in the input.
+func TestInputKeepsUnsentText(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.lua(`assert(require('coder').setup({cmd = '/nonexistent/coder-nvim'}))`, nil)
+	e.lua(`require('coder.ui').open(true)`, nil)
+	e.input("ifirst<Esc>")
+	e.waitFor("the typed text", 5*time.Second, func() bool { return strings.Join(e.inputLines(), "\n") == "first" })
+	e.lua(`_G.notes = {}`, nil)
+	e.input("<CR>")
+	e.waitFor("the missing-host message", 5*time.Second, func() bool { return strings.Contains(e.notes(), "not found") })
+	if got := strings.Join(e.inputLines(), "\n"); got != "first" {
+		t.Fatalf("input after a failed send = %q, want it kept", got)
+	}
+}
+
+// A new setup() takes back the keys the old one mapped.
+func TestSetupRemapsKeys(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.cmd("Coder open")
+	mapped := func(mode, lhs string) bool {
+		return e.boolLua(`local m, lhs = ...
+			for _, k in ipairs(vim.api.nvim_buf_get_keymap(require('coder.ui').input_buf(), m)) do
+				if k.lhs == lhs then return true end
+			end
+			return false`, mode, lhs)
+	}
+	if !mapped("n", "q") || !mapped("n", "<CR>") {
+		t.Fatal("default keys not mapped in the input")
+	}
+	e.lua(`assert(require('coder').setup({cmd = ..., keys = {close = false, send = '<C-G>'}}))`, nil, hostBinary)
+	if mapped("n", "q") {
+		t.Error("q still closes the chat after keys.close = false")
+	}
+	if mapped("n", "<CR>") || !mapped("n", "<C-G>") {
+		t.Error("send still on <CR> or not on <C-G>")
+	}
+}
+
+// The picker of a bare /resume opens after the batch is applied, so the
+// host never waits on the user inside its call into Neovim.
+func TestSessionPickerDoesNotHoldTheBatch(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	var seen int
+	e.lua(`
+		_G.notes = {}
+		_G.seen = -1
+		vim.ui.select = function(items, opts, on_choice) _G.seen = #_G.notes end
+		require('coder.bridge').apply({
+			{t = 'pick_session', items = {{id = 'x', label = 'x'}}},
+			{t = 'notify', level = 'info', msg = 'after the picker'},
+		})
+	`, nil)
+	e.waitFor("the picker", 5*time.Second, func() bool {
+		e.lua(`return _G.seen`, &seen)
+		return seen >= 0
+	})
+	if seen != 1 {
+		t.Fatalf("the picker opened before the rest of its batch was applied")
+	}
+}
+
+// :checkhealth right after start-up (the host not yet running) waits for
+// the session instead of reporting it missing.
+func TestHealthStartsTheHost(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.cmd("checkhealth coder")
+	var report string
+	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
+	if strings.Contains(report, "ERROR") || !strings.Contains(report, "provider openai at "+e.llm.URL()) {
+		t.Fatalf("health report:\n%s", report)
+	}
+}
+
+// A request that overtakes coder_start (requests run concurrently with
+// notifications) waits for the session instead of reporting it missing.
+func TestHealthRequestWaitsForStart(t *testing.T) {
+	h := &host{ctx: context.Background(), opened: make(chan struct{})}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		h.mu.Lock()
+		h.cfgErr = errors.New("configuration: bad")
+		h.mu.Unlock()
+		close(h.opened)
+	}()
+	out, err := h.healthRequest()
+	if err != nil || out["error"] != "configuration: bad" {
+		t.Fatalf("healthRequest = %v, %v; want the start error", out, err)
+	}
+}
+
+// A review never puts the reviewed file into the window the user is typing
+// in: the keys typed ahead must land where the user put them.
+func TestReviewLeavesTheTypingWindowAlone(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	mine := filepath.Join(e.dir, "mine.txt")
+	target := filepath.Join(e.dir, "target.txt")
+	writeFile(t, mine, "mine\n")
+	writeFile(t, target, "old\n")
+	e.cmd("edit " + mine)
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_r", "read", map[string]string{"path": "target.txt"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_w", "write", map[string]string{"path": "target.txt", "content": "new\n"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	e.start()
+	e.lua(`vim.api.nvim_set_current_win(vim.fn.win_findbuf(vim.fn.bufnr(...))[1])`, nil, mine)
+	e.input("Otyped ")
+	e.waitFor("Insert mode", 5*time.Second, func() bool { return e.boolLua(`return vim.api.nvim_get_mode().mode == 'i'`) })
+	e.lua(`require('coder').send('change target')`, nil)
+	e.waitApproval()
+	e.input("ahead")
+	e.waitFor("the typed text", 5*time.Second, func() bool {
+		return e.boolLua(`return vim.fn.getbufline(vim.fn.bufnr(...), 1)[1] == 'typed ahead'`, mine)
+	})
+	if e.boolLua(`return vim.bo[vim.fn.bufnr(...)].modified`, target) {
+		t.Fatal("the keys typed ahead went into the reviewed file")
+	}
+	if !e.boolLua(`local b = vim.fn.bufnr(...); return b > 0 and #vim.fn.win_findbuf(b) > 0`, target) {
+		t.Fatal("the reviewed file is not shown")
+	}
+	e.input("<Esc>")
+	e.waitFor("the float to take the cursor", 5*time.Second, func() bool {
+		return e.boolLua(`local c = require('coder.approval').current(); return c ~= nil and vim.api.nvim_get_current_win() == c.win`)
+	})
+	e.input("y")
+	e.waitIdle(10 * time.Second)
+	if data, _ := os.ReadFile(target); string(data) != "new\n" {
+		t.Fatalf("target.txt = %q", data)
+	}
+}
