@@ -192,6 +192,22 @@ function M.reload(paths)
           vim.api.nvim_buf_call(b, function()
             vim.cmd('silent! edit')
           end)
+        else
+          -- The file was removed (e.g. /undo of the turn that created it):
+          -- drop the unmodified buffer so a later :w cannot bring it back.
+          -- Windows showing it keep their place with another buffer.
+          for _, w in ipairs(vim.fn.win_findbuf(b)) do
+            views[w] = nil
+            vim.api.nvim_win_call(w, function()
+              local alt = vim.fn.bufnr('#')
+              if alt > 0 and alt ~= b and vim.fn.buflisted(alt) == 1 then
+                vim.cmd('silent! buffer ' .. alt)
+              else
+                vim.cmd('silent! enew')
+              end
+            end)
+          end
+          pcall(vim.api.nvim_buf_delete, b, {})
         end
         for w, view in pairs(views) do
           if vim.api.nvim_win_is_valid(w) then

@@ -90,3 +90,37 @@ func TestSlashCommandsInEditor(t *testing.T) {
 		t.Errorf("picker item = %q, want the first prompt", label)
 	}
 }
+
+// A file the agent created and /undo removed leaves no buffer behind that
+// a later :w could write back; the window stays.
+func TestUndoDropsBufferOfRemovedFile(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "auto-edit"}`})
+	e.start()
+	path := filepath.Join(e.dir, "made.txt")
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w", "write", map[string]any{"path": "made.txt", "content": "made\n"})}},
+		fakellm.Reply{Content: "created"},
+	)
+	e.cmd("Coder make a file")
+	e.waitFor("the answer", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "created") })
+	e.waitIdle(5 * time.Second)
+	e.cmd("wincmd p")
+	e.cmd("edit " + path)
+	var wins int
+	e.lua(`return #vim.api.nvim_list_wins()`, &wins)
+
+	e.cmd("Coder /undo")
+	e.waitFor("the undo", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "undid the turn") })
+	e.waitIdle(5 * time.Second)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("made.txt still exists: %v", err)
+	}
+	e.waitFor("the buffer to go", 5*time.Second, func() bool {
+		return e.boolLua(`return vim.fn.bufloaded(...) == 0`, path)
+	})
+	var after int
+	e.lua(`return #vim.api.nvim_list_wins()`, &after)
+	if after != wins {
+		t.Errorf("windows: %d before /undo, %d after", wins, after)
+	}
+}
