@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -249,9 +248,4 @@ func lastAssistantText(c *Conversation) string {
 		}
 	}
 	return ""
-}
-
-// isCanceled reports whether err comes from an interrupted context.
-func isCanceled(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -563,7 +563,12 @@ func sedScriptEffect(s string) string {
 			}
 			d := s[i]
 			i++
-			if !skipDelimited(d) || !skipDelimited(d) {
+			// Two delimited parts: the pattern, then the replacement
+			// (s) or the target set (y).
+			if !skipDelimited(d) {
+				return "?"
+			}
+			if !skipDelimited(d) {
 				return "?"
 			}
 			if c == 's' {

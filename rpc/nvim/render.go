@@ -110,10 +110,6 @@ func (r *renderer) header(version string, st event.Status, sessionID string, res
 	r.section, r.stream = "", ""
 }
 
-func (r *renderer) notice(hl, text string) {
-	r.line(hl, text)
-}
-
 // statusOp is the status the Lua side shows above the input.
 func (r *renderer) statusOp() op {
 	st := r.status
