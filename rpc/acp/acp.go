@@ -193,7 +193,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	a.sessions[s.id] = s
 	a.mu.Unlock()
 	if caps.ReadTextFile || caps.WriteTextFile {
-		eng.Workspace().SetFS(&clientFS{conn: a.conn, session: s.id, read: caps.ReadTextFile, write: caps.WriteTextFile})
+		eng.Workspace().SetFS(&clientFS{conn: a.conn, session: s.id, read: caps.ReadTextFile, write: caps.WriteTextFile, realRoot: eng.Workspace().Root(), cwd: root})
 	}
 	go s.pump()
 	a.log.Info("session opened", "session", s.id, "cwd", root, "provider", cfg.Provider, "model", cfg.Model, "resumed", id != "")
@@ -224,14 +224,18 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 // Cancel stops the session's turn. The SDK has already cancelled the
 // prompt's context; stopping here too covers a turn between its request
 // and the context check.
+//
+// It must not wait for the turn to stop: the SDK holds every response to
+// our own requests until the notification being handled returns, and a
+// stopping turn may still need one (a rolled-back write through the
+// client), which would deadlock.
 func (a *server) Cancel(_ context.Context, p sdk.CancelNotification) error {
 	s, err := a.lookup(p.SessionId)
 	if err != nil {
 		return nil // a notification: nothing to answer, nothing to stop
 	}
 	if t := s.currentTurn(); t != nil {
-		t.cancelled.Store(true)
-		s.eng.Cancel()
+		t.cancel()
 	}
 	return nil
 }

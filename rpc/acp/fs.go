@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -21,6 +23,18 @@ type clientFS struct {
 	session sdk.SessionId
 	read    bool
 	write   bool
+	// The workspace resolves paths under its symlink-free root; the client
+	// knows them under the cwd it gave (perhaps through a symlink).
+	realRoot, cwd string
+}
+
+// clientPath is abs as the client names it: under the session's cwd.
+func (c *clientFS) clientPath(abs string) string {
+	rel, err := filepath.Rel(c.realRoot, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return filepath.Join(c.cwd, rel)
 }
 
 func (c *clientFS) ReadFile(ctx context.Context, abs string) ([]byte, error) {
@@ -28,7 +42,7 @@ func (c *clientFS) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 	if !c.read || (err == nil && !utf8.Valid(local)) {
 		return local, err
 	}
-	resp, rerr := c.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: c.session, Path: abs})
+	resp, rerr := c.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: c.session, Path: c.clientPath(abs)})
 	if rerr != nil {
 		if err == nil {
 			return local, nil // the disk copy is the next best
@@ -42,7 +56,7 @@ func (c *clientFS) WriteFile(ctx context.Context, abs string, data []byte, perm 
 	if !c.write || !utf8.Valid(data) {
 		return renameio.WriteFile(abs, data, perm, renameio.WithStaticPermissions(perm))
 	}
-	if _, err := c.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: c.session, Path: abs, Content: string(data)}); err != nil {
+	if _, err := c.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: c.session, Path: c.clientPath(abs), Content: string(data)}); err != nil {
 		return fmt.Errorf("write %s through the editor: %w", abs, err)
 	}
 	return nil

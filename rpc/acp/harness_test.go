@@ -172,6 +172,8 @@ type client struct {
 
 	// permit answers permission requests; default: allow once.
 	permit func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
+	// beforeWrite, when set, runs before a write lands; an error fails it.
+	beforeWrite func(ctx context.Context, req sdk.WriteTextFileRequest) error
 }
 
 func newClient() *client {
@@ -224,10 +226,16 @@ func (c *client) ReadTextFile(_ context.Context, req sdk.ReadTextFileRequest) (s
 	return sdk.ReadTextFileResponse{Content: string(data)}, nil
 }
 
-func (c *client) WriteTextFile(_ context.Context, req sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+func (c *client) WriteTextFile(ctx context.Context, req sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
 	c.mu.Lock()
 	c.writes = append(c.writes, req)
+	before := c.beforeWrite
 	c.mu.Unlock()
+	if before != nil {
+		if err := before(ctx, req); err != nil {
+			return sdk.WriteTextFileResponse{}, err
+		}
+	}
 	return sdk.WriteTextFileResponse{}, os.WriteFile(req.Path, []byte(req.Content), 0o644)
 }
 

@@ -38,8 +38,18 @@ type session struct {
 type turn struct {
 	ctx       context.Context // the prompt's; cancelled by session/cancel
 	done      chan result
+	stop      chan struct{} // closed by cancel
+	stopOnce  sync.Once
 	cancelled atomic.Bool
 	errs      []string // Error events, shown or returned at the end (pump only)
+}
+
+// cancel asks the turn's prompt to stop the engine. The prompt does it
+// itself, while it holds the session, so a late cancel never stops the
+// next turn.
+func (t *turn) cancel() {
+	t.cancelled.Store(true)
+	t.stopOnce.Do(func() { close(t.stop) })
 }
 
 type result struct {
@@ -170,11 +180,12 @@ func (s *session) handle(ev event.Event) {
 		if ev.Approval == nil {
 			return
 		}
-		ctx := s.srv.ctx
-		if t := s.currentTurn(); t != nil {
-			ctx = t.ctx
+		t := s.currentTurn()
+		if t == nil {
+			s.answer(ev.Approval.ID, agent.Deny) // nobody waits for this turn
+			return
 		}
-		go s.askPermission(ctx, ev.Approval)
+		go s.askPermission(t, ev.Approval)
 	case event.ApprovalResolved:
 		if ev.Approval != nil && (ev.Reason == string(agent.AllowOnce) || ev.Reason == string(agent.AllowAlways)) {
 			s.send(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
@@ -223,7 +234,8 @@ func (s *session) clearCalls() {
 }
 
 // askPermission puts one approval to the client and answers the engine.
-func (s *session) askPermission(ctx context.Context, a *event.Approval) {
+func (s *session) askPermission(t *turn, a *event.Approval) {
+	ctx := t.ctx
 	resp, err := s.srv.conn.RequestPermission(ctx, permissionRequest(s.id, s.root, a))
 	switch {
 	case ctx.Err() != nil:
@@ -233,10 +245,7 @@ func (s *session) askPermission(ctx context.Context, a *event.Approval) {
 		s.answer(a.ID, agent.Deny)
 	case resp.Outcome.Cancelled != nil:
 		// A client answers "cancelled" when it cancels the prompt turn.
-		if t := s.currentTurn(); t != nil {
-			t.cancelled.Store(true)
-		}
-		go s.eng.Cancel()
+		t.cancel()
 	case resp.Outcome.Selected != nil:
 		s.answer(a.ID, decision(resp.Outcome.Selected.OptionId))
 	default:
@@ -257,7 +266,11 @@ func (s *session) prompt(ctx context.Context, input string) (sdk.StopReason, err
 	if ctx.Err() != nil {
 		return sdk.StopReasonCancelled, nil // replaced before it started
 	}
-	t := &turn{ctx: ctx, done: make(chan result, 1)}
+	if msg := refusedCommand(input); msg != "" {
+		s.send(sdk.UpdateAgentMessageText(msg))
+		return sdk.StopReasonEndTurn, nil
+	}
+	t := &turn{ctx: ctx, done: make(chan result, 1), stop: make(chan struct{})}
 	s.mu.Lock()
 	s.turn = t
 	s.mu.Unlock()
@@ -272,6 +285,9 @@ func (s *session) prompt(ctx context.Context, input string) (sdk.StopReason, err
 	case r = <-t.done:
 	case <-ctx.Done():
 		t.cancelled.Store(true)
+		s.eng.Cancel()
+		r = <-t.done
+	case <-t.stop:
 		s.eng.Cancel()
 		r = <-t.done
 	}
@@ -291,4 +307,20 @@ func modelError(msg string) *sdk.RequestError {
 		msg = "the model request failed"
 	}
 	return &sdk.RequestError{Code: -32603, Message: msg, Data: map[string]any{"error": msg}}
+}
+
+// refusedCommand explains why input, a command that would swap the engine's
+// session behind the client's session id (/new, /resume ID), is not run;
+// "" for any other input. The client owns the session list.
+func refusedCommand(input string) string {
+	f := strings.Fields(input)
+	switch {
+	case len(f) == 0:
+		return ""
+	case f[0] == "/new":
+		return "/new is not available here: start a new session from the editor instead.\n"
+	case f[0] == "/resume" && len(f) > 1:
+		return "/resume is not available here: open the saved session from the editor's session list instead (it loads it with session/load).\n"
+	}
+	return ""
 }

@@ -37,6 +37,9 @@ func TestCheckMessage(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"x","params":"str"}`, codeInvalidRequest, "1"},
 		{`{"jsonrpc":"2.0","id":1}`, codeInvalidRequest, "1"},
 		{`{"jsonrpc":"2.0","result":{}}`, codeInvalidRequest, ""},
+		{`{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"x","prompt":[]}}`, codeInvalidRequest, ""},
+		{`{"jsonrpc":"2.0","method":"initialize","params":{}}`, codeInvalidRequest, ""},
+		{`{"jsonrpc":"2.0","method":"_vendor/ping","params":{}}`, 0, ""},
 	} {
 		id, code, reason := checkMessage([]byte(tc.msg))
 		if code != tc.code || string(id) != tc.wantID {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 // maxMessage bounds one incoming line. The SDK's reader gives up (and
@@ -104,6 +106,20 @@ func filterInput(in io.Reader, dst *io.PipeWriter, out *syncWriter, log *slog.Lo
 	}
 }
 
+// requestMethods are the agent's request methods, refused without an id.
+var requestMethods = map[string]bool{
+	sdk.AgentMethodInitialize:             true,
+	sdk.AgentMethodAuthenticate:           true,
+	sdk.AgentMethodSessionNew:             true,
+	sdk.AgentMethodSessionLoad:            true,
+	sdk.AgentMethodSessionResume:          true,
+	sdk.AgentMethodSessionList:            true,
+	sdk.AgentMethodSessionClose:           true,
+	sdk.AgentMethodSessionPrompt:          true,
+	sdk.AgentMethodSessionSetMode:         true,
+	sdk.AgentMethodSessionSetConfigOption: true,
+}
+
 // checkMessage reports whether msg is a JSON-RPC 2.0 request, notification
 // or response. If not, it returns the error code, the reason and the id to
 // answer with (nil when the message has none, or an invalid one).
@@ -137,6 +153,13 @@ func checkMessage(msg []byte) (id json.RawMessage, code int, reason string) {
 			if c := firstByte(p); c != '{' && c != '[' && !bytes.Equal(p, []byte("null")) {
 				return id, codeInvalidRequest, "params must be an object"
 			}
+		}
+		if !hasID && requestMethods[method] {
+			// The SDK would run it as a notification, in line with
+			// session/cancel and ahead of the responses to our own
+			// requests: a prompt there could never be cancelled nor have
+			// its permission requests answered.
+			return nil, codeInvalidRequest, method + " is a request and needs an id"
 		}
 		return nil, 0, ""
 	}
