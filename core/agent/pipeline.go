@@ -42,6 +42,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if tool == nil {
 		return fail(fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(s.offeredNames(), ", ")))
 	}
+	info.Kind = string(tool.Kind())
 	mode := s.Mode()
 	if !s.offered(name) {
 		return fail(fmt.Sprintf("tool %q is not available in %s mode (read-only: no file changes)", name, mode))
@@ -53,7 +54,6 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if !json.Valid([]byte(args)) {
 		return fail(fmt.Sprintf("the arguments of %s are not valid JSON: %s", name, truncate(args, 200)))
 	}
-	info.Kind = string(tool.Kind())
 	inv, err := tool.Prepare(ctx, s.ws, json.RawMessage(args))
 	if err != nil {
 		return fail(err.Error())
