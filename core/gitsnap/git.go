@@ -16,6 +16,16 @@
 // and undo are limited to it, and paths in results are relative to it
 // (slash-separated). The session store (.coder/sessions under the root) is
 // always left out, so undo never rewinds the session history itself.
+//
+// Limits, by design: a snapshot cannot tell who wrote a file during the
+// turn, so a file the user created while the turn ran (not ignored) is
+// undone with the turn. Files inside nested repositories and submodules are
+// not in snapshots (a nested repository without a commit is recorded as a
+// placeholder gitlink) and are never written or removed. Contents pass
+// through git's own filters both ways (core.autocrlf, eol/text attributes,
+// clean/smudge filters such as LFS), so with an eol conversion in force a
+// file comes back as `git checkout` would write it, which may differ in
+// line endings from the bytes it had.
 package gitsnap
 
 import (
@@ -61,6 +71,9 @@ type repo struct {
 	root   string // absolute workspace root, the cwd of every command
 	top    string // the work tree's top level
 	prefix string // root relative to top, "" or ending in "/"
+	// fileMode is core.fileMode: whether git tracks the executable bit.
+	// Only Undo reads it.
+	fileMode bool
 }
 
 type runOpts struct {
@@ -75,7 +88,7 @@ type runOpts struct {
 func run(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append(slicesClone(globalArgs), args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
+	cmd.Env = append(cleanEnv(os.Environ()),
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_OPTIONAL_LOCKS=0", // status-like reads must not rewrite the user's index
 		"GIT_PAGER=cat",
@@ -104,6 +117,32 @@ func run(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 		return nil, fmt.Errorf("git %s: %s (%w)", args[0], msg, err)
 	}
 	return stdout.Bytes(), nil
+}
+
+// repoEnv are variables that point git at another repository, index or
+// object store, or change how pathspecs read. They leak in when the host is
+// started from a git hook, `git commit`'s editor or a shell that exported
+// them; the snapshot commands find the repository from their directory.
+var repoEnv = map[string]bool{
+	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true,
+	"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
+	"GIT_COMMON_DIR": true, "GIT_NAMESPACE": true, "GIT_PREFIX": true,
+	"GIT_IMPLICIT_WORK_TREE": true, "GIT_GRAFT_FILE": true, "GIT_SHALLOW_FILE": true,
+	"GIT_REPLACE_REF_BASE": true, "GIT_QUARANTINE_PATH": true,
+	"GIT_LITERAL_PATHSPECS": true, "GIT_GLOB_PATHSPECS": true,
+	"GIT_NOGLOB_PATHSPECS": true, "GIT_ICASE_PATHSPECS": true,
+}
+
+// cleanEnv drops repoEnv from env.
+func cleanEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !repoEnv[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func slicesClone(s []string) []string { return append([]string(nil), s...) }

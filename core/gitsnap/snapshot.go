@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -68,8 +70,14 @@ func (r *repo) worktreeTree(ctx context.Context) (string, error) {
 		return "", err
 	}
 	o := runOpts{env: []string{"GIT_INDEX_FILE=" + idx}}
-	args := append([]string{"add", "-A", "--", "."}, excluded...)
-	if _, err := r.git(ctx, o, args...); err != nil {
+	if err := r.prepareIndex(ctx, o); err != nil {
+		return "", err
+	}
+	nested, err := r.addAll(ctx, o)
+	if err != nil {
+		return "", err
+	}
+	if err := r.markNested(ctx, o, nested); err != nil {
 		return "", err
 	}
 	out, err := r.git(ctx, o, "write-tree")
@@ -108,4 +116,106 @@ func (r *repo) seedIndex(ctx context.Context, idx string) error {
 		return err
 	}
 	return os.Chtimes(idx, fi.ModTime(), fi.ModTime())
+}
+
+// prepareIndex fixes what the copy of the user's index carries that would
+// make the snapshot lie or fail: assume-unchanged bits, which make `git add`
+// skip the file however it changed, are cleared; conflicts outside the
+// workspace root (which `git add -- .` does not resolve and write-tree
+// refuses) are dropped, as nothing outside the root is compared.
+func (r *repo) prepareIndex(ctx context.Context, o runOpts) error {
+	lo := o
+	lo.dir = r.top
+	out, err := r.git(ctx, lo, "ls-files", "-v", "-z")
+	if err != nil {
+		return err
+	}
+	var assumed, unmerged strings.Builder
+	seen := map[string]bool{}
+	for _, rec := range splitZ(out) {
+		tag, p, ok := strings.Cut(rec, " ")
+		if !ok || tag == "" {
+			return fmt.Errorf("unexpected ls-files output %q", rec)
+		}
+		switch {
+		case tag[0] >= 'a' && tag[0] <= 'z':
+			assumed.WriteString(p + "\x00")
+		case tag == "M" && !strings.HasPrefix(p, r.prefix) && !seen[p]:
+			seen[p] = true
+			unmerged.WriteString(p + "\x00")
+		}
+	}
+	for _, u := range []struct {
+		flag  string
+		paths string
+	}{{"--no-assume-unchanged", assumed.String()}, {"--force-remove", unmerged.String()}} {
+		if u.paths == "" {
+			continue
+		}
+		uo := lo
+		uo.stdin = strings.NewReader(u.paths)
+		if _, err := r.git(ctx, uo, "update-index", u.flag, "-z", "--stdin"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noCommitRE is how `git add` names a nested repository that has no commit
+// yet, which it cannot record as a gitlink.
+var noCommitRE = regexp.MustCompile(`error: '([^'\n]+)/' does not have a commit checked out`)
+
+// addAll runs `git add -A` on the workspace. Nested repositories without a
+// commit make it fail; they are left out, found from the error, and their
+// top-relative paths returned. --sparse lets it record files the turn
+// wrote outside a sparse checkout's cone.
+func (r *repo) addAll(ctx context.Context, o runOpts) ([]string, error) {
+	var nested []string
+	for range 64 {
+		args := []string{"add", "-A", "--sparse", "--ignore-errors", "--", "."}
+		args = append(args, excluded...)
+		for _, n := range nested {
+			args = append(args, ":(exclude,top,literal)"+n)
+		}
+		_, err := r.git(ctx, o, args...)
+		if err == nil {
+			return nested, nil
+		}
+		found := noCommitRE.FindAllStringSubmatch(err.Error(), -1)
+		if len(found) == 0 || ctx.Err() != nil {
+			return nil, err
+		}
+		for _, m := range found {
+			if slices.Contains(nested, m[1]) {
+				return nil, err
+			}
+			nested = append(nested, m[1])
+		}
+	}
+	return nil, errors.New("git add: too many nested repositories without commits")
+}
+
+// markNested records each nested repository without commits as a gitlink
+// with a placeholder id, so that it is in the snapshot like any nested
+// repository: Undo and Diff see it, and leave its files alone, even after
+// the turn removed its .git.
+func (r *repo) markNested(ctx context.Context, o runOpts, nested []string) error {
+	if len(nested) == 0 {
+		return nil
+	}
+	ho := o
+	ho.stdin = strings.NewReader("coder-nvim: nested repository without commits\n")
+	out, err := r.git(ctx, ho, "hash-object", "--stdin")
+	if err != nil {
+		return err
+	}
+	id := strings.TrimSpace(string(out))
+	var in strings.Builder
+	for _, n := range nested {
+		fmt.Fprintf(&in, "%s %s\t%s\x00", modeGitlink, id, n)
+	}
+	uo := o
+	uo.dir, uo.stdin = r.top, strings.NewReader(in.String())
+	_, err = r.git(ctx, uo, "update-index", "-z", "--index-info")
+	return err
 }

@@ -96,10 +96,28 @@ func Undo(ctx context.Context, root, before, after string) (Report, error) {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
 
+	// Without core.fileMode git does not track the executable bit, and
+	// the snapshots' modes say nothing about the disk.
+	out, err = r.git(ctx, runOpts{}, "config", "--type=bool", "--default=true", "core.fileMode")
+	if err != nil {
+		return rep, fmt.Errorf("undo: %w", err)
+	}
+	r.fileMode = strings.TrimSpace(string(out)) == "true"
+
 	// Decide everything before changing anything.
 	states := make(map[string]fileState, len(entries))
 	var hashPaths []string
 	for _, e := range entries {
+		// Behind a link the path is not in the workspace at all: git saw
+		// nothing there, and undo must not reach through the link.
+		if link := r.linkedParent(e.path); link != "" {
+			if e.newMode != modeNone {
+				rep.skip(e.path, linkReason(link))
+				continue
+			}
+			states[e.path] = stAbsent
+			continue
+		}
 		st, err := lstatState(filepath.Join(r.root, filepath.FromSlash(e.path)))
 		if err != nil {
 			rep.skip(e.path, fmt.Sprintf("cannot inspect it: %v", err))
@@ -114,6 +132,15 @@ func Undo(ctx context.Context, root, before, after string) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
+	// Nested repositories of before: snapshots hold no file inside them,
+	// so a file there that shows up after the turn (whose .git went away)
+	// may well have existed before it.
+	var nestedBefore []string
+	for _, e := range entries {
+		if e.oldMode == modeGitlink {
+			nestedBefore = append(nestedBefore, e.path+"/")
+		}
+	}
 	var removals, restores []rawEntry
 	for _, e := range entries {
 		st, ok := states[e.path]
@@ -126,6 +153,10 @@ func Undo(ctx context.Context, root, before, after string) (Report, error) {
 		}
 		if e.oldMode == modeGitlink {
 			rep.skip(e.path, "it was a submodule or nested repository before the turn; restore it by hand")
+			continue
+		}
+		if i := slices.IndexFunc(nestedBefore, func(n string) bool { return strings.HasPrefix(e.path, n) }); i >= 0 && e.oldMode == modeNone {
+			rep.skip(e.path, fmt.Sprintf("it lies in %s, a submodule or nested repository before the turn, whose files snapshots do not hold; left alone", strings.TrimSuffix(nestedBefore[i], "/")))
 			continue
 		}
 		if e.oldMode == modeNone {
@@ -208,6 +239,28 @@ func lstatState(path string) (fileState, error) {
 	return stOther, nil
 }
 
+// linkedParent returns the first directory on the way from the root to
+// rel that is a symbolic link, or "" when there is none.
+func (r *repo) linkedParent(rel string) string {
+	parts := strings.Split(rel, "/")
+	dir := r.root
+	for i, part := range parts[:len(parts)-1] {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		switch {
+		case err != nil, !fi.IsDir() && fi.Mode()&fs.ModeSymlink == 0:
+			return "" // missing (or a file): restore makes a real directory
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return strings.Join(parts[:i+1], "/")
+		}
+	}
+	return ""
+}
+
+func linkReason(link string) string {
+	return fmt.Sprintf("its directory %s is now a symbolic link; undo does not write through links", link)
+}
+
 func isIgnoreFile(e rawEntry) bool { return path.Base(e.path) == ".gitignore" }
 
 func partition(es []rawEntry, f func(rawEntry) bool) (no, yes []rawEntry) {
@@ -225,6 +278,10 @@ func partition(es []rawEntry, f func(rawEntry) bool) (no, yes []rawEntry) {
 // in dirs for the empty-directory sweep.
 func (r *repo) remove(e rawEntry, rep *Report, dirs map[string]bool) {
 	full := filepath.Join(r.root, filepath.FromSlash(e.path))
+	if link := r.linkedParent(e.path); link != "" {
+		rep.skip(e.path, linkReason(link))
+		return
+	}
 	if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		rep.skip(e.path, fmt.Sprintf("could not remove it: %v", err))
 		return
@@ -285,10 +342,19 @@ func (r *repo) changedSinceAfter(ctx context.Context, e rawEntry, st fileState, 
 		case stAbsent:
 			return "it was deleted after the turn"
 		case stFile:
-			if hashes[e.path] == e.newID {
-				return ""
+			if hashes[e.path] != e.newID {
+				return "it was edited after the turn"
 			}
-			return "it was edited after the turn"
+			if r.fileMode {
+				fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(e.path)))
+				if err != nil {
+					return fmt.Sprintf("cannot inspect it: %v", err)
+				}
+				if (fi.Mode()&0o100 != 0) != (e.newMode == modeExec) {
+					return "its executable bit was changed after the turn"
+				}
+			}
+			return ""
 		}
 		return "it was replaced by a directory or link after the turn"
 	case modeSymlink:
@@ -340,6 +406,9 @@ func (r *repo) hashFiles(ctx context.Context, paths []string) (map[string]string
 func (r *repo) restore(ctx context.Context, e rawEntry) error {
 	full := filepath.Join(r.root, filepath.FromSlash(e.path))
 	dir := filepath.Dir(full)
+	if link := r.linkedParent(e.path); link != "" {
+		return errors.New(linkReason(link))
+	}
 	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
 		if err := os.Remove(full); err != nil {
 			return errors.New("a directory that is not empty is now in its place")
@@ -377,6 +446,20 @@ func (r *repo) restore(ctx context.Context, e rawEntry) error {
 	perm := os.FileMode(0o644)
 	if e.oldMode == modeExec {
 		perm = 0o755
+	}
+	// A file still there keeps its permissions (a private 0600 file stays
+	// private); only the executable bit is the snapshot's, where git
+	// tracks it.
+	if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
+		cur := fi.Mode().Perm()
+		switch {
+		case !r.fileMode:
+			perm = cur
+		case e.oldMode == modeExec:
+			perm = cur | (cur&0o444)>>2
+		default:
+			perm = cur &^ 0o111
+		}
 	}
 	return writeAtomic(full, data, perm)
 }

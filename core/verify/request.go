@@ -111,10 +111,13 @@ var askPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`\btests?\s+(must|should|need\s+to|have\s+to)\s+(still\s+)?pass\b`),
 	// 跑测试 / 运行测试 / 执行验证 / 跑一下单测 / 重新跑一遍用例
 	regexp.MustCompile(`(跑|运行|执行|重跑|重新跑|重新运行|重新执行)\s*(一下|下|一遍|一次|遍)?\s*(所有的?|全部的?|现有的?|项目的?)?(单元|集成)?(测试|单测|用例|验证|自测)`),
-	// 验证一下 / 测试一下
-	regexp.MustCompile(`(验证|测试|校验|检验)(一下|下|一遍)`),
-	// 修复并验证 / 然后测试
-	regexp.MustCompile(`(并|然后|再|之后|最后|顺便)(验证|测试|自测)`),
+	// 验证一下 / 测试一下 / 验证下吧. A bare 下 counts only where it ends
+	// the phrase: 测试下载, 验证下单 and 检验下游 are nouns (test the
+	// download, validate the order, check the downstream).
+	regexp.MustCompile(`(验证|测试|校验|检验)(一下|一遍|下($|吧|看|呢|啊|了|是否|能否|有没有))`),
+	// 修复并验证 / 然后测试, but not 合并测试用例 (merge the test cases) or
+	// 不再验证证书 (no longer verify certificates).
+	regexp.MustCompile(`(^|[^合归兼吞不])(并|然后|再|之后|最后|顺便)(验证|测试|自测)`),
 	// 确保测试都通过 / 保证单测能跑通
 	regexp.MustCompile(`(确保|保证|确认)(所有的?|全部)?(测试|单测|用例)(都|全部|仍然|依然)?(能)?(通过|跑通|过)`),
 	regexp.MustCompile(`(跑通|跑过)(测试|单测|用例)`),

@@ -46,6 +46,18 @@ func TestUserAskedToVerify(t *testing.T) {
 		{"给这个函数写测试", false},
 		{"添加输入验证逻辑", false},
 		{"run the server with `go run .`", false},
+		// Chinese words that contain a request's characters.
+		{"合并测试用例文件", false},     // merge the test case files
+		{"让签名函数不再验证证书", false},  // the signer no longer verifies certificates
+		{"修复测试下载模块的bug", false}, // the test-download module
+		{"写一个函数验证下单参数", false},  // validate the order's parameters
+		{"修复测试下拉框的样式", false},   // the test drop-down
+		{"重构检验下游接口的代码", false},  // code that checks the downstream API
+		{"修改测试下标越界的问题", false},  // an index out of range in a test
+		{"改完验证下吧", true},
+		{"验证下", true},
+		{"修复后再验证", true},
+		{"一并测试", true},
 		// Refusals.
 		{"don't run the tests", false},
 		{"fix it, do not run tests", false},
