@@ -212,3 +212,40 @@ func TestMemoryConcurrent(t *testing.T) {
 		t.Errorf("%d keys, want 5 (deduplicated)", n)
 	}
 }
+
+// A remembered command must not cover the same command run under sudo or
+// with variables that change what runs, nor abbreviated dangerous options.
+func TestMemoryKeepsContext(t *testing.T) {
+	m := NewMemory(newClock().now)
+	p := Policy{}
+	approveAlways(t, m, p, bash("npm run test", ""))
+	approveAlways(t, m, p, bash("git push origin main", ""))
+	tests := []struct {
+		cmd  string
+		want bool
+	}{
+		{"npm run test -- -v", true},
+		{"sudo npm run test", false},
+		{"PATH=/tmp/evil npm run test", false},
+		{"env LD_PRELOAD=/tmp/x.so npm run test", false},
+		{"GIT_SSH_COMMAND='sh -c x' git push", false},
+		{"git push --forc", false},
+		{"git push --force-w origin main", false},
+		{"strace rm -rf x", false},
+	}
+	for _, tc := range tests {
+		if got := covered(m, p, bash(tc.cmd, "")); got != tc.want {
+			t.Errorf("covers %q = %v, want %v", tc.cmd, got, tc.want)
+		}
+	}
+	v := approveAlways(t, m, p, bash("sudo apt-get install x", ""))
+	if len(v.Keys) != 1 || !slices.Equal(v.Keys[0].Path, []string{"sudo", "apt-get", "install"}) {
+		t.Fatalf("keys %+v, want sudo apt-get install", v.Keys)
+	}
+	if !covered(m, p, bash("sudo apt-get install y", "")) {
+		t.Error("sudo apt-get install y should be covered by its own key")
+	}
+	if covered(m, p, bash("sudo rm x", "")) {
+		t.Error("sudo rm x covered by sudo apt-get install")
+	}
+}

@@ -558,6 +558,19 @@ func (p Policy) bash(mode Mode, a Action, an *shellcheck.Analysis) Verdict {
 		base := p.base(bashCell(c.Class))
 		d := base
 		rd, rule, matched := p.matchRules(a.Tool, line, true)
+		if len(c.Context) > 0 {
+			// sudo, PATH=... and the like: deny and ask rules match the
+			// command with or without them, an allow rule only with them.
+			full := strings.Join(append(slices.Clone(c.Context), c.Args...), " ")
+			cd, crule, cm := p.matchRules(a.Tool, full, true)
+			switch {
+			case cm && (!matched || cd.rank() > rd.rank()):
+				rd, rule, matched = cd, crule, true
+			case matched && rd == Allow && !(cm && cd == Allow):
+				matched = false
+			}
+			line = full
+		}
 		reason := ""
 		if matched {
 			d = rd
@@ -578,7 +591,12 @@ func (p Policy) bash(mode Mode, a Action, an *shellcheck.Analysis) Verdict {
 		case Ask:
 			askReasons = append(askReasons, reason)
 			pre := shellcheck.Prefix(c.Args)
-			if len(pre) == 0 || c.Class == shellcheck.Dangerous || strings.ContainsAny(pre[0], "$`") {
+			if len(pre) > 0 && len(c.Context) > 0 {
+				// Approving `sudo x` or `PATH=... x` keys on that context,
+				// and approving plain `x` does not cover them.
+				pre = append(slices.Clone(c.Context), pre...)
+			}
+			if len(pre) == 0 || c.Class == shellcheck.Dangerous || slices.ContainsFunc(pre, func(w string) bool { return strings.ContainsAny(w, "$`") }) {
 				keyable = false
 				continue
 			}

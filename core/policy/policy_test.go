@@ -328,3 +328,31 @@ func BenchmarkEvaluateBash(b *testing.B) {
 		Evaluate(ModeDefault, p, a, root)
 	}
 }
+
+// Rules see through wrappers: a deny rule on the command still applies
+// under sudo, and an allow rule on the bare command does not extend to
+// sudo or to PATH=... settings.
+func TestRulesWithContext(t *testing.T) {
+	p := Policy{Rules: []Rule{
+		{Tool: "bash", Pattern: "rm *", Decision: Deny},
+		{Tool: "bash", Pattern: "npm *", Decision: Allow},
+		{Tool: "bash", Pattern: "sudo *", Decision: Deny},
+	}}
+	tests := []struct {
+		cmd  string
+		want Decision
+	}{
+		{"rm x", Deny},
+		{"sudo rm x", Deny},
+		{"npm install", Allow},
+		{"PATH=/tmp/evil npm install", Ask},
+		{"sudo npm install", Deny},
+		{"sudo -u root ls", Deny},
+	}
+	for _, tc := range tests {
+		v := Evaluate(ModeDefault, p, Action{Tool: "bash", Command: tc.cmd}, root)
+		if v.Decision != tc.want {
+			t.Errorf("%q: %s (%s), want %s", tc.cmd, v.Decision, v.Reason, tc.want)
+		}
+	}
+}

@@ -9,16 +9,33 @@ import (
 // plainReadOnly are commands with no option that writes files or runs
 // other commands, so any arguments keep them read-only.
 var plainReadOnly = set(
-	"ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "true", "false", ":", "test", "[",
-	"which", "whoami", "id", "uname", "basename", "dirname", "realpath", "readlink", "stat", "file",
+	"ls", "cat", "head", "tail", "wc", "pwd", "echo", "true", "false", ":", "test", "[",
+	"which", "whoami", "id", "uname", "basename", "dirname", "realpath", "readlink", "stat",
 	"du", "df", "grep", "egrep", "fgrep", "zgrep", "zcat", "cut", "tr", "nl", "od", "hexdump", "md5sum", "sha1sum",
 	"sha256sum", "sha512sum", "cksum", "b2sum", "comm", "cmp", "diff", "column", "fmt", "fold", "paste",
 	"join", "expand", "unexpand", "seq", "yes", "sleep", "whereis", "type", "ps", "free", "uptime",
-	"nproc", "printenv", "tac", "rev", "strings", "less", "more", "jq", "cd", "pushd", "popd", "dirs",
-	"exit", "return", "read", "shift", "wait", "getconf", "arch", "groups", "who", "locale", "tty",
-	"cal", "factor", "expr", "lscpu", "lsblk", "env", "ag", "ack", "look", "numfmt", "base64",
-	"base32", "iconv", "lsof", "man", "help", "vmstat", "uniq_count", "shasum", "sum", "tsort",
+	"nproc", "printenv", "tac", "rev", "strings", "jq", "cd", "pushd", "popd", "dirs",
+	"exit", "return", "shift", "wait", "getconf", "arch", "groups", "who", "locale", "tty",
+	"cal", "factor", "expr", "lscpu", "lsblk", "env", "look", "numfmt", "base64",
+	"base32", "lsof", "help", "vmstat", "uniq_count", "shasum", "sum", "tsort",
 )
+
+// Readers with options that run commands or write files are handled in
+// classifyName: less, more, man, file, iconv, ack, ag, printf, read.
+
+// longOpt reports whether a is the long option full, or an abbreviation
+// of it that getopt_long and git accept, of at least min characters
+// (dashes included); a value after "=" is ignored.
+func longOpt(a, full string, min int) bool {
+	name, _, _ := strings.Cut(a, "=")
+	return len(name) >= min && strings.HasPrefix(name, "--") && strings.HasPrefix(full, name)
+}
+
+// optValue returns the value of long option a given as --opt=value.
+func optValue(a string) (string, bool) {
+	_, v, ok := strings.Cut(a, "=")
+	return v, ok
+}
 
 // destructive always counts as dangerous.
 var destructive = map[string]string{
@@ -101,12 +118,12 @@ func (w *walker) classifyName(name string, args []arg) effect {
 	case "rmdir", "unlink", "touch", "mkdir", "truncate":
 		return w.targets(name, rest, set("-m", "--mode", "-s", "--size", "-r", "--reference", "-d", "--date", "-t", "-o", "--io-blocks"), 0)
 	case "mv":
-		return w.targets(name, rest, set("-t", "--target-directory", "-S", "--suffix"), 0)
+		return w.targets(name, rest, set("-S", "--suffix"), 0)
 	case "cp", "ln", "install":
 		return w.destination(name, rest)
 	case "chmod", "chown", "chgrp":
 		for _, a := range rest {
-			if a.lit && (a.s == "-R" || a.s == "--recursive" || (isShortFlags(a.s) && strings.Contains(a.s, "R"))) {
+			if a.lit && (a.s == "-R" || longOpt(a.s, "--recursive", 3) || (isShortFlags(a.s) && strings.Contains(a.s, "R"))) {
 				return effect{Dangerous, name + " -R changes a whole tree"}
 			}
 		}
@@ -144,6 +161,9 @@ func (w *walker) classifyName(name string, args []arg) effect {
 			if a.s == "--pre" || strings.HasPrefix(a.s, "--pre=") {
 				return effect{Unknown, "rg --pre runs a preprocessor command"}
 			}
+			if strings.HasPrefix(a.s, "--hostname-bin") {
+				return effect{Unknown, "rg --hostname-bin runs a program"}
+			}
 		}
 		return readOnly
 	case "fd", "fdfind":
@@ -151,24 +171,85 @@ func (w *walker) classifyName(name string, args []arg) effect {
 			if !a.lit {
 				return notLiteral
 			}
-			if a.s == "-x" || a.s == "-X" || strings.HasPrefix(a.s, "--exec") {
+			if (isShortFlags(a.s) && strings.ContainsAny(a.s, "xX")) || strings.HasPrefix(a.s, "--exec") {
 				return effect{Unknown, "fd --exec runs commands"}
 			}
 		}
 		return readOnly
 	case "tree":
-		return w.outputFlag(rest, "-o", "")
-	case "date":
-		for _, a := range rest {
-			if !a.lit || a.s == "-s" || strings.HasPrefix(a.s, "--set") {
-				return effect{Unknown, "date may set the clock"}
+		for i, a := range rest {
+			switch {
+			case !a.lit:
+				return notLiteral
+			case isShortFlags(a.s) && strings.Contains(a.s, "R"):
+				return effect{Unknown, "tree -R writes 00Tree.html files"}
+			case isShortFlags(a.s) && strings.Contains(a.s, "o"):
+				if v := a.s[strings.IndexByte(a.s, 'o')+1:]; v != "" {
+					return w.writeTarget(v)
+				}
+				if i+1 < len(rest) {
+					return w.writeArg(rest[i+1])
+				}
+			case longOpt(a.s, "--output", 4):
+				if v, ok := optValue(a.s); ok {
+					return w.writeTarget(v)
+				}
+				if i+1 < len(rest) {
+					return w.writeArg(rest[i+1])
+				}
 			}
 		}
 		return readOnly
+	case "date":
+		return dateCmd(rest)
 	case "hostname":
 		for _, a := range rest {
-			if !a.lit || !strings.HasPrefix(a.s, "-") {
-				return effect{Unknown, "hostname with an operand sets the host name"}
+			if !a.lit || !strings.HasPrefix(a.s, "-") || longOpt(a.s, "--file", 3) || longOpt(a.s, "--boot", 4) ||
+				(isShortFlags(a.s) && strings.ContainsAny(a.s, "Fb")) {
+				return effect{Unknown, "hostname may set the host name"}
+			}
+		}
+		return readOnly
+	case "less", "more":
+		return pager(name, rest)
+	case "man":
+		return manCmd(rest)
+	case "file":
+		for _, a := range rest {
+			if !a.lit || longOpt(a.s, "--compile", 4) || (isShortFlags(a.s) && strings.Contains(a.s, "C")) {
+				return effect{Unknown, "file -C compiles a magic file"}
+			}
+		}
+		return readOnly
+	case "iconv":
+		for i, a := range rest {
+			switch {
+			case !a.lit:
+				return notLiteral
+			case longOpt(a.s, "--output", 4):
+				if v, ok := optValue(a.s); ok {
+					return w.writeTarget(v)
+				}
+				if i+1 < len(rest) {
+					return w.writeArg(rest[i+1])
+				}
+			case isShortFlags(a.s) && strings.Contains(a.s, "o"):
+				return effect{Unknown, "iconv -o writes a file"}
+			}
+		}
+		return readOnly
+	case "ack", "ag":
+		for _, a := range rest {
+			if !a.lit || strings.HasPrefix(a.s, "--pag") || strings.HasPrefix(a.s, "--output") {
+				return effect{Unknown, name + " --pager runs a command"}
+			}
+		}
+		return readOnly
+	case "printf", "read", "mapfile", "readarray":
+		// They set variables: PATH or IFS would change what runs next.
+		for _, a := range rest {
+			if !a.lit || sensitiveVar(a.s) {
+				return effect{Unknown, name + " sets a variable that changes what runs"}
 			}
 		}
 		return readOnly
@@ -204,7 +285,7 @@ func (w *walker) classifyName(name string, args []arg) effect {
 		return effect{Unknown, "runs a script file"}
 	case "kill":
 		for _, a := range rest {
-			if a.s == "-1" && a.lit {
+			if a.lit && (a.s == "-1" || a.s == "-9-1") {
 				return effect{Dangerous, "kill -1 signals every process"}
 			}
 		}
@@ -222,16 +303,17 @@ func (w *walker) classifyName(name string, args []arg) effect {
 		}
 	case "crontab":
 		for _, a := range rest {
-			if a.s == "-r" {
+			if isShortFlags(a.s) && strings.Contains(a.s, "r") {
 				return effect{Dangerous, "crontab -r deletes the crontab"}
 			}
 		}
 	case "kubectl":
-		if len(rest) > 0 && rest[0].s == "delete" {
+		if sub := subcommand(rest, prefixValueFlags["kubectl"]); sub == "delete" {
 			return effect{Dangerous, "kubectl delete removes cluster resources"}
 		}
 	case "terraform", "tofu":
-		if len(rest) > 0 && rest[0].s == "destroy" {
+		sub := subcommand(rest, nil)
+		if sub == "destroy" || (sub == "apply" && hasArg(rest, eq("-destroy", "--destroy"))) {
 			return effect{Dangerous, "terraform destroy removes infrastructure"}
 		}
 	case "command":
@@ -274,7 +356,7 @@ func (w *walker) rm(rest []arg) effect {
 			flags = false
 			continue
 		}
-		if flags && (a.s == "--recursive" || a.s == "--force") {
+		if flags && (longOpt(a.s, "--recursive", 3) || longOpt(a.s, "--force", 3) || longOpt(a.s, "--no-preserve-root", 4)) {
 			return effect{Dangerous, "rm " + a.s + " deletes without confirmation"}
 		}
 		if flags && isShortFlags(a.s) {
@@ -306,6 +388,11 @@ func (w *walker) targets(name string, rest []arg, valueFlags map[string]bool, sk
 			continue
 		}
 		if a.lit && flags && strings.HasPrefix(a.s, "-") && len(a.s) > 1 {
+			if t, n, ok := targetDir(rest, i); ok {
+				e = e.max(w.writeArg(t))
+				i += n - 1
+				continue
+			}
 			if valueFlags[a.s] {
 				i++
 			}
@@ -326,11 +413,8 @@ func (w *walker) destination(name string, rest []arg) effect {
 	var ops []arg
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
-		if a.lit && (a.s == "-t" || a.s == "--target-directory") && i+1 < len(rest) {
-			return e.max(w.writeArg(rest[i+1]))
-		}
-		if a.lit && strings.HasPrefix(a.s, "--target-directory=") {
-			return e.max(w.writeTarget(strings.TrimPrefix(a.s, "--target-directory=")))
+		if t, _, ok := targetDir(rest, i); ok {
+			return e.max(w.writeArg(t))
 		}
 		if a.lit && strings.HasPrefix(a.s, "-") && len(a.s) > 1 {
 			if a.s == "-S" || a.s == "--suffix" || a.s == "-m" || a.s == "-o" || a.s == "-g" || a.s == "--mode" || a.s == "--owner" || a.s == "--group" {
@@ -344,6 +428,39 @@ func (w *walker) destination(name string, rest []arg) effect {
 		e = e.max(w.writeArg(ops[len(ops)-1]))
 	}
 	return e
+}
+
+// targetDir recognises the -t DIR option of cp, mv, ln and install in
+// its forms -t DIR, -tDIR, -rt DIR, --target-directory=DIR and
+// abbreviations; n is how many words it takes.
+func targetDir(rest []arg, i int) (dir arg, n int, ok bool) {
+	a := rest[i]
+	if !a.lit {
+		return arg{}, 0, false
+	}
+	next := func() (arg, int, bool) {
+		if i+1 < len(rest) {
+			return rest[i+1], 2, true
+		}
+		return arg{s: "", lit: true}, 1, true
+	}
+	switch {
+	case longOpt(a.s, "--target-directory", 4):
+		if v, ok := optValue(a.s); ok {
+			return arg{s: v, lit: true}, 1, true
+		}
+		return next()
+	case isShortFlags(a.s):
+		k := strings.IndexByte(a.s, 't')
+		if k < 0 || strings.ContainsAny(a.s[1:k], "Sm") { // -S SUFFIX, -m MODE take the rest
+			return arg{}, 0, false
+		}
+		if k+1 < len(a.s) {
+			return arg{s: a.s[k+1:], lit: true}, 1, true
+		}
+		return next()
+	}
+	return arg{}, 0, false
 }
 
 func (w *walker) outputFlag(rest []arg, short, long string) effect {
@@ -383,7 +500,7 @@ func (w *walker) find(rest []arg) effect {
 			}
 			inner := rest[i+1 : j]
 			if len(inner) > 0 {
-				inner, wrap := unwrap(inner)
+				inner, wrap, _ := unwrap(inner)
 				if len(inner) > 0 {
 					switch filepath.Base(inner[0].s) {
 					case "rm", "shred", "unlink", "rmdir":
@@ -595,12 +712,15 @@ func (w *walker) sortCmd(rest []arg) effect {
 			return notLiteral
 		}
 		switch {
-		case a.s == "-o" || a.s == "--output":
+		case longOpt(a.s, "--compress-program", 4):
+			return effect{Unknown, "sort --compress-program runs a program"}
+		case a.s == "-o" || longOpt(a.s, "--output", 3):
+			if v, ok := optValue(a.s); ok {
+				return w.writeTarget(v)
+			}
 			if i+1 < len(rest) {
 				return w.writeArg(rest[i+1])
 			}
-		case strings.HasPrefix(a.s, "--output="):
-			return w.writeTarget(strings.TrimPrefix(a.s, "--output="))
 		case isShortFlags(a.s) && strings.Contains(a.s, "o"):
 			k := strings.IndexByte(a.s, 'o')
 			if k+1 < len(a.s) {
@@ -636,28 +756,138 @@ func (w *walker) secondOperandWrites(name string, rest []arg) effect {
 	return readOnly
 }
 
+// awkSafeShort are awk/gawk short options that neither load code nor
+// write files; -F and -v take values.
+const awkSafeShort = "bcChnNOPrsStVMYL"
+
 func awk(rest []arg) effect {
+	var programs []string
+	operands := false
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		if !a.lit {
 			return notLiteral
 		}
 		switch {
-		case a.s == "-f" || strings.HasPrefix(a.s, "--file") || a.s == "-i" || strings.HasPrefix(a.s, "--include"):
-			return effect{Unknown, "awk runs a program from a file"}
-		case a.s == "-F" || a.s == "-v" || a.s == "--assign" || a.s == "--field-separator":
-			i++
-		case strings.HasPrefix(a.s, "-") && len(a.s) > 1:
-		default:
-			for _, bad := range []string{"system", "getline", "|", ">", "fflush", "close"} {
-				if strings.Contains(a.s, bad) {
-					return effect{Unknown, "awk program may write files or run commands (" + bad + ")"}
-				}
+		case operands || a.s == "-" || !strings.HasPrefix(a.s, "-"):
+			if len(programs) == 0 {
+				programs = append(programs, a.s)
 			}
-			return readOnly
+			operands = true
+		case a.s == "--":
+			operands = true
+		case a.s == "-e" || a.s == "--source":
+			if i+1 < len(rest) {
+				programs = append(programs, rest[i+1].s)
+				i++
+			}
+		case strings.HasPrefix(a.s, "--source="):
+			programs = append(programs, strings.TrimPrefix(a.s, "--source="))
+		case strings.HasPrefix(a.s, "-e"):
+			programs = append(programs, a.s[2:])
+		case a.s == "-F" || a.s == "-v" || longOpt(a.s, "--assign", 4) || longOpt(a.s, "--field-separator", 4):
+			if !strings.Contains(a.s, "=") {
+				i++
+			}
+		case strings.HasPrefix(a.s, "-F") || strings.HasPrefix(a.s, "-v"):
+		case strings.HasPrefix(a.s, "--"):
+			switch name, _, _ := strings.Cut(a.s, "="); name {
+			case "--posix", "--traditional", "--lint", "--sandbox", "--re-interval", "--characters-as-bytes",
+				"--non-decimal-data", "--optimize", "--no-optimize", "--bignum", "--use-lc-numeric", "--version",
+				"--help", "--copyright", "--csv":
+			default:
+				return effect{Unknown, "awk option " + a.s + " may load code or write files"}
+			}
+		default:
+			if strings.Trim(a.s[1:], awkSafeShort) != "" {
+				return effect{Unknown, "awk option " + a.s + " may load code or write files"}
+			}
+		}
+	}
+	for _, p := range programs {
+		for _, bad := range []string{"system", "getline", "|", ">", "fflush", "close", "@"} {
+			if strings.Contains(p, bad) {
+				return effect{Unknown, "awk program may write files or run commands (" + bad + ")"}
+			}
 		}
 	}
 	return readOnly
+}
+
+// dateCmd: date sets the clock with -s/--set or an MMDDhhmm operand.
+func dateCmd(rest []arg) effect {
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case !a.lit:
+			return effect{Unknown, "date may set the clock"}
+		case a.s == "-d" || a.s == "-f" || a.s == "-r" || a.s == "--date" || a.s == "--file" || a.s == "--reference":
+			i++
+		case longOpt(a.s, "--set", 4) || (isShortFlags(a.s) && strings.Contains(a.s, "s") && !strings.ContainsAny(a.s, "dfrI")):
+			return effect{Unknown, "date -s sets the clock"}
+		case strings.HasPrefix(a.s, "-") || strings.HasPrefix(a.s, "+"):
+		default:
+			return effect{Unknown, "date with an operand sets the clock"}
+		}
+	}
+	return readOnly
+}
+
+// pager handles less and more: + commands (+!cmd runs a shell), log
+// files and lesskey files can run commands or write files.
+func pager(name string, rest []arg) effect {
+	for _, a := range rest {
+		switch {
+		case !a.lit:
+			return notLiteral
+		case strings.HasPrefix(a.s, "+"):
+			cmd := strings.TrimLeft(a.s, "+")
+			if cmd != "" && cmd != "G" && cmd != "g" && cmd != "F" && !isDigits(cmd) &&
+				!((cmd[0] == '/' || cmd[0] == '?') && !strings.ContainsAny(cmd, "\n\r")) {
+				return effect{Unknown, name + " " + a.s + " runs pager commands"}
+			}
+		case strings.HasPrefix(a.s, "--log") || strings.HasPrefix(a.s, "--LOG") || strings.HasPrefix(a.s, "--lesskey"):
+			return effect{Unknown, name + " " + a.s + " writes or loads files"}
+		case isShortFlags(a.s) && strings.ContainsAny(a.s, "oOk"):
+			return effect{Unknown, name + " " + a.s + " writes or loads files"}
+		}
+	}
+	return readOnly
+}
+
+// manCmd: man runs its pager (-P), a browser (-H) or reads a config file.
+func manCmd(rest []arg) effect {
+	for _, a := range rest {
+		switch {
+		case !a.lit:
+			return notLiteral
+		case strings.HasPrefix(a.s, "--pag") || strings.HasPrefix(a.s, "--html") || strings.HasPrefix(a.s, "--config") ||
+			strings.HasPrefix(a.s, "--gxditview") || strings.HasPrefix(a.s, "--preprocessor"):
+			return effect{Unknown, "man " + a.s + " runs another program"}
+		case isShortFlags(a.s) && strings.ContainsAny(a.s, "PHCXp"):
+			return effect{Unknown, "man " + a.s + " runs another program"}
+		}
+	}
+	return readOnly
+}
+
+// subcommand returns the first operand of a command, skipping options and
+// the values of valueFlags.
+func subcommand(rest []arg, valueFlags map[string]bool) string {
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if !a.lit {
+			return ""
+		}
+		if strings.HasPrefix(a.s, "-") {
+			if valueFlags[a.s] {
+				i++
+			}
+			continue
+		}
+		return a.s
+	}
+	return ""
 }
 
 func goCmd(rest []arg) effect {
@@ -665,7 +895,16 @@ func goCmd(rest []arg) effect {
 		return effect{Unknown, "not known to be read-only"}
 	}
 	switch rest[0].s {
-	case "version", "list", "doc", "help":
+	case "list":
+		for _, a := range rest[1:] {
+			name, _, _ := strings.Cut(strings.TrimLeft(a.s, "-"), "=")
+			switch name {
+			case "toolexec", "exec", "mod", "modfile", "export", "compiled", "overlay", "pkgdir", "pgo", "a", "x", "n", "work", "o":
+				return effect{Unknown, "go list " + a.s + " builds or runs tools"}
+			}
+		}
+		return readOnly
+	case "version", "doc", "help":
 		return readOnly
 	case "env":
 		for _, a := range rest[1:] {

@@ -14,7 +14,13 @@ func gitSubcommand(rest []string) (int, bool) {
 		if !strings.HasPrefix(a, "-") {
 			break
 		}
-		if a == "-c" || strings.HasPrefix(a, "--config-env") {
+		if a == "--exec-path" && i+1 == len(rest) {
+			i++
+			break
+		}
+		if a == "-c" || strings.HasPrefix(a, "--config-env") || strings.HasPrefix(a, "--exec-path=") {
+			// Configuration and the exec path choose programs git runs
+			// (pagers, diff drivers, hooks, remote helpers).
 			usesConfig = true
 		}
 		if gitGlobalValue[a] {
@@ -41,7 +47,7 @@ func (w *walker) git(rest []arg) effect {
 	i, usesConfig := gitSubcommand(words)
 	if i >= len(rest) {
 		if usesConfig {
-			return effect{Unknown, "git -c can make git run configured commands"}
+			return effect{Unknown, "git -c or --exec-path can make git run other commands"}
 		}
 		return readOnly
 	}
@@ -52,7 +58,7 @@ func (w *walker) git(rest []arg) effect {
 	args := rest[i+1:]
 	e := w.gitSub(sub, args)
 	if usesConfig && e.class == ReadOnly {
-		return effect{Unknown, "git -c can make git run configured commands"}
+		return effect{Unknown, "git -c or --exec-path can make git run other commands"}
 	}
 	return e
 }
@@ -81,6 +87,30 @@ func shortHas(letters string) func(string) bool {
 	return func(s string) bool { return isShortFlags(s) && strings.ContainsAny(s[1:], letters) }
 }
 
+// lsRemoteSafe are ls-remote options that do not choose a program to run
+// (unlike --upload-pack / --exec).
+func lsRemoteSafe(a string) bool {
+	name, _, _ := strings.Cut(a, "=")
+	switch name {
+	case "-h", "-t", "-b", "-q", "--heads", "--tags", "--branches", "--refs", "--quiet", "--symref", "--get-url", "--sort", "--exit-code", "-o", "--server-option":
+		return true
+	}
+	return false
+}
+
+// longAny reports whether some argument is one of the long options (or
+// an abbreviation git accepts, of at least min characters).
+func longAny(args []arg, min int, opts ...string) bool {
+	for _, a := range args {
+		for _, o := range opts {
+			if a.lit && longOpt(a.s, o, min) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (w *walker) gitSub(sub string, args []arg) effect {
 	if gitReadOnly[sub] {
 		for i, a := range args {
@@ -89,12 +119,22 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 				return notLiteral
 			}
 			switch {
-			case a.s == "--output" && i+1 < len(args):
-				return w.writeArg(args[i+1])
-			case strings.HasPrefix(a.s, "--output="):
-				return w.writeTarget(strings.TrimPrefix(a.s, "--output="))
-			case sub == "grep" && (a.s == "-O" || strings.HasPrefix(a.s, "--open-files-in-pager")):
+			case longOpt(a.s, "--output", 3): // git accepts abbreviations: --outp=x
+				if v, ok := optValue(a.s); ok {
+					return w.writeTarget(v)
+				}
+				if i+1 < len(args) {
+					return w.writeArg(args[i+1])
+				}
+				return effect{Unknown, "git --output writes a file"}
+			case longOpt(a.s, "--ext-diff", 4):
+				return effect{Unknown, "git --ext-diff runs an external diff program"}
+			case sub == "grep" && (longOpt(a.s, "--open-files-in-pager", 4) || (isShortFlags(a.s) && strings.Contains(a.s, "O"))):
 				return effect{Unknown, "git grep -O opens a pager"}
+			case sub == "help" && (longOpt(a.s, "--web", 3) || longOpt(a.s, "--info", 3) || (isShortFlags(a.s) && strings.ContainsAny(a.s, "wi"))):
+				return effect{Unknown, "git help --web starts a browser"}
+			case sub == "ls-remote" && strings.HasPrefix(a.s, "-") && !lsRemoteSafe(a.s):
+				return effect{Unknown, "git ls-remote " + a.s + " can run a command"}
 			}
 		}
 		return readOnly
@@ -109,7 +149,9 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 	}
 	switch sub {
 	case "branch":
-		if hasArg(args, eq("-D")) || (hasArg(args, eq("-d", "--delete")) && hasArg(args, eq("-f", "--force"))) {
+		del := hasArg(args, shortHas("d")) || longAny(args, 5, "--delete")
+		force := hasArg(args, shortHas("f")) || longAny(args, 4, "--force")
+		if hasArg(args, shortHas("D")) || (del && force) {
 			return effect{Dangerous, "git branch -D force-deletes a branch"}
 		}
 		list := hasArg(args, eq("--list", "-l"))
@@ -160,7 +202,7 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 		if len(args) > 0 && args[0].s == "list" {
 			return readOnly
 		}
-		if len(args) > 0 && args[0].s == "remove" && hasArg(args, eq("-f", "--force")) {
+		if len(args) > 0 && args[0].s == "remove" && (hasArg(args, shortHas("f")) || longAny(args, 4, "--force")) {
 			return effect{Dangerous, "git worktree remove --force discards changes"}
 		}
 		return gitUnknown
@@ -178,7 +220,7 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 		}
 		return gitUnknown
 	case "reset":
-		if hasArg(args, eq("--hard", "--merge", "--keep")) {
+		if longAny(args, 4, "--hard", "--merge", "--keep") {
 			return effect{Dangerous, "git reset --hard discards uncommitted changes"}
 		}
 		return gitUnknown
@@ -188,8 +230,7 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 		}
 		return effect{Dangerous, "git clean deletes untracked files"}
 	case "push":
-		if hasArg(args, eq("--force", "--force-with-lease", "--force-if-includes", "--mirror", "--delete", "--prune")) ||
-			hasArg(args, func(s string) bool { return strings.HasPrefix(s, "--force-with-lease=") }) ||
+		if longAny(args, 3, "--force", "--force-with-lease", "--mirror", "--delete", "--prune") ||
 			hasArg(args, shortHas("fd")) {
 			return effect{Dangerous, "git push that can overwrite or delete remote history"}
 		}
@@ -205,7 +246,7 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 		}
 		return effect{Unknown, "git push publishes commits"}
 	case "checkout":
-		if hasArg(args, eq("--", ".", "-f", "--force", "--ours", "--theirs")) {
+		if hasArg(args, eq("--", ".", "--ours", "--theirs")) || hasArg(args, shortHas("f")) || longAny(args, 4, "--force") {
 			return effect{Dangerous, "git checkout of paths discards uncommitted changes"}
 		}
 		return gitUnknown
@@ -217,7 +258,7 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 		}
 		return effect{Dangerous, "git restore discards working-tree changes"}
 	case "switch":
-		if hasArg(args, eq("--discard-changes", "-f", "--force")) {
+		if hasArg(args, shortHas("f")) || longAny(args, 4, "--discard-changes", "--force") {
 			return effect{Dangerous, "git switch --discard-changes discards uncommitted changes"}
 		}
 		return gitUnknown

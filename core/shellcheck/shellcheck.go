@@ -43,9 +43,13 @@ func (c Class) String() string {
 type Command struct {
 	// Args are the words after looking through wrappers (sudo, env, ...).
 	// Literal words are unquoted; non-literal words keep their source text.
-	Args   []string
-	Class  Class
-	Reason string // why the command is not read-only; empty when it is
+	Args []string
+	// Context lists what the command runs under that an approval of Args
+	// alone must not cover: privilege wrappers (sudo, doas) and settings
+	// of variables that change what runs (PATH=..., LD_PRELOAD=...).
+	Context []string
+	Class   Class
+	Reason  string // why the command is not read-only; empty when it is
 }
 
 // Analysis is the result of Analyze.
@@ -55,6 +59,9 @@ type Analysis struct {
 	Commands   []Command // every simple command, in source order
 	ParseError string    // set when the input is not valid bash
 }
+
+// homeDir is the walker's cwd after cd ~: outside the workspace.
+const homeDir = "~"
 
 // maxDepth bounds the recursion into eval / sh -c strings.
 const maxDepth = 4
@@ -166,8 +173,39 @@ func (w *walker) scoped(fn func()) {
 }
 
 func (w *walker) stmt(s *syntax.Stmt, inh effect) {
+	dlIn := false
+	var stdinScript *arg // here-document or here-string text
 	for _, r := range s.Redirs {
-		inh = inh.max(w.redirect(r))
+		e, dl := w.redirect(r)
+		inh = inh.max(e)
+		dlIn = dlIn || dl
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				stdinScript = &arg{s: w.hdocText(r), lit: true}
+			}
+		case syntax.WordHdoc:
+			text, ok := wordLit(r.Word)
+			if !ok {
+				text = w.source(r.Word)
+			}
+			stdinScript = &arg{s: text, lit: true}
+		case syntax.RdrIn:
+			stdinScript = nil
+		}
+	}
+	if dlIn {
+		w.forceStdinScripts(s, effect{Dangerous, "runs a downloaded script (download redirected into a shell)"})
+	} else if stdinScript != nil {
+		// bash <<'EOF' ... EOF runs the here-document: analyse it.
+		if call, ok := s.Cmd.(*syntax.CallExpr); ok {
+			args := w.unwrapped(call)
+			if len(args) > 0 && args[0].lit && shells[filepath.Base(args[0].s)] && readsScriptFromStdin(filepath.Base(args[0].s), args) {
+				if e := w.nested(filepath.Base(args[0].s)+" <<", *stdinScript); e.class > ReadOnly {
+					w.force(call, e)
+				}
+			}
+		}
 	}
 	switch c := s.Cmd.(type) {
 	case nil:
@@ -263,29 +301,77 @@ func (w *walker) substs(n syntax.Node) bool {
 	return dl
 }
 
-func (w *walker) redirect(r *syntax.Redirect) effect {
+// redirect classifies a redirection; dl reports an input redirection
+// whose content is downloaded (< <(curl ...), <<< "$(curl ...)").
+func (w *walker) redirect(r *syntax.Redirect) (e effect, dl bool) {
 	if r.Word != nil {
-		w.substs(r.Word)
+		dl = w.substs(r.Word)
 	}
 	if r.Hdoc != nil {
-		w.substs(r.Hdoc)
+		dl = w.substs(r.Hdoc) || dl
 	}
 	switch r.Op {
-	case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.DplIn:
-		return readOnly
+	case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return readOnly, dl
+	case syntax.DplIn:
+		return readOnly, false
 	case syntax.DplOut:
 		if lit, ok := wordLit(r.Word); ok && (lit == "-" || isDigits(lit)) {
-			return readOnly
+			return readOnly, false
 		}
 	}
 	if r.Word == nil {
-		return effect{Unknown, "redirection without a target"}
+		return effect{Unknown, "redirection without a target"}, false
 	}
 	target, ok := wordLit(r.Word)
 	if !ok {
-		return effect{Unknown, "redirects output to `" + w.source(r.Word) + "`, which cannot be resolved statically"}
+		return effect{Unknown, "redirects output to `" + w.source(r.Word) + "`, which cannot be resolved statically"}, false
 	}
-	return w.writeTarget(target)
+	return w.writeTarget(target), false
+}
+
+// hdocText returns the body of a here-document without its closing
+// delimiter line.
+func (w *walker) hdocText(r *syntax.Redirect) string {
+	text := w.source(r.Hdoc)
+	delim, _ := wordLit(r.Word)
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if n := len(lines); n > 0 && delim != "" && strings.TrimLeft(lines[n-1], "\t") == delim {
+		lines = lines[:n-1]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (w *walker) force(call *syntax.CallExpr, e effect) {
+	if w.forced == nil {
+		w.forced = map[*syntax.CallExpr]effect{}
+	}
+	w.forced[call] = w.forced[call].max(e)
+}
+
+// forceStdinScripts marks the commands of s that run a script read from
+// standard input (sh, { sh; }, (cd x && bash)) with e.
+func (w *walker) forceStdinScripts(s *syntax.Stmt, e effect) {
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		args := w.unwrapped(c)
+		if len(args) > 0 && args[0].lit && readsScriptFromStdin(filepath.Base(args[0].s), args) {
+			w.force(c, e)
+		}
+	case *syntax.Block:
+		for _, st := range c.Stmts {
+			w.forceStdinScripts(st, e)
+		}
+	case *syntax.Subshell:
+		for _, st := range c.Stmts {
+			w.forceStdinScripts(st, e)
+		}
+	case *syntax.BinaryCmd:
+		w.forceStdinScripts(c.X, e)
+		if c.Op != syntax.Pipe && c.Op != syntax.PipeAll {
+			w.forceStdinScripts(c.Y, e)
+		}
+	}
 }
 
 // writeTarget classifies writing to the file p.
@@ -295,7 +381,7 @@ func (w *walker) writeTarget(p string) effect {
 		return readOnly
 	case p == "":
 		return effect{Unknown, "writes to an empty path"}
-	case strings.HasPrefix(p, "~"):
+	case strings.HasPrefix(p, "~") || (w.cwd == homeDir && !filepath.IsAbs(p)):
 		return effect{Dangerous, "writes outside the workspace: " + p}
 	case strings.ContainsAny(p, "$`"):
 		return effect{Unknown, "writes to `" + p + "`, which cannot be resolved statically"}
@@ -320,7 +406,7 @@ func (w *walker) writeTarget(p string) effect {
 		return effect{Dangerous, "writes outside the workspace: " + p}
 	}
 	for _, part := range strings.Split(rel, "/") {
-		if part == ".git" {
+		if strings.EqualFold(part, ".git") { // case-insensitive file systems
 			return effect{Dangerous, "writes into .git/: " + p}
 		}
 	}
@@ -343,24 +429,14 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, inh effect) {
 
 	downloaded := false
 	for _, s := range stages {
-		call, ok := s.Cmd.(*syntax.CallExpr)
-		if !ok {
-			continue
-		}
-		args := w.unwrapped(call)
-		if len(args) == 0 || !args[0].lit {
-			continue
-		}
-		name := filepath.Base(args[0].s)
-		if isDownloader(name) {
-			downloaded = true
-			continue
-		}
-		if downloaded && readsScriptFromStdin(name, args) {
-			if w.forced == nil {
-				w.forced = map[*syntax.CallExpr]effect{}
+		if call, ok := s.Cmd.(*syntax.CallExpr); ok {
+			if args := w.unwrapped(call); len(args) > 0 && args[0].lit && isDownloader(filepath.Base(args[0].s)) {
+				downloaded = true
+				continue
 			}
-			w.forced[call] = effect{Dangerous, "runs a downloaded script (download piped into " + name + ")"}
+		}
+		if downloaded {
+			w.forceStdinScripts(s, effect{Dangerous, "runs a downloaded script (download piped into a shell)"})
 		}
 	}
 	for _, s := range stages {
@@ -376,40 +452,69 @@ func (w *walker) unwrapped(call *syntax.CallExpr) []arg {
 		s, ok := wordLit(word)
 		args[i] = arg{s: s, lit: ok}
 	}
-	inner, _ := unwrap(args)
+	inner, _, _ := unwrap(args)
 	return inner
 }
 
 // sensitiveVars change which programs run or how the shell behaves.
 var sensitiveVars = map[string]bool{
-	"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "BASH_ENV": true, "ENV": true,
-	"IFS": true, "PROMPT_COMMAND": true, "SHELLOPTS": true, "BASHOPTS": true, "GIT_DIR": true,
-	"GIT_WORK_TREE": true, "GIT_SSH_COMMAND": true, "GIT_EXTERNAL_DIFF": true, "PAGER": true,
-	"GIT_PAGER": true, "EDITOR": true, "VISUAL": true, "DYLD_INSERT_LIBRARIES": true,
+	"PATH": true, "BASH_ENV": true, "ENV": true, "IFS": true, "PROMPT_COMMAND": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PAGER": true, "EDITOR": true, "VISUAL": true,
+	"MANPAGER": true, "MANOPT": true, "BROWSER": true, "HOME": true, "XDG_CONFIG_HOME": true,
+	"GOFLAGS": true, "GOTOOLCHAIN": true, "GOENV": true, "RIPGREP_CONFIG_PATH": true,
+	"ACK_PAGER": true, "ACK_PAGER_COLOR": true, "ACKRC": true, "PERL5OPT": true, "PERL5LIB": true,
+	"PYTHONSTARTUP": true, "PYTHONPATH": true, "NODE_OPTIONS": true, "RUBYOPT": true,
+	"AWKPATH": true, "AWKLIBPATH": true, "CDPATH": true, "SHELL": true, "TAR_OPTIONS": true,
 }
 
-func (w *walker) assigns(list []*syntax.Assign) effect {
-	e := readOnly
-	for _, a := range list {
-		w.substs(a)
-		if a.Name != nil && sensitiveVars[a.Name.Value] {
-			e = e.max(effect{Unknown, "sets " + a.Name.Value + ", which changes what runs"})
+// sensitiveVarPrefixes cover families of such variables: git's (GIT_DIR,
+// GIT_CONFIG_*, GIT_EXTERNAL_DIFF, GIT_PAGER, ...), the dynamic loader's,
+// less's input preprocessor (LESSOPEN) and exported bash functions.
+var sensitiveVarPrefixes = []string{"GIT_", "LD_", "DYLD_", "LESS", "BASH_FUNC_"}
+
+func sensitiveVar(name string) bool {
+	if sensitiveVars[name] {
+		return true
+	}
+	for _, p := range sensitiveVarPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
 		}
 	}
-	return e
+	return false
+}
+
+func (w *walker) assigns(list []*syntax.Assign) (effect, []string) {
+	e := readOnly
+	var context []string
+	for _, a := range list {
+		w.substs(a)
+		if a.Name != nil && sensitiveVar(a.Name.Value) {
+			e = e.max(effect{Unknown, "sets " + a.Name.Value + ", which changes what runs"})
+			context = append(context, w.source(a))
+		}
+	}
+	return e, context
 }
 
 func (w *walker) decl(d *syntax.DeclClause, inh effect) {
-	e := inh.max(w.assigns(d.Args))
+	ae, _ := w.assigns(d.Args)
+	e := inh.max(ae)
 	args := []string{d.Variant.Value}
 	for _, a := range d.Args {
-		args = append(args, w.source(a))
+		src := w.source(a)
+		args = append(args, src)
+		if strings.HasPrefix(src, "-") && strings.Contains(src, "n") {
+			// declare -n r=PATH makes later r=... assignments set PATH.
+			e = e.max(effect{Unknown, d.Variant.Value + " -n declares a name reference"})
+		}
 	}
 	w.record(Command{Args: args, Class: e.class, Reason: e.reason})
 }
 
 func (w *walker) call(c *syntax.CallExpr, inh effect) {
-	floor := inh.max(w.assigns(c.Assigns))
+	ae, context := w.assigns(c.Assigns)
+	floor := inh.max(ae)
 	if f, ok := w.forced[c]; ok {
 		floor = floor.max(f)
 	}
@@ -428,7 +533,8 @@ func (w *walker) call(c *syntax.CallExpr, inh effect) {
 		}
 		args[i] = arg{s: s, lit: ok, dl: dl}
 	}
-	inner, wrap := unwrap(args)
+	inner, wrap, wctx := unwrap(args)
+	context = append(context, wctx...)
 	floor = floor.max(wrap)
 	e := w.classify(inner)
 	e = floor.max(e)
@@ -439,7 +545,7 @@ func (w *walker) call(c *syntax.CallExpr, inh effect) {
 	if e.class == ReadOnly {
 		e.reason = ""
 	}
-	w.record(Command{Args: out, Class: e.class, Reason: e.reason})
+	w.record(Command{Args: out, Context: context, Class: e.class, Reason: e.reason})
 	if len(inner) > 0 {
 		w.chdir(inner)
 	}
@@ -453,6 +559,9 @@ func (w *walker) chdir(args []arg) {
 		w.cwd = ""
 		return
 	default:
+		if w.funcs[args[0].s] {
+			w.cwd = "" // the function may have changed directory
+		}
 		return
 	}
 	var dir *arg
@@ -464,10 +573,16 @@ func (w *walker) chdir(args []arg) {
 		break
 	}
 	switch {
+	case (dir == nil && args[0].s == "cd") || (dir != nil && dir.lit && (dir.s == "~" || dir.s == "~/")):
+		// The home directory itself: relative writes land outside the
+		// workspace (writeTarget treats ~/x as outside as well).
+		w.cwd = homeDir
 	case dir == nil || !dir.lit || dir.s == "-" || strings.HasPrefix(dir.s, "~"):
 		w.cwd = ""
 	case filepath.IsAbs(dir.s):
 		w.cwd = filepath.Clean(dir.s)
+	case w.cwd == homeDir:
+		w.cwd = "" // somewhere under ~, possibly the workspace
 	case w.cwd != "":
 		w.cwd = filepath.Join(w.cwd, dir.s)
 	}
