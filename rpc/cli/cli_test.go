@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+)
+
+func TestPrinter(t *testing.T) {
+	tests := []struct {
+		name          string
+		demo          bool
+		events        []event.Event
+		out, err, why string
+	}{
+		{
+			name: "answer with reasoning and a tool",
+			events: []event.Event{
+				{Kind: event.AgentReasoningDelta, Text: "think"},
+				{Kind: event.AgentMessageDelta, Text: "Hel"},
+				{Kind: event.AgentMessageDelta, Text: "lo"},
+				{Kind: event.ToolCallEnd, Tool: &event.Tool{Name: "read", Title: "read a.go", Status: "completed", Summary: "3 lines", DurationMS: 2}},
+				{Kind: event.AgentMessageDelta, Text: "Done."},
+				{Kind: event.TaskComplete, Reason: event.StopEndTurn},
+			},
+			out: "Hello\nDone.\n",
+			err: "thinking: think\n● read a.go — completed: 3 lines (2ms)\n",
+		},
+		{
+			name: "denied tool: status not repeated",
+			events: []event.Event{
+				{Kind: event.ToolCallEnd, Tool: &event.Tool{Name: "write", Title: "write x", Status: "denied", Summary: "denied: needs approval"}},
+			},
+			err: "● write x — denied: needs approval (0ms)\n",
+		},
+		{
+			name:   "error then abort",
+			events: []event.Event{{Kind: event.Error, Text: "provider: boom"}, {Kind: event.TurnAborted, Reason: event.ReasonError}},
+			err:    "error: provider: boom\n",
+			why:    "provider: boom",
+		},
+		{
+			name:   "interrupt",
+			events: []event.Event{{Kind: event.AgentMessageDelta, Text: "part"}, {Kind: event.TurnAborted, Reason: event.ReasonInterrupted}},
+			out:    "part\n",
+			why:    "interrupted",
+		},
+		{
+			name:   "command output and demo label",
+			demo:   true,
+			events: []event.Event{{Kind: event.CommandOutput, Text: "mode: plan\n"}, {Kind: event.Notice, Text: "hi"}},
+			out:    "mode: plan\n",
+			err:    "[demo] no provider configured: this is the offline demo model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)\nnote: hi\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			p := &Printer{Out: &out, Err: &errb, Demo: tt.demo}
+			for _, ev := range tt.events {
+				p.Handle(ev)
+			}
+			if out.String() != tt.out {
+				t.Errorf("stdout = %q, want %q", out.String(), tt.out)
+			}
+			if errb.String() != tt.err {
+				t.Errorf("stderr = %q, want %q", errb.String(), tt.err)
+			}
+			if p.Failure() != tt.why {
+				t.Errorf("failure = %q, want %q", p.Failure(), tt.why)
+			}
+		})
+	}
+}
