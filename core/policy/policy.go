@@ -558,6 +558,14 @@ func (p Policy) bash(mode Mode, a Action, an *shellcheck.Analysis) Verdict {
 		base := p.base(bashCell(c.Class))
 		d := base
 		rd, rule, matched := p.matchRules(a.Tool, line, true)
+		if norm := normalizedLine(c.Args); norm != line {
+			// `git -C . push` must not dodge a deny or ask rule for
+			// `git push*`; an allow rule still needs the command as
+			// written, since global options change what it does.
+			if nd, nrule, nm := p.matchRules(a.Tool, norm, true); nm && nd != Allow && (!matched || nd.rank() > rd.rank()) {
+				rd, rule, matched = nd, nrule, true
+			}
+		}
 		if len(c.Context) > 0 {
 			// sudo, PATH=... and the like: deny and ask rules match the
 			// command with or without them, an allow rule only with them.
@@ -830,4 +838,21 @@ func (p Policy) Matrix(mode Mode) string {
 	fmt.Fprintf(&b, "\"always\" approvals last %s; dangerous commands are never remembered\n", strings.TrimPrefix(p.scopeText(), "in "))
 	b.WriteString("file tools stay inside the workspace in every mode\n")
 	return b.String()
+}
+
+// normalizedLine is a command line with the options between the program
+// and its subcommand left out, following shellcheck.Prefix: `git -C . push
+// origin` reads `git push origin`.
+func normalizedLine(args []string) string {
+	prefix := shellcheck.Prefix(args)
+	i, j := 0, 0
+	for ; i < len(args) && j < len(prefix); i++ {
+		if args[i] == prefix[j] {
+			j++
+		}
+	}
+	if j < len(prefix) {
+		return strings.Join(args, " ")
+	}
+	return strings.Join(append(slices.Clone(prefix), args[i:]...), " ")
 }

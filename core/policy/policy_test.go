@@ -356,3 +356,30 @@ func TestRulesWithContext(t *testing.T) {
 		}
 	}
 }
+
+// Global options before a subcommand do not dodge a deny or ask rule, and
+// do not widen an allow rule.
+func TestRulesSeeThroughGlobalOptions(t *testing.T) {
+	p := Policy{Rules: []Rule{
+		{Tool: "bash", Pattern: "git push*", Decision: Deny},
+		{Tool: "bash", Pattern: "git commit *", Decision: Ask},
+		{Tool: "bash", Pattern: "go build*", Decision: Allow},
+	}}
+	tests := []struct {
+		cmd  string
+		want Decision
+	}{
+		{"git push origin main", Deny},
+		{"git -C . push origin main", Deny},
+		{"git --no-pager -C sub push", Deny},
+		{"git -C . commit -m x", Ask},
+		{"go build ./...", Allow},
+		{"go -C sub build ./...", Ask}, // an allow rule matches the command as written only
+	}
+	for _, tc := range tests {
+		v := Evaluate(ModeDefault, p, Action{Tool: "bash", Command: tc.cmd}, root)
+		if v.Decision != tc.want {
+			t.Errorf("%q: %s (%s), want %s", tc.cmd, v.Decision, v.Reason, tc.want)
+		}
+	}
+}
