@@ -87,6 +87,9 @@ local function render_lines()
     end
     add(table.concat(nav, ' · '))
   end
+  if cur.waiting then
+    add('(you are typing: leave Insert mode, e.g. <Esc>, and the cursor comes here)')
+  end
   return lines
 end
 
@@ -466,12 +469,16 @@ local function show(req)
       -- The user is typing (Insert, Visual, Command-line mode, a pending
       -- operator): keys typed ahead must never answer the request, so the
       -- float takes the cursor only once they are back in Normal mode.
+      cur.waiting = true
+      refresh_float()
       api.nvim_create_autocmd('ModeChanged', {
         pattern = '*:n',
         once = true,
         callback = function()
           vim.schedule(function()
             if cur and cur.req.id == id and valid_win(win) and api.nvim_get_mode().mode == 'n' then
+              cur.waiting = false
+              refresh_float()
               api.nvim_set_current_win(win)
             end
           end)

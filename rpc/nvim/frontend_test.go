@@ -53,11 +53,22 @@ func TestApprovalWaitsForNormalMode(t *testing.T) {
 	if e.boolLua(`return vim.api.nvim_get_current_win() == require('coder.approval').current().win`) {
 		t.Fatal("the float took the cursor while the user was typing")
 	}
+	floatText := `local c = require('coder.approval').current()
+		return table.concat(vim.api.nvim_buf_get_lines(c.buf, 0, -1, false), "\n")`
+	var text string
+	e.lua(floatText, &text)
+	if !strings.Contains(text, "you are typing") {
+		t.Errorf("the float does not say how to reach it:\n%s", text)
+	}
 	e.input("<Esc>")
 	e.waitFor("the float to take the cursor", 5*time.Second, func() bool {
 		return e.boolLua(`local c = require('coder.approval').current()
 			return c ~= nil and vim.api.nvim_get_current_win() == c.win and vim.api.nvim_get_mode().mode == 'n'`)
 	})
+	e.lua(floatText, &text)
+	if strings.Contains(text, "you are typing") {
+		t.Errorf("the hint stays after the float took the cursor:\n%s", text)
+	}
 	e.input("n")
 	e.waitIdle(10 * time.Second)
 	if _, err := os.Stat(filepath.Join(e.dir, "typed.txt")); err == nil {
