@@ -671,3 +671,47 @@ func TestInputAcceptedAtTaskEnd(t *testing.T) {
 	}
 	f.sess.Wait()
 }
+
+// approval.scope and approval.ttl shape what "always" remembers.
+func TestAlwaysScopeAndTTL(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := newFixture(t, func(c *config.Config, o *Options) {
+		c.Approval.Scope = "conversation"
+		c.Approval.TTL = "1m"
+		o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	})
+	f.rec.onAsk = func(a *event.Approval) { f.sess.Answer(a.ID, Answer{Decision: AllowAlways}) }
+	other, err := f.sess.OpenConversation("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(conv, path string) {
+		t.Helper()
+		f.srv.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": path, "content": "x"})}}, fakellm.Reply{Content: "ok"})
+		if _, err := f.sess.SubmitTo(conv, "write"); err != nil {
+			t.Fatal(err)
+		}
+		f.sess.Wait()
+	}
+	asks := func() int { return len(f.rec.find(event.ApprovalRequested)) }
+	write("", "src/a.txt")
+	if a := f.rec.find(event.ApprovalRequested); len(a) != 1 || !strings.Contains(a[0].Approval.Scope, "conversation") || !strings.Contains(a[0].Approval.Scope, "1m") {
+		t.Fatalf("first ask: %+v", a)
+	}
+	write("", "src/b.txt")
+	if asks() != 1 {
+		t.Errorf("remembered approval not used in its conversation (%d asks)", asks())
+	}
+	write(other, "src/c.txt")
+	if asks() != 2 {
+		t.Errorf("approval leaked into another conversation (%d asks)", asks())
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	write("", "src/d.txt")
+	if asks() != 3 {
+		t.Errorf("expired approval still used (%d asks)", asks())
+	}
+}

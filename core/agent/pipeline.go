@@ -13,7 +13,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/review"
-	"github.com/coder-nvim/coder-nvim/core/shellcheck"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 	"github.com/google/uuid"
 )
@@ -123,12 +122,11 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 	s.mu.Lock()
 	mem := s.memory
 	s.mu.Unlock()
-	if mem.Covers(action, v) {
+	// Remembered approvals, and seed 001 §5: non-interactive asks are
+	// allowed.
+	interactive := s.opts.Config.Interactive() && !s.opts.AllowAsks
+	if policy.Settle(v, action, mem, interactive) == policy.Allow {
 		return true, ""
-	}
-	cfg := s.opts.Config
-	if s.opts.AllowAsks || !cfg.Interactive() {
-		return true, "" // seed 001 §5: non-interactive asks are allowed
 	}
 	if !s.opts.Prompter {
 		return false, fmt.Sprintf("denied: %s needs approval (%s) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in .coder/config.json", inv.Title, v.Reason)
@@ -143,7 +141,7 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		Paths:   inv.Paths,
 		Reason:  v.Reason,
 		Scope:   v.Scope,
-		Danger:  v.Analysis != nil && v.Analysis.Class == shellcheck.Dangerous,
+		Danger:  v.Dangerous,
 		Diffs:   diffs(inv.Changes),
 	}
 	ch := make(chan Answer, 1)
@@ -167,17 +165,9 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 	case Deny:
 		return false, "denied by the user: do not retry this call unchanged; adapt the approach or ask the user what they want"
 	case AllowAlways:
-		keys := append([]policy.Key(nil), v.Keys...)
-		ttl := cfg.ApprovalTTL()
-		for i := range keys {
-			if cfg.Approval.Scope == "conversation" {
-				keys[i].Conversation = t.conv.ID
-			}
-			if ttl > 0 {
-				keys[i].ExpiresAt = s.opts.Now().Add(ttl)
-			}
-		}
-		mem.Remember(keys)
+		// The keys carry the scope and TTL of the policy (approval.scope,
+		// approval.ttl); dangerous calls are approved once only.
+		mem.Apply(policy.AnswerAlways, v)
 	}
 	if len(ans.Accepted) > 0 && len(inv.Changes) > 0 {
 		kept, err := applyReview(inv, ans.Accepted)
