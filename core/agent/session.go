@@ -162,13 +162,10 @@ func newSession(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol := policy.Policy{Preset: preset, Remember: policy.Remember{
+	pol := policy.Policy{Preset: preset, Rules: opts.Config.Permissions.Rules, Remember: policy.Remember{
 		Conversation: opts.Config.Approval.Scope == "conversation",
 		TTL:          opts.Config.ApprovalTTL(),
 	}}
-	for _, r := range opts.Config.Permissions.Rules {
-		pol.Rules = append(pol.Rules, policy.Rule{Tool: r.Tool, Pattern: r.Pattern, Decision: policy.Decision(r.Decision)})
-	}
 	if err := pol.Validate(); err != nil {
 		return nil, fmt.Errorf("permissions: %w", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/policy"
 )
 
 // Provider names.
@@ -48,15 +50,8 @@ type Config struct {
 
 // Permissions selects a preset and adds rules.
 type Permissions struct {
-	Preset string `json:"preset"`
-	Rules  []Rule `json:"rules"`
-}
-
-// Rule is one permission rule from config.
-type Rule struct {
-	Tool     string `json:"tool"`
-	Pattern  string `json:"pattern"`
-	Decision string `json:"decision"`
+	Preset string        `json:"preset"`
+	Rules  []policy.Rule `json:"rules"`
 }
 
 // Approval controls how asks are answered.
@@ -187,6 +182,10 @@ func mergeFile(cfg *Config, path string) (bool, error) {
 	if err := Decode(data, cfg); err != nil {
 		return false, fmt.Errorf("config %s: %w", path, err)
 	}
+	// Check values here, so an error names the file that set them.
+	if err := cfg.validate(true); err != nil {
+		return false, fmt.Errorf("config %s: %w", path, err)
+	}
 	return true, nil
 }
 
@@ -243,13 +242,21 @@ func jsonType(t reflect.Type) string {
 }
 
 // Validate checks values that JSON types cannot.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(false) }
+
+// validate checks the values; providerUnset allows the empty provider that
+// files may leave to Load to decide.
+func (c Config) validate(providerUnset bool) error {
 	var errs []string
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, fmt.Sprintf("key %q: ", key)+fmt.Sprintf(format, args...))
 	}
 	switch c.Provider {
 	case ProviderOpenAI, ProviderDemo:
+	case "":
+		if !providerUnset {
+			bad("provider", "must not be empty")
+		}
 	default:
 		bad("provider", "unknown provider %q (want %q or %q)", c.Provider, ProviderOpenAI, ProviderDemo)
 	}
@@ -259,25 +266,17 @@ func (c Config) Validate() error {
 	if c.MaxSteps < 1 {
 		bad("max_steps", "must be at least 1, got %d", c.MaxSteps)
 	}
-	switch c.Mode {
-	case "plan", "default", "auto-edit", "yolo":
-	default:
-		bad("mode", "unknown mode %q (want plan, default, auto-edit or yolo)", c.Mode)
+	if _, err := policy.ParseMode(c.Mode); err != nil {
+		bad("mode", "%v", err)
 	}
-	switch c.Permissions.Preset {
-	case "strict", "balanced", "auto-edit", "yolo":
-	default:
-		bad("permissions.preset", "unknown preset %q (want strict, balanced, auto-edit or yolo)", c.Permissions.Preset)
+	// The preset and the rules are checked by the package that applies
+	// them; its messages name the keys (permissions.preset,
+	// permissions.rules[i]).
+	if err := (policy.Policy{Preset: policy.Preset(c.Permissions.Preset), Rules: c.Permissions.Rules}).Validate(); err != nil {
+		errs = append(errs, err.Error())
 	}
-	for i, r := range c.Permissions.Rules {
-		switch r.Decision {
-		case "allow", "ask", "deny":
-		default:
-			bad(fmt.Sprintf("permissions.rules[%d].decision", i), "want allow, ask or deny, got %q", r.Decision)
-		}
-		if r.Tool == "" {
-			bad(fmt.Sprintf("permissions.rules[%d].tool", i), "must not be empty")
-		}
+	if c.Permissions.Preset == "" {
+		bad("permissions.preset", "must not be empty")
 	}
 	switch c.Approval.Scope {
 	case "session", "conversation":

@@ -79,7 +79,9 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"trailing", `{} {}`, []string{"extra data"}},
 		{"bad mode", `{"mode":"turbo"}`, []string{`"mode"`, "turbo"}},
 		{"bad preset", `{"permissions":{"preset":"open"}}`, []string{"permissions.preset"}},
-		{"bad rule", `{"permissions":{"rules":[{"tool":"bash","pattern":"x","decision":"maybe"}]}}`, []string{"permissions.rules[0].decision"}},
+		{"bad rule", `{"permissions":{"rules":[{"tool":"bash","pattern":"x","decision":"maybe"}]}}`, []string{"permissions.rules[0]", `decision "maybe"`}},
+		{"bad rule glob", `{"permissions":{"rules":[{"tool":"write","pattern":"src/[","decision":"deny"}]}}`, []string{"permissions.rules[0]", "not a valid path glob"}},
+		{"empty rule tool", `{"permissions":{"rules":[{"tool":"","pattern":"x","decision":"deny"}]}}`, []string{"permissions.rules[0]", "tool is empty"}},
 		{"bad ttl", `{"approval":{"ttl":"soon"}}`, []string{"approval.ttl"}},
 		{"bad steps", `{"max_steps":0}`, []string{"max_steps"}},
 		{"widened verify", `{"workflow":{"max_verify_attempts":5}}`, []string{"max_verify_attempts"}},
@@ -100,8 +102,8 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 				t.Fatal("no error")
 			}
 			msg := err.Error()
-			if !strings.Contains(msg, WorkspaceFile(root)) && !strings.Contains(msg, "key") {
-				t.Errorf("error %q names neither file nor key", msg)
+			if !strings.Contains(msg, WorkspaceFile(root)) {
+				t.Errorf("error %q does not name the file", msg)
 			}
 			if goType.MatchString(msg) {
 				t.Errorf("error %q names a Go type", msg)
