@@ -13,6 +13,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
+	"github.com/google/uuid"
 )
 
 // command is one built-in `/` command.
@@ -173,7 +174,7 @@ func (s *Session) cmdTodos(_ context.Context, _ *task, _ string) (string, error)
 
 func (s *Session) cmdNew(_ context.Context, t *task, _ string) (string, error) {
 	old := s.ID()
-	s.reset(newID())
+	s.reset(uuid.NewString())
 	s.mu.Lock()
 	t.conv = s.rootConv
 	st := s.statusLocked()
@@ -221,7 +222,7 @@ func (s *Session) runBang(ctx context.Context, t *task, cmd string) {
 	info := &event.Tool{CallID: "user_" + t.id[:8], Name: "bash", Kind: string(tools.KindExecute), Title: "!" + cmd}
 	s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
 	res := tools.RunShellSplit(ctx, s.root, cmd, 10*time.Minute, 64<<10)
-	text := FormatShellResult(res)
+	text := formatShellResult(res)
 	info.Status = event.ToolCompleted
 	if res.ExitCode != 0 || res.TimedOut || res.Canceled {
 		info.Status = event.ToolFailed
@@ -233,8 +234,8 @@ func (s *Session) runBang(ctx context.Context, t *task, cmd string) {
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: "I ran a shell command myself:\n" + text})
 }
 
-// FormatShellResult is the fixed structure of a `!command` result.
-func FormatShellResult(r tools.ShellResult) string {
+// formatShellResult is the fixed structure of a `!command` result.
+func formatShellResult(r tools.ShellResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "command: %s\nexit code: %d\n", r.Command, r.ExitCode)
 	if r.TimedOut {

@@ -9,10 +9,8 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
-	"github.com/google/uuid"
 )
 
-func newID() string { return uuid.NewString() }
 
 // beginTurn records a user turn and, where git can, snapshots the
 // workspace so /undo can take the turn back.
