@@ -11,7 +11,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
-
 // beginTurn records a user turn and, where git can, snapshots the
 // workspace so /undo can take the turn back.
 func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
