@@ -68,6 +68,11 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if !own && !(mode == policy.ModeYolo && name == "bash") {
 		verdict = policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 	}
+	if inv.Confirm != "" && verdict.Decision != policy.Deny {
+		// A skill write: asked in every mode, yolo too; without keys
+		// nothing remembers or settles it.
+		verdict = policy.Verdict{Decision: policy.Ask, Reason: inv.Confirm, Scope: "this call only: writes to skills are never remembered"}
+	}
 	switch verdict.Decision {
 	case policy.Deny:
 		msg := "denied by policy: " + verdict.Reason

@@ -53,6 +53,9 @@ type Invocation struct {
 	// Changes are the planned changes of write, edit and patch. The
 	// pipeline may replace Changes[i].New (inline review) before Run.
 	Changes []FileChange
+	// Confirm, when set, is why this call must be asked every time, in
+	// every mode (yolo too), and never remembered: it writes a skill.
+	Confirm string
 
 	run     func(ctx context.Context, inv *Invocation) Result
 	planned map[string]string // path → New as prepared, to notice review edits
@@ -100,6 +103,10 @@ type FileChange struct {
 	Old    string      // content before ("" for add)
 	New    string      // content after ("" for delete)
 	Mode   fs.FileMode // kept from the old file; 0644 for new files
+	// Link is set when Path is a symbolic link and the change acts on the
+	// link itself (delete, or move without content changes): what the link
+	// holds. Old and New are then empty; the target is never touched.
+	Link string
 }
 
 // Diff returns the change as a unified diff with a/ and b/ headers.
@@ -115,7 +122,7 @@ func (c FileChange) Diff() string {
 		to = "/dev/null"
 	}
 	d := udiff.Unified(from, to, c.Old, c.New)
-	if d == "" && c.MoveTo != "" {
+	if d == "" && (c.MoveTo != "" || c.Link != "") {
 		d = fmt.Sprintf("--- %s\n+++ %s\n", from, to)
 	}
 	return d
