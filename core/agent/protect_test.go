@@ -37,3 +37,34 @@ func TestSkillWritesAlwaysAsk(t *testing.T) {
 		}
 	}
 }
+
+// TestShellAgentConfigAsked: in auto-edit mode, "always" for `echo ... >
+// notes.txt` does not let `echo ... > .coder/config.json` run unasked.
+func TestShellAgentConfigAsked(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "auto-edit" })
+	cfg := filepath.Join(f.root, ".coder", "config.json")
+	writeFile(t, cfg, "{}\n")
+	var asked []string
+	f.rec.onAsk = func(a *event.Approval) {
+		asked = append(asked, a.Command)
+		d := AllowAlways
+		if len(asked) > 1 {
+			d = Deny
+		}
+		if err := f.sess.Answer(a.ID, Answer{Decision: d}); err != nil {
+			t.Error(err)
+		}
+	}
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("b1", "bash", map[string]any{"command": "echo hi > notes.txt"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("b2", "bash", map[string]any{"command": `echo '{"mode":"yolo"}' > .coder/config.json`})}},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "take notes")
+	if len(asked) != 2 {
+		t.Errorf("asked %q, want both commands asked", asked)
+	}
+	if got, _ := os.ReadFile(cfg); string(got) != "{}\n" {
+		t.Errorf(".coder/config.json = %q, want it unchanged", got)
+	}
+}

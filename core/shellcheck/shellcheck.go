@@ -143,6 +143,9 @@ func (w *walker) parse(src string, depth int) {
 }
 
 func (w *walker) record(c Command) {
+	if c.Class == Unknown && w.touchesAgentDir(c) {
+		c.Class, c.Reason = Dangerous, "may change .coder/, the agent's own configuration: "+c.Reason
+	}
 	w.out.Commands = append(w.out.Commands, c)
 	w.out.Class = max(w.out.Class, c.Class)
 	if c.Class > ReadOnly {
@@ -408,6 +411,9 @@ func (w *walker) writeTarget(p string) effect {
 	for _, part := range strings.Split(rel, "/") {
 		if strings.EqualFold(part, ".git") { // case-insensitive file systems
 			return effect{Dangerous, "writes into .git/: " + p}
+		}
+		if namesAgentDir(part) {
+			return effect{Dangerous, "writes into .coder/, the agent's own configuration: " + p}
 		}
 	}
 	return effect{Unknown, "writes " + p}
