@@ -35,6 +35,11 @@ type Workspace struct {
 	seen  map[string][sha256.Size]byte // abs path -> hash of the content last read or written
 	guard func(ctx context.Context, abs string) error
 	fs    FS
+
+	rgOnce    sync.Once
+	rg        string // rg's path; "" for the built-in search
+	noRipgrep bool   // tests: always use the built-in search
+	listed    int    // tests: a lower listing limit than maxListed
 }
 
 // NewWorkspace returns a workspace rooted at root, made absolute and
