@@ -117,6 +117,9 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	var streamed strings.Builder
 	var reasoning strings.Builder
 	resp, err := s.opts.Provider.Stream(ctx, req, func(d llm.Delta) {
+		if d.Retry != nil {
+			s.emit(with(retryEvent(*d.Retry)))
+		}
 		if d.Reasoning != "" {
 			reasoning.WriteString(d.Reasoning)
 			s.emit(with(event.Event{Kind: event.AgentReasoningDelta, Text: d.Reasoning}))
