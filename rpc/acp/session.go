@@ -152,6 +152,10 @@ func (s *session) handle(ev event.Event) {
 		s.send(sdk.UpdateAgentMessageText(text))
 	case event.Notice:
 		s.send(sdk.UpdateAgentMessageText("\n\n" + ev.Text + "\n"))
+	case event.Retrying:
+		// A thought, not the answer: it says why nothing arrives yet and
+		// must not become part of the text a client keeps as the reply.
+		s.send(sdk.UpdateAgentThoughtText(ev.Text + "\n\n"))
 	case event.Error:
 		// Held until the end: a failed model turn returns it as the
 		// prompt's error; a command shows it as its answer.

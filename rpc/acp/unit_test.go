@@ -75,6 +75,7 @@ func TestFilterInput(t *testing.T) {
 		t.Errorf("passed on:\n%s\nwant:\n%s", passed, wantPassed)
 	}
 	var codes []int
+	var ids []string
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
 		var r struct {
@@ -82,13 +83,47 @@ func TestFilterInput(t *testing.T) {
 			ID      json.RawMessage `json:"id"`
 			Error   struct{ Code int }
 		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.JSONRPC != "2.0" || string(r.ID) != "null" {
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.JSONRPC != "2.0" {
 			t.Errorf("bad error line %s", sc.Bytes())
 		}
 		codes = append(codes, r.Error.Code)
+		ids = append(ids, string(r.ID))
 	}
 	if len(codes) != 2 || codes[0] != codeParseError || codes[1] != codeInvalidRequest {
 		t.Errorf("error codes %v, want [-32700 -32600]", codes)
+	}
+	// The oversized request is answered under its own id.
+	if strings.Join(ids, " ") != `null "big"` {
+		t.Errorf("error ids %v, want [null \"big\"]", ids)
+	}
+}
+
+func TestOversizedID(t *testing.T) {
+	huge := strings.Repeat("x", oversizedHead+oversizedTail)
+	for _, tc := range []struct {
+		name, line, want string
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"s":"` + huge + `"}}`, "7"},
+		{"string id", `{"id":"a\"b","jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `"}}`, `"a\"b"`},
+		{"id last", `{"jsonrpc":"2.0","method":"session/prompt","params":{"s":"` + huge + `"},"id":12}`, "12"},
+		{"id last with spaces", `{"jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `"} , "id" : "q" }  `, `"q"`},
+		{"nested id is not the request's", `{"jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `","id":3}}`, ""},
+		{"escaped id inside a string", `{"jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `,\"id\":3}"}}`, ""},
+		{"notification", `{"jsonrpc":"2.0","method":"session/cancel","params":{"s":"` + huge + `"}}`, ""},
+		{"response to our request", `{"jsonrpc":"2.0","id":4,"result":{"content":"` + huge + `"}}`, ""},
+		{"response, id last", `{"jsonrpc":"2.0","result":{"content":"` + huge + `"},"id":4}`, ""},
+		{"not JSON", `xx` + huge, ""},
+	} {
+		var o oversized
+		o.start([]byte(tc.line[:100]))
+		for rest := tc.line[100:]; rest != ""; {
+			n := min(len(rest), 1000)
+			o.addTail([]byte(rest[:n]))
+			rest = rest[n:]
+		}
+		if got := string(o.id()); got != tc.want {
+			t.Errorf("%s: id %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
