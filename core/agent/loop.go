@@ -67,7 +67,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	s.beginTurn(ctx, t, input)
 	s.startComplexTask(t, input)
 	defer s.setTurnNote(t.conv, "")
-	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input})
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input, Images: t.images})
 
 	maxSteps := s.opts.Config.MaxSteps
 	for step := 0; step < maxSteps; step++ {

@@ -152,6 +152,7 @@ func (m wireMessage) message() llm.Message {
 	out := llm.Message{
 		Role:       m.Role,
 		Content:    contentText(m.Content),
+		Images:     contentImages(m.Content),
 		ToolCalls:  m.ToolCalls,
 		ToolCallID: m.ToolCallID,
 		Name:       m.Name,
@@ -183,6 +184,26 @@ func contentText(raw json.RawMessage) string {
 		return b.String()
 	}
 	return ""
+}
+
+// contentImages collects the image_url parts of array content.
+func contentImages(raw json.RawMessage) []llm.Image {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []llm.Image
+	for _, p := range parts {
+		if p.Type == "image_url" {
+			out = append(out, llm.Image{URL: p.ImageURL.URL})
+		}
+	}
+	return out
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {

@@ -25,6 +25,16 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Name       string     `json:"name,omitempty"`
 	Reasoning  string     `json:"reasoning,omitempty"`
+	// Images go with a user message's text. They are sent as image_url
+	// content parts after the text; a message without images is sent with
+	// plain string content, exactly as before images existed.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is one picture attached to a message: a data: URL (base64) or an
+// http(s) URL the provider fetches.
+type Image struct {
+	URL string `json:"url"`
 }
 
 // ToolCall is a function call requested by the assistant.

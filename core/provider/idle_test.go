@@ -165,3 +165,33 @@ func listenSilently(t *testing.T) string {
 	})
 	return ln.Addr().String()
 }
+
+// Images go out as image_url parts; messages without images keep plain
+// string content, byte for byte, so prompt caches stay warm.
+func TestImagesAsContentParts(t *testing.T) {
+	s, p := setup(t)
+	s.Enqueue(fakellm.Reply{Content: "a cat"})
+	img := "data:image/png;base64,iVBORw0KGgo="
+	req := llm.Request{Model: "m1", Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: "sys"},
+		{Role: llm.RoleUser, Content: "hi"},
+		{Role: llm.RoleUser, Content: "what is this?", Images: []llm.Image{{URL: img}}},
+	}}
+	if _, _, err := collect(t, p, req); err != nil {
+		t.Fatal(err)
+	}
+	got := s.Requests()[0]
+	raw := string(got.Raw)
+	for _, want := range []string{
+		`{"role":"system","content":"sys"}`,
+		`{"role":"user","content":"hi"}`,
+		`{"role":"user","content":[{"type":"text","text":"what is this?"},{"type":"image_url","image_url":{"url":"` + img + `"}}]}`,
+	} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("request lacks %s:\n%s", want, raw)
+		}
+	}
+	if m := got.Messages[2]; m.Content != "what is this?" || len(m.Images) != 1 || m.Images[0].URL != img {
+		t.Errorf("the server read %+v", m)
+	}
+}

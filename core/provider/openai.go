@@ -199,6 +199,15 @@ func toOpenAI(req llm.Request) openai.ChatCompletionRequest {
 			Name:       m.Name,
 			ToolCallID: m.ToolCallID,
 		}
+		if len(m.Images) > 0 {
+			om.Content = ""
+			if m.Content != "" {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+			}
+			for _, img := range m.Images {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: img.URL}})
+			}
+		}
 		// go-openai omits empty content, and OpenAI requires it on tool
 		// results and on assistant messages without tool calls (an empty
 		// answer, e.g. one cut by the length limit or only reasoning).

@@ -51,3 +51,53 @@ func TestOversizedPromptIsAnswered(t *testing.T) {
 		t.Errorf("the model got %d requests, want only the small prompt", n)
 	}
 }
+
+// Image blocks reach the model as image_url parts; the text-only messages
+// around them keep their plain string content.
+func TestPromptImagesReachTheModel(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	init, err := e.conn.Initialize(ctxT(t), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	if err != nil || !init.AgentCapabilities.PromptCapabilities.Image {
+		t.Fatalf("initialize: %v, image capability %v", err, init.AgentCapabilities.PromptCapabilities.Image)
+	}
+	sid, _ := e.newSession()
+	e.llm.Enqueue(fakellm.Reply{Content: "a red dot"}, fakellm.Reply{Content: "still a dot"})
+	resp, err := e.conn.Prompt(ctxT(t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("what is in "), sdk.ImageBlock("iVBORw0KGgo=", "image/png"), sdk.TextBlock("?"),
+	}})
+	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("prompt: %v %v\nstderr:\n%s", resp, err, e.proc.stderr.String())
+	}
+	e.mustPrompt(sid, "and now?", sdk.StopReasonEndTurn)
+	reqs := e.llm.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests", len(reqs))
+	}
+	// The second request replays the first turn's image from the history.
+	for i, r := range reqs {
+		raw := string(r.Raw)
+		want := `{"role":"user","content":[{"type":"text","text":"what is in [image 1]?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]}`
+		if !strings.Contains(raw, want) {
+			t.Errorf("request %d lacks %s:\n%.2000s", i, want, raw)
+		}
+	}
+	if !strings.Contains(string(reqs[1].Raw), `{"role":"user","content":"and now?"}`) {
+		t.Errorf("a text-only message is no longer plain content:\n%.2000s", reqs[1].Raw)
+	}
+}
+
+// An image that cannot be sent is refused with a reason; the model is not
+// called with the rest of the prompt as if it were whole.
+func TestPromptImageRefused(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	_, err := e.conn.Prompt(ctxT(t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("what is this? "), sdk.ImageBlock("AAAA", "image/tiff"),
+	}})
+	if err == nil || requestCode(err) != -32602 || !strings.Contains(err.Error(), `unsupported type \"image/tiff\"`) {
+		t.Fatalf("err = %v (code %d)", err, requestCode(err))
+	}
+	if n := len(e.llm.Requests()); n != 0 {
+		t.Errorf("the model got %d requests", n)
+	}
+}

@@ -150,9 +150,61 @@ func TestFoldPrompt(t *testing.T) {
 		{"blob", []sdk.ContentBlock{sdk.ResourceBlock(sdk.EmbeddedResourceResource{BlobResourceContents: &sdk.BlobResourceContents{Uri: "file:///w/i.png", Blob: "AAAA"}})},
 			"`/w/i.png`\n\nAttached /w/i.png: binary content, not included."},
 	} {
-		if got := foldPrompt(tc.blocks); got != tc.want {
-			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		got, images, err := foldPrompt(tc.blocks)
+		if got != tc.want || images != nil || err != nil {
+			t.Errorf("%s: got %q %v %v, want %q", tc.name, got, images, err, tc.want)
 		}
+	}
+}
+
+func TestFoldPromptImages(t *testing.T) {
+	web := "https://example.com/cat.png"
+	file := "file:///w/cat.png"
+	for _, tc := range []struct {
+		name   string
+		blocks []sdk.ContentBlock
+		want   string
+		urls   []string
+		err    string
+	}{
+		{"data", []sdk.ContentBlock{sdk.TextBlock("what is "), sdk.ImageBlock("iVBORw0KGgo=", "image/png"), sdk.TextBlock(" and "), sdk.ImageBlock("R0lGOD==", "IMAGE/GIF")},
+			"what is [image 1] and [image 2]", []string{"data:image/png;base64,iVBORw0KGgo=", "data:image/gif;base64,R0lGOD=="}, ""},
+		{"only an image", []sdk.ContentBlock{sdk.ImageBlock("iVBORw0KGgo=", "image/jpeg")}, "[image 1]", []string{"data:image/jpeg;base64,iVBORw0KGgo="}, ""},
+		{"web uri", []sdk.ContentBlock{{Image: &sdk.ContentBlockImage{Type: "image", MimeType: "image/png", Uri: &web}}}, "[image 1]", []string{web}, ""},
+		{"file uri without data", []sdk.ContentBlock{{Image: &sdk.ContentBlockImage{Type: "image", MimeType: "image/png", Uri: &file}}}, "", nil, "image 1: the block has no data"},
+		{"unsupported type", []sdk.ContentBlock{sdk.ImageBlock("AAAA", "image/tiff")}, "", nil, `unsupported type "image/tiff"`},
+		{"bad base64", []sdk.ContentBlock{sdk.ImageBlock("not base64!", "image/png")}, "", nil, "not valid base64"},
+		{"command", []sdk.ContentBlock{sdk.TextBlock("/model "), sdk.ImageBlock("AAAA", "image/png")}, "", nil, "cannot be attached to a / or ! command"},
+	} {
+		got, images, err := foldPrompt(tc.blocks)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		var urls []string
+		for _, im := range images {
+			urls = append(urls, im.URL)
+		}
+		if err != nil || got != tc.want || strings.Join(urls, " ") != strings.Join(tc.urls, " ") {
+			t.Errorf("%s: got %q %v %v, want %q %v", tc.name, got, urls, err, tc.want, tc.urls)
+		}
+	}
+}
+
+func TestReplayImages(t *testing.T) {
+	ups := replay("/w", []llm.Message{{Role: llm.RoleUser, Content: "see [image 1] [image 2]", Images: []llm.Image{
+		{URL: "data:image/png;base64,iVBORw0KGgo="}, {URL: "https://example.com/c.png"},
+	}}})
+	if len(ups) != 3 {
+		t.Fatalf("%d updates", len(ups))
+	}
+	if c := ups[1].UserMessageChunk; c == nil || c.Content.Image == nil || c.Content.Image.Data != "iVBORw0KGgo=" || c.Content.Image.MimeType != "image/png" {
+		t.Errorf("data image replayed as %+v", ups[1])
+	}
+	if c := ups[2].UserMessageChunk; c == nil || c.Content.Image == nil || c.Content.Image.Uri == nil || *c.Content.Image.Uri != "https://example.com/c.png" {
+		t.Errorf("web image replayed as %+v", ups[2])
 	}
 }
 
