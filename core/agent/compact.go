@@ -70,7 +70,13 @@ func (s *Session) compact(ctx context.Context, t *task) (string, error) {
 		msgs = append(msgs, m)
 	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "Summarise the conversation above now, following your instructions."})
-	resp, err := s.opts.Provider.Stream(ctx, llm.Request{Model: model, Messages: msgs}, func(llm.Delta) {})
+	resp, err := s.opts.Provider.Stream(ctx, llm.Request{Model: model, Messages: msgs}, func(d llm.Delta) {
+		if d.Retry != nil {
+			e := retryEvent(*d.Retry)
+			e.Conversation, e.Task = t.conv.ID, t.id
+			s.emit(e)
+		}
+	})
 	if err != nil {
 		return "", fmt.Errorf("compaction failed: %w", err)
 	}

@@ -67,7 +67,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	s.beginTurn(ctx, t, input)
 	s.startComplexTask(t, input)
 	defer s.setTurnNote(t.conv, "")
-	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input})
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input, Images: t.images})
 
 	maxSteps := s.opts.Config.MaxSteps
 	for step := 0; step < maxSteps; step++ {
@@ -117,6 +117,9 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	var streamed strings.Builder
 	var reasoning strings.Builder
 	resp, err := s.opts.Provider.Stream(ctx, req, func(d llm.Delta) {
+		if d.Retry != nil {
+			s.emit(with(retryEvent(*d.Retry)))
+		}
 		if d.Reasoning != "" {
 			reasoning.WriteString(d.Reasoning)
 			s.emit(with(event.Event{Kind: event.AgentReasoningDelta, Text: d.Reasoning}))

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,6 +117,7 @@ type task struct {
 	verifyRuns int         // auto-verify runs in this turn
 	end        event.Event // the closing event, sent after the task is cleared
 	refused    bool        // the last answer was stopped by the content filter
+	images     []llm.Image // attached to the user message of the turn
 }
 
 // Open starts a new session.
@@ -333,8 +335,21 @@ func (s *Session) SubmitTo(convID, input string) (string, error) {
 	return t.id, nil
 }
 
+// SubmitImages is Submit with pictures attached to the user message. They
+// go to the model as image parts; a command line takes none.
+func (s *Session) SubmitImages(input string, images []llm.Image) (string, error) {
+	if t := strings.TrimSpace(input); len(images) > 0 && (strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!")) {
+		return "", errors.New("images cannot be attached to a / or ! command")
+	}
+	t, err := s.start("", input, images...)
+	if err != nil {
+		return "", err
+	}
+	return t.id, nil
+}
+
 // start registers and launches a task (single flight).
-func (s *Session) start(convID, input string) (*task, error) {
+func (s *Session) start(convID, input string, images ...llm.Image) (*task, error) {
 	s.mu.Lock()
 	if s.running != nil {
 		s.mu.Unlock()
@@ -348,7 +363,7 @@ func (s *Session) start(convID, input string) (*task, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{id: uuid.NewString(), conv: conv, cancel: cancel, done: make(chan struct{})}
+	t := &task{id: uuid.NewString(), conv: conv, cancel: cancel, done: make(chan struct{}), images: images}
 	s.running = t
 	s.mu.Unlock()
 

@@ -37,6 +37,10 @@ type Config struct {
 	// CompactThreshold is the share of the context window at which the
 	// history is summarised before a model call.
 	CompactThreshold float64 `json:"compact_threshold"`
+	// StreamIdleTimeout (a Go duration, "120s") ends a model request that
+	// receives nothing for that long; it is retried once if nothing was
+	// shown yet.
+	StreamIdleTimeout string `json:"stream_idle_timeout"`
 
 	Permissions    Permissions `json:"permissions"`
 	Approval       Approval    `json:"approval"`
@@ -75,14 +79,15 @@ type Workflow struct {
 // Defaults returns the built-in settings.
 func Defaults() Config {
 	return Config{
-		Model:            "gpt-4o-mini",
-		APIKeyEnv:        "OPENAI_API_KEY",
-		MaxSteps:         50,
-		Mode:             "default",
-		ContextWindow:    128000,
-		CompactThreshold: 0.8,
-		Permissions:      Permissions{Preset: "balanced"},
-		Approval:         Approval{Scope: "session"},
+		Model:             "gpt-4o-mini",
+		APIKeyEnv:         "OPENAI_API_KEY",
+		MaxSteps:          50,
+		Mode:              "default",
+		ContextWindow:     128000,
+		CompactThreshold:  0.8,
+		StreamIdleTimeout: "120s",
+		Permissions:       Permissions{Preset: "balanced"},
+		Approval:          Approval{Scope: "session"},
 		Workflow: Workflow{
 			AutoVerifyAfterEdit:   true,
 			MaxVerifyAttempts:     2,
@@ -102,6 +107,12 @@ func (c Config) Interactive() bool {
 // ApprovalTTL is the parsed approval TTL (0: none).
 func (c Config) ApprovalTTL() time.Duration {
 	d, _ := time.ParseDuration(c.Approval.TTL) // validated in Load
+	return d
+}
+
+// IdleTimeout is the parsed stream_idle_timeout.
+func (c Config) IdleTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.StreamIdleTimeout) // validated in Load
 	return d
 }
 
@@ -287,6 +298,9 @@ func (c Config) validate(providerUnset bool) error {
 		if d, err := time.ParseDuration(c.Approval.TTL); err != nil || d < 0 {
 			bad("approval.ttl", "want a duration such as \"30m\", got %q", c.Approval.TTL)
 		}
+	}
+	if d, err := time.ParseDuration(c.StreamIdleTimeout); err != nil || d <= 0 {
+		bad("stream_idle_timeout", "want a positive duration such as \"120s\", got %q", c.StreamIdleTimeout)
 	}
 	if c.ContextWindow < 1000 {
 		bad("context_window", "must be at least 1000, got %d", c.ContextWindow)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeConfig(t *testing.T, path, body string) {
@@ -84,6 +85,9 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"empty rule tool", `{"permissions":{"rules":[{"tool":"","pattern":"x","decision":"deny"}]}}`, []string{"permissions.rules[0]", "tool is empty"}},
 		{"bad ttl", `{"approval":{"ttl":"soon"}}`, []string{"approval.ttl"}},
 		{"bad steps", `{"max_steps":0}`, []string{"max_steps"}},
+		{"idle timeout not a duration", `{"stream_idle_timeout":"2 minutes"}`, []string{`"stream_idle_timeout"`, `"2 minutes"`, `"120s"`}},
+		{"idle timeout zero", `{"stream_idle_timeout":"0s"}`, []string{`"stream_idle_timeout"`, "positive"}},
+		{"idle timeout number", `{"stream_idle_timeout":120}`, []string{`"stream_idle_timeout"`, "expected a string"}},
 		{"widened verify", `{"workflow":{"max_verify_attempts":5}}`, []string{"max_verify_attempts"}},
 		{"not object", `[1,2]`, []string{"config", "expected a JSON object"}},
 		// Type errors speak JSON, not Go.
@@ -114,6 +118,19 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestStreamIdleTimeout(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := t.TempDir()
+	cfg, err := Load(root, env(nil))
+	if err != nil || cfg.IdleTimeout() != 120*time.Second {
+		t.Fatalf("default: %v, err %v", cfg.IdleTimeout(), err)
+	}
+	writeConfig(t, WorkspaceFile(root), `{"stream_idle_timeout":"1m30s"}`)
+	if cfg, err = Load(root, env(nil)); err != nil || cfg.IdleTimeout() != 90*time.Second {
+		t.Fatalf("set: %v, err %v", cfg.IdleTimeout(), err)
 	}
 }
 
