@@ -113,7 +113,7 @@ var classTests = []struct {
 	{"man 3 printf", ReadOnly},
 	{"git log -p", ReadOnly},
 	{"git log --oneline --output-indicator-new=x", ReadOnly},
-	{"git ls-remote --heads origin", ReadOnly},
+	{"git ls-remote --heads origin", Unknown},
 	{"awk -F: '{print $1}' f", ReadOnly},
 	{"date -d yesterday +%F", ReadOnly},
 	{"file -b --mime-type f", ReadOnly},

@@ -16,8 +16,7 @@ var plainReadOnly = set(
 	"join", "expand", "unexpand", "seq", "yes", "sleep", "whereis", "type", "ps", "free", "uptime",
 	"nproc", "printenv", "tac", "rev", "strings", "jq", "cd", "pushd", "popd", "dirs",
 	"exit", "return", "shift", "wait", "getconf", "arch", "groups", "who", "locale", "tty",
-	"cal", "factor", "expr", "lscpu", "lsblk", "env", "look", "numfmt", "base64",
-	"base32", "lsof", "help", "vmstat", "uniq_count", "shasum", "sum", "tsort",
+	"cal", "factor", "expr", "lscpu", "lsblk", "env", "look", "numfmt", "lsof", "help", "vmstat", "uniq_count", "shasum", "sum", "tsort",
 )
 
 // Readers with options that run commands or write files are handled in
@@ -207,6 +206,31 @@ func (w *walker) classifyName(name string, args []arg) effect {
 			if !a.lit || !strings.HasPrefix(a.s, "-") || longOpt(a.s, "--file", 3) || longOpt(a.s, "--boot", 4) ||
 				(isShortFlags(a.s) && strings.ContainsAny(a.s, "Fb")) {
 				return effect{Unknown, "hostname may set the host name"}
+			}
+		}
+		return readOnly
+	case "base64", "base32", "basenc":
+		// BSD/macOS base64 writes its output file with -o / --output.
+		for i, a := range rest {
+			switch {
+			case !a.lit:
+				return notLiteral
+			case longOpt(a.s, "--output", 3):
+				if v, ok := optValue(a.s); ok {
+					return w.writeTarget(v)
+				}
+				if i+1 < len(rest) {
+					return w.writeArg(rest[i+1])
+				}
+				return effect{Unknown, name + " --output writes a file"}
+			case isShortFlags(a.s) && strings.Contains(a.s, "o"):
+				if v := a.s[strings.IndexByte(a.s, 'o')+1:]; v != "" {
+					return w.writeTarget(v)
+				}
+				if i+1 < len(rest) {
+					return w.writeArg(rest[i+1])
+				}
+				return effect{Unknown, name + " -o writes a file"}
 			}
 		}
 		return readOnly
@@ -954,12 +978,19 @@ func (w *walker) eval(rest []arg) effect {
 		joined.dl = joined.dl || a.dl
 	}
 	joined.s = strings.Join(parts, " ")
-	return w.nested("eval", joined)
+	// eval runs in the current shell: a cd inside it moves later commands.
+	return w.nestedIn("eval", joined, true)
 }
 
 // nested analyses a script string given to eval or sh -c and returns an
 // effect summarising it (its commands are recorded as well).
 func (w *walker) nested(what string, script arg) effect {
+	return w.nestedIn(what, script, false)
+}
+
+// nestedIn is nested; sameShell keeps the script's cd (eval) instead of
+// restoring the directory as for a child shell.
+func (w *walker) nestedIn(what string, script arg, sameShell bool) effect {
 	if script.dl {
 		return effect{Dangerous, what + " runs a downloaded script"}
 	}
@@ -971,8 +1002,12 @@ func (w *walker) nested(what string, script arg) effect {
 	}
 	start := len(w.out.Commands)
 	parseErr := w.out.ParseError
-	// The nested script runs in a child shell: its cd does not leak.
-	w.scoped(func() { w.parse(script.s, w.depth+1) })
+	if sameShell {
+		w.parse(script.s, w.depth+1)
+	} else {
+		// A child shell: its cd does not leak.
+		w.scoped(func() { w.parse(script.s, w.depth+1) })
+	}
 	if w.out.ParseError != parseErr {
 		return effect{Unknown, what + " script cannot be parsed"}
 	}
