@@ -13,6 +13,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/review"
+	"github.com/coder-nvim/coder-nvim/core/shellcheck"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 	"github.com/google/uuid"
 )
@@ -69,6 +70,12 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 		verdict = policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 	}
 	switch verdict.Decision {
+	case policy.Allow:
+		if an := verdict.Analysis; an != nil && an.Class == shellcheck.ReadOnly && inv.Kind == tools.KindExecute {
+			// Runs unasked as read-only: git must not load a repository
+			// or configuration the model could have written.
+			inv.Env = shellcheck.ReadOnlyEnv()
+		}
 	case policy.Deny:
 		msg := "denied by policy: " + verdict.Reason
 		return end(event.ToolDenied, msg, "", msg)
