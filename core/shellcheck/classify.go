@@ -529,6 +529,10 @@ func (w *walker) find(rest []arg) effect {
 					switch filepath.Base(inner[0].s) {
 					case "rm", "shred", "unlink", "rmdir":
 						return effect{Dangerous, "find " + a.s + " " + inner[0].s + " deletes every match"}
+					case "git":
+						// {} and -execdir put git in directories the
+						// repository check cannot see.
+						e = e.max(effect{Unknown, "find " + a.s + " runs git in the directories it finds"})
 					}
 				}
 				e = e.max(wrap).max(w.classify(inner))
@@ -582,6 +586,8 @@ func (w *walker) sed(rest []arg) effect {
 			e = e.max(effect{Unknown, "sed script writes files (w)"})
 		case "e":
 			e = e.max(effect{Unknown, "sed script executes commands (e)"})
+		case "r":
+			e = e.max(effect{Unknown, "sed script reads other files (r, R), which may be outside the workspace"})
 		case "?":
 			e = e.max(effect{Unknown, "sed script not understood"})
 		}
@@ -597,8 +603,8 @@ func (w *walker) sed(rest []arg) effect {
 }
 
 // sedScriptEffect scans a sed script and returns "w" if it writes files,
-// "e" if it executes commands, "?" if it cannot be understood and "" if
-// it is read-only.
+// "e" if it executes commands, "r" if it reads other files, "?" if it
+// cannot be understood and "" if it is read-only.
 func sedScriptEffect(s string) string {
 	i := 0
 	// skipDelimited skips a delimited section starting after the delimiter.
@@ -690,7 +696,9 @@ func sedScriptEffect(s string) string {
 			for i < len(s) && (s[i] == ' ' || s[i] >= '0' && s[i] <= '9') {
 				i++
 			}
-		case ':', 'b', 't', 'T', 'r', 'R', 'v':
+		case 'r', 'R':
+			return "r"
+		case ':', 'b', 't', 'T', 'v':
 			toEnd()
 		case 'a', 'i', 'c':
 			toEOL()

@@ -83,11 +83,8 @@ func (w *walker) outsideReads(all, inner []arg) []string {
 	if nonReaders[name] {
 		return out
 	}
-	for _, a := range all[:max(0, len(all)-len(inner))] {
-		if a.lit && filepath.Base(a.s) == "xargs" {
-			out = append(out, "operands that xargs reads from standard input")
-			break
-		}
+	if viaXargs(all, inner) {
+		out = append(out, "operands that xargs reads from standard input")
 	}
 	if name != "git" && !w.cwdInside() {
 		// ls, find, grep -r and friends read the current directory.
@@ -146,6 +143,17 @@ func (w *walker) outsideReads(all, inner []arg) []string {
 		}
 	}
 	return out
+}
+
+// viaXargs reports whether the wrappers in front of inner include xargs,
+// which adds operands read from standard input.
+func viaXargs(all, inner []arg) bool {
+	for _, a := range all[:max(0, len(all)-len(inner))] {
+		if a.lit && filepath.Base(a.s) == "xargs" {
+			return true
+		}
+	}
+	return false
 }
 
 // cwdInside reports whether the tracked directory is known and inside

@@ -61,6 +61,9 @@ func TestReadsOutsideWorkspace(t *testing.T) {
 		{"stat ~/.ssh", true},
 		{"du -sh ~", true},
 		{"cat /proc/self/environ", true},
+		{`echo "$(< /etc/shadow)"`, true},
+		{"while read -r l; do echo $l; done < /etc/shadow", true},
+		{"cat 3</etc/shadow /dev/fd/3", true},
 
 		{"cat README.md", false},
 		{"cat ./src/../README.md", false},
@@ -102,7 +105,7 @@ func TestReadsOutsideWorkspace(t *testing.T) {
 	}
 }
 
-func TestBase64Output(t *testing.T) {
+func TestFileOptionsClasses(t *testing.T) {
 	tests := []struct {
 		cmd  string
 		want Class
@@ -120,6 +123,8 @@ func TestBase64Output(t *testing.T) {
 		{"base64 --output=/etc/x in.txt", Dangerous},
 		{"base64 -d -o ~/.bashrc in.txt", Dangerous},
 		{"base32 -o out.txt in.txt", Unknown},
+		{"sed '1r /etc/shadow' f", Unknown},
+		{"sed -e 'R ~/.netrc' f", Unknown},
 		{"base64 $OPTS in.txt", Unknown},
 	}
 	for _, tc := range tests {
@@ -168,6 +173,11 @@ func TestGitSelectsRepository(t *testing.T) {
 		{"git --exec-path=. status", Unknown},
 		{"f() { cd sub; }; f; git status", Unknown},
 		{"git ls-remote sub", Unknown},
+		{"echo sub | xargs -I X git -C X status", Unknown},
+		{`find . -name HEAD -execdir git status \;`, Unknown},
+		{`find . -type d -exec git -C {} status \;`, Unknown},
+		{"sh -c 'cd .. && git status'", Unknown},
+		{"bash -c 'git -C /tmp log'", Unknown},
 		{"git remote show x", Unknown},
 		{"git remote show -n origin", ReadOnly},
 	}

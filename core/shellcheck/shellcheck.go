@@ -229,6 +229,9 @@ func (w *walker) stmt(s *syntax.Stmt, inh effect) {
 	case nil:
 		if inh.class > ReadOnly {
 			w.record(Command{Class: inh.class, Reason: inh.reason})
+		} else if len(w.stdinReads) > 0 {
+			// $(< FILE) reads FILE without a command.
+			w.record(Command{Args: []string{w.source(s)}, Outside: w.stdinReads})
 		}
 	case *syntax.CallExpr:
 		w.call(c, inh)
@@ -555,6 +558,10 @@ func (w *walker) call(c *syntax.CallExpr, inh effect) {
 	context = append(context, wctx...)
 	floor = floor.max(wrap)
 	e := w.classify(inner)
+	if viaXargs(args, inner) && len(inner) > 0 && filepath.Base(inner[0].s) == "git" {
+		// xargs -I X git -C X ...: the directory comes from standard input.
+		e = e.max(effect{Unknown, "xargs runs git with arguments from standard input"})
+	}
 	e = floor.max(e)
 	out := make([]string, len(inner))
 	for i, a := range inner {
