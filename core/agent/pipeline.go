@@ -13,6 +13,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/review"
+	"github.com/coder-nvim/coder-nvim/core/shellcheck"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 	"github.com/google/uuid"
 )
@@ -74,6 +75,12 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 		verdict = policy.Verdict{Decision: policy.Ask, Reason: inv.Confirm, Scope: "this call only: writes to skills are never remembered"}
 	}
 	switch verdict.Decision {
+	case policy.Allow:
+		if an := verdict.Analysis; an != nil && an.Class == shellcheck.ReadOnly && inv.Kind == tools.KindExecute {
+			// Runs unasked as read-only: git must not load a repository
+			// or configuration the model could have written.
+			inv.Env = shellcheck.ReadOnlyEnv()
+		}
 	case policy.Deny:
 		msg := "denied by policy: " + verdict.Reason
 		return end(event.ToolDenied, msg, "", msg)

@@ -50,6 +50,9 @@ type Invocation struct {
 	Title   string   // short human title, e.g. "read main.go:1-200"
 	Paths   []string // workspace-relative paths it reads or touches
 	Command string   // bash: the command string
+	// Env is added to a bash command's environment; the pipeline sets it
+	// to shellcheck.ReadOnlyEnv for commands allowed as read-only.
+	Env []string
 	// Changes are the planned changes of write, edit and patch. The
 	// pipeline may replace Changes[i].New (inline review) before Run.
 	Changes []FileChange
