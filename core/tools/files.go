@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/coder-nvim/coder-nvim/core/shellcheck"
 )
 
 // maxListed bounds how many files a tree listing collects (Workspace.listed
@@ -61,7 +62,9 @@ func (w *Workspace) ripgrep() string {
 // not in a work tree.
 func gitFiles(ctx context.Context, dir string, limit int) ([]string, bool) {
 	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	// dir may hold a repository the model wrote (a bare one, or one with
+	// an fsmonitor command): git must not load it or run anything.
+	cmd.Env = append(append(os.Environ(), "GIT_OPTIONAL_LOCKS=0"), shellcheck.ReadOnlyEnv()...)
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, false

@@ -91,3 +91,39 @@ func TestReadOnlyEnvStopsRepositoryPrograms(t *testing.T) {
 		})
 	}
 }
+
+// The built-in grep and glob list files with git in the directory searched;
+// a bare repository the model wrote there must not run its fsmonitor.
+func TestSearchListingIgnoresModelRepository(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	ws := newWS(t, map[string]string{"sub/a.txt": "needle\n"})
+	gitInit := exec.Command("git", "init", "-q")
+	gitInit.Dir = ws.Root()
+	if out, err := gitInit.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	marker := filepath.Join(t.TempDir(), "marker")
+	for p, content := range map[string]string{
+		"sub/HEAD":      "ref: refs/heads/main\n",
+		"sub/config":    fmt.Sprintf("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch %s\"\n", marker),
+		"sub/objects/x": "x",
+		"sub/refs/x":    "x",
+	} {
+		writeFile(t, filepath.Join(ws.Root(), p), content)
+	}
+	ws.noRipgrep = true
+	for _, call := range []struct {
+		tool string
+		args m
+	}{
+		{"grep", m{"pattern": "needle", "path": "sub"}},
+		{"glob", m{"pattern": "*.txt", "path": "sub"}},
+	} {
+		run(t, ws, call.tool, call.args)
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("%s ran the fsmonitor command of a repository the model wrote", call.tool)
+		}
+	}
+}
