@@ -22,7 +22,7 @@ func TestUndoOwn(t *testing.T) {
 	writeFile(t, root, "theirs.txt", "other\n") // another session
 	writeFile(t, root, "shared.txt", "s2\n")    // another session, before the command
 	cmdBefore := snap(t, root)
-	writeFile(t, root, "cmd.txt", "c2\n")  // the turn's command
+	writeFile(t, root, "cmd.txt", "c2\n") // the turn's command
 	writeFile(t, root, "made.txt", "m\n") // the turn's command
 	cmdAfter := snap(t, root)
 	changed, err := Changed(ctx, root, cmdBefore, cmdAfter)
