@@ -116,6 +116,8 @@ type task struct {
 	verifyRuns int         // auto-verify runs in this turn
 	end        event.Event // the closing event, sent after the task is cleared
 	refused    bool        // the last answer was stopped by the content filter
+
+	snaps turnSnaps // the turn's snapshots in progress (turns.go)
 }
 
 // Open starts a new session.

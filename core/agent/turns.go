@@ -13,23 +13,57 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
+// turnSnaps is a task's snapshot state.
+type turnSnaps struct {
+	before chan struct{} // closed once the turn's first snapshot is taken
+	// clean is the snapshot taken after the turn's last command when
+	// nothing of the turn wrote since: it can serve as the turn's end.
+	clean string
+}
+
 // beginTurn records a user turn and, where git can, snapshots the
 // workspace so /undo can take the turn back. Model turns are tracked: the
 // files their own tool calls change are listed, so /undo spares what other
 // sessions and the user changed meanwhile. A ! command is its own single
 // command: everything between its snapshots is its doing.
 func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
-	turn := store.Turn{Task: t.id, Input: input, Started: s.opts.Now(), Tracked: !strings.HasPrefix(input, "!")}
-	if gitsnap.Available(ctx, s.root) == nil {
-		snap, err := s.snapshot(context.WithoutCancel(ctx), "coder-nvim: before "+t.id)
-		if err != nil {
-			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
-		}
-		turn.Snapshot = snap
-	}
+	bang := strings.HasPrefix(input, "!")
+	turn := store.Turn{Task: t.id, Input: input, Started: s.opts.Now(), Tracked: !bang}
 	s.mu.Lock()
 	s.turns = append(s.turns, turn)
+	i := len(s.turns) - 1
 	s.mu.Unlock()
+	// The snapshot runs beside the first model request: nothing in the
+	// turn writes before a tool call, and those wait for it (awaitBefore).
+	done := make(chan struct{})
+	t.snaps.before = done
+	go func() {
+		defer close(done)
+		ctx := context.WithoutCancel(ctx)
+		if gitsnap.Available(ctx, s.root) != nil {
+			return
+		}
+		snap, err := s.snapshot(ctx, "coder-nvim: before "+t.id)
+		if err != nil {
+			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
+			return
+		}
+		s.mu.Lock()
+		if i < len(s.turns) && s.turns[i].Task == t.id {
+			s.turns[i].Snapshot = snap
+		}
+		s.mu.Unlock()
+	}()
+	if bang {
+		s.awaitBefore(t) // the command runs at once
+	}
+}
+
+// awaitBefore waits until the turn's first snapshot is taken (or failed).
+func (s *Session) awaitBefore(t *task) {
+	if t.snaps.before != nil {
+		<-t.snaps.before
+	}
 }
 
 func (s *Session) snapshot(ctx context.Context, message string) (string, error) {
@@ -50,16 +84,24 @@ func (s *Session) currentTurnLocked(t *task) int {
 // endTurn snapshots the workspace after the turn. It runs also when the
 // turn was interrupted, so /undo covers whatever it changed.
 func (s *Session) endTurn(t *task) {
+	s.awaitBefore(t)
 	s.mu.Lock()
 	i := s.currentTurnLocked(t)
 	s.mu.Unlock()
 	if i < 0 {
 		return
 	}
-	after, err := s.snapshot(context.Background(), "coder-nvim: after "+t.id)
-	if err != nil {
-		s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
-		return
+	// Nothing of the turn wrote since its last command's snapshot: that
+	// one is its end. A file someone else changes later is not in it,
+	// so it is neither undone nor named.
+	after := t.snaps.clean
+	if after == "" {
+		var err error
+		after, err = s.snapshot(context.Background(), "coder-nvim: after "+t.id)
+		if err != nil {
+			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
+			return
+		}
 	}
 	s.mu.Lock()
 	s.turns[i].After = after
@@ -102,15 +144,19 @@ func (s *Session) forgetOldTurns(t *task) {
 // snapshots taken just before and after it (other sessions writing at that
 // very moment cannot be told apart).
 func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation) tools.Result {
+	if inv.Kind == tools.KindExecute || len(inv.Changes) > 0 {
+		s.awaitBefore(t)
+	}
 	if inv.Kind == tools.KindExecute {
 		var res tools.Result
-		s.trackCommand(t, func() { res = inv.Run(ctx) })
+		s.trackCommand(ctx, t, func() { res = inv.Run(ctx) })
 		return res
 	}
 	res := inv.Run(ctx)
 	if len(inv.Changes) == 0 || res.IsError {
 		return res
 	}
+	t.snaps.clean = ""
 	var paths []string
 	for _, c := range inv.Changes {
 		paths = append(paths, c.Path)
@@ -128,7 +174,8 @@ func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation
 
 // trackCommand runs a shell command between two snapshots and records the
 // files it changed.
-func (s *Session) trackCommand(t *task, run func()) {
+func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
+	s.awaitBefore(t)
 	s.mu.Lock()
 	i := s.currentTurnLocked(t)
 	var prevBase string
@@ -140,14 +187,17 @@ func (s *Session) trackCommand(t *task, run func()) {
 		run()
 		return
 	}
-	ctx := context.Background() // an interrupted command still changed what it changed
+	t.snaps.clean = ""
 	pre, err := s.snapshot(ctx, "coder-nvim: before a command of "+t.id)
 	if err != nil {
-		s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
-		run()
+		if ctx.Err() == nil {
+			s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
+		}
+		run() // interrupted: a command does not start on a cancelled context
 		return
 	}
 	run()
+	ctx = context.Background() // an interrupted command still changed what it changed
 	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+t.id)
 	var changed []string
 	if err == nil {
@@ -158,6 +208,7 @@ func (s *Session) trackCommand(t *task, run func()) {
 		gitsnap.Forget(ctx, s.root, pre) //nolint:errcheck // best effort
 		return
 	}
+	t.snaps.clean = post
 	s.mu.Lock()
 	s.turns[i].Snaps = append(s.turns[i].Snaps, pre, post)
 	s.ownLocked(i, pre, changed)

@@ -80,9 +80,16 @@ func TestUndoTakesBackOnlyThisSessionsFiles(t *testing.T) {
 		runOn(t, first, "write mine")
 	}()
 	select {
-	case <-asked: // the first turn's snapshot is taken; it waits on the model
+	case <-asked: // the first turn waits on the model
 	case <-done:
 		t.Fatal("the first turn ended before asking the model")
+	}
+	// Its first snapshot runs beside the request: wait for its ref.
+	for deadline := time.Now().Add(30 * time.Second); len(snapshotRefs(t, root)) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the first turn took no snapshot")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 
 	others := make([]*Session, 7)
@@ -176,10 +183,10 @@ func TestOldSnapshotsForgotten(t *testing.T) {
 		)
 		f.run(t, fmt.Sprintf("turn %d", i))
 	}
-	// Two turns: before and after each, plus the snapshot after the
-	// command that the next write would be undone to.
-	if refs := snapshotRefs(t, f.root); len(refs) != 6 {
-		t.Errorf("%d snapshot refs, want 6: %v", len(refs), refs)
+	// Two turns: before and after each (the snapshot after the command,
+	// the turn's last write, is its end).
+	if refs := snapshotRefs(t, f.root); len(refs) != 4 {
+		t.Errorf("%d snapshot refs, want 4: %v", len(refs), refs)
 	}
 	f.run(t, "/undo")
 	f.run(t, "/undo")
