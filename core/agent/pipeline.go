@@ -99,7 +99,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	}
 
 	// 4. Run.
-	res := inv.Run(ctx)
+	res := s.runTracked(ctx, t, inv)
 	status := event.ToolCompleted
 	if res.IsError {
 		status = event.ToolFailed

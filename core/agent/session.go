@@ -118,6 +118,8 @@ type task struct {
 	end        event.Event // the closing event, sent after the task is cleared
 	refused    bool        // the last answer was stopped by the content filter
 	images     []llm.Image // attached to the user message of the turn
+
+	snaps turnSnaps // the turn's snapshots in progress (turns.go)
 }
 
 // Open starts a new session.

@@ -46,6 +46,7 @@ type Config struct {
 	Approval       Approval    `json:"approval"`
 	AutoApproveAsk bool        `json:"auto_approve_ask"`
 	Workflow       Workflow    `json:"workflow"`
+	Undo           Undo        `json:"undo"`
 
 	// Not from files: filled by Load.
 	APIKey string   `json:"-"`
@@ -76,6 +77,16 @@ type Workflow struct {
 	RequireTodoForComplex bool     `json:"require_todo_for_complex"`
 }
 
+// Undo holds the /undo snapshot settings.
+type Undo struct {
+	// KeepTurns is how many of a session's latest turns keep their
+	// snapshots (and so can be undone); older snapshot refs are deleted.
+	KeepTurns int `json:"keep_turns"`
+	// MaxFileMB: untracked files larger than this many MiB are not
+	// snapshotted (0: no limit); /undo names them.
+	MaxFileMB int `json:"max_file_mb"`
+}
+
 // Defaults returns the built-in settings.
 func Defaults() Config {
 	return Config{
@@ -93,6 +104,7 @@ func Defaults() Config {
 			MaxVerifyAttempts:     2,
 			RequireTodoForComplex: true,
 		},
+		Undo: Undo{KeepTurns: 100, MaxFileMB: 10},
 	}
 }
 
@@ -310,6 +322,12 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if c.Workflow.MaxVerifyAttempts < 0 || c.Workflow.MaxVerifyAttempts > 2 {
 		bad("workflow.max_verify_attempts", "must be between 0 and 2 (it can only tighten the default), got %d", c.Workflow.MaxVerifyAttempts)
+	}
+	if c.Undo.KeepTurns < 1 {
+		bad("undo.keep_turns", "must be at least 1, got %d", c.Undo.KeepTurns)
+	}
+	if c.Undo.MaxFileMB < 0 {
+		bad("undo.max_file_mb", "must be 0 (no limit) or more, got %d", c.Undo.MaxFileMB)
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

@@ -60,7 +60,7 @@ func TestLoadDefaultsToDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Provider != ProviderDemo || cfg.Model != "demo" || cfg.MaxSteps != 50 || !cfg.Interactive() {
+	if cfg.Provider != ProviderDemo || cfg.Model != "demo" || cfg.MaxSteps != 50 || !cfg.Interactive() || cfg.Undo != (Undo{KeepTurns: 100, MaxFileMB: 10}) {
 		t.Errorf("defaults wrong: %+v", cfg)
 	}
 }
@@ -89,6 +89,8 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"idle timeout zero", `{"stream_idle_timeout":"0s"}`, []string{`"stream_idle_timeout"`, "positive"}},
 		{"idle timeout number", `{"stream_idle_timeout":120}`, []string{`"stream_idle_timeout"`, "expected a string"}},
 		{"widened verify", `{"workflow":{"max_verify_attempts":5}}`, []string{"max_verify_attempts"}},
+		{"no undo turns", `{"undo":{"keep_turns":0}}`, []string{"undo.keep_turns"}},
+		{"negative file size", `{"undo":{"max_file_mb":-1}}`, []string{"undo.max_file_mb"}},
 		{"not object", `[1,2]`, []string{"config", "expected a JSON object"}},
 		// Type errors speak JSON, not Go.
 		{"object expected", `{"approval":"x"}`, []string{`"approval"`, "expected an object"}},
