@@ -28,11 +28,16 @@ func (f *failingFS) WriteFile(_ context.Context, abs string, data []byte, perm f
 	return os.WriteFile(abs, data, perm)
 }
 
-// fuzzTree lays out a workspace next to a directory outside it, with
-// symlinks from the workspace to outside, inside, and into .git.
-func fuzzTree(t *testing.T) (root, outside string) {
-	parent := t.TempDir()
+// fuzzTree lays out, in parent, a workspace next to a directory outside
+// it, with symlinks from the workspace to outside, inside, and into .git.
+// It replaces whatever an earlier run left there.
+func fuzzTree(t testing.TB, parent string) (root, outside string) {
 	root, outside = filepath.Join(parent, "ws"), filepath.Join(parent, "out")
+	for _, dir := range []string{root, outside} {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	files := map[string]string{
 		"ws/a.txt":       "one\ntwo\nthree\n",
 		"ws/dir/b.go":    "package dir\n\nfunc B() {}\n",
@@ -66,7 +71,7 @@ func fuzzTree(t *testing.T) (root, outside string) {
 
 // snapshot maps every non-directory entry under dir to its content (or
 // link target) and permission bits.
-func snapshot(t *testing.T, dir string) map[string]string {
+func snapshot(t testing.TB, dir string) map[string]string {
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -116,9 +121,12 @@ func FuzzPatchTool(f *testing.F) {
 	}
 	// The second write fails: the first must be rolled back.
 	f.Add(seeds[0], uint8(2))
+	// One tree, rebuilt only after a patch may have written to it, keeps
+	// the target fast enough to explore.
+	parent := f.TempDir()
+	root, outside := fuzzTree(f, parent)
+	beforeRoot, beforeOut := snapshot(f, root), snapshot(f, outside)
 	f.Fuzz(func(t *testing.T, text string, failAt uint8) {
-		root, outside := fuzzTree(t)
-		beforeRoot, beforeOut := snapshot(t, root), snapshot(t, outside)
 		ws, err := NewWorkspace(root)
 		if err != nil {
 			t.Fatal(err)
@@ -134,6 +142,7 @@ func FuzzPatchTool(f *testing.F) {
 		inv, err := newPatchTool().Prepare(ctx, ws, args)
 		failed := err != nil
 		if err == nil {
+			defer fuzzTree(t, parent)
 			failed = inv.Run(ctx).IsError
 		}
 
