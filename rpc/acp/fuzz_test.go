@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -106,8 +107,9 @@ func FuzzFilterInput(f *testing.F) {
 	})
 }
 
-// usableID returns the compacted id of a JSON object line when it is a
-// string or a number.
+// usableID returns the id of a JSON object line, as the client would
+// compare it, when it is a string or a number: the decoded string (the
+// answer may escape it differently, e.g. & as \u0026) or the number's text.
 func usableID(msg []byte) (string, bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(msg, &m) != nil {
@@ -117,20 +119,19 @@ func usableID(msg []byte) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	if dec.Decode(&v) != nil {
 		return "", false
 	}
-	switch v.(type) {
-	case string, float64:
-	default:
-		return "", false
+	switch v := v.(type) {
+	case string:
+		return "string " + strconv.Quote(v), true
+	case json.Number:
+		return "number " + v.String(), true
 	}
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return "", false
-	}
-	return b.String(), true
+	return "", false
 }
 
 // FuzzFoldPrompt decodes a prompt's content blocks as the SDK does and
