@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,7 +156,14 @@ func FuzzFoldPrompt(f *testing.F) {
 		if json.Unmarshal([]byte(data), &blocks) != nil {
 			return
 		}
-		got := foldPrompt(blocks)
+		got, _, err := foldPrompt(blocks)
+		if err != nil {
+			// Only an image that cannot be sent is refused.
+			if !slices.ContainsFunc(blocks, func(b sdk.ContentBlock) bool { return b.Image != nil }) {
+				t.Fatalf("refused a prompt without images: %v", err)
+			}
+			return
+		}
 		command := isCommand(blocks)
 		rest := got
 		for _, b := range blocks {
