@@ -60,6 +60,7 @@ type Session struct {
 	ws     *tools.Workspace
 	tools  []tools.Tool
 	emitMu sync.Mutex
+	bg     sync.WaitGroup // background snapshot work, waited for by Close
 
 	mu        sync.Mutex
 	id        string
@@ -428,7 +429,10 @@ func (s *Session) Wait() {
 }
 
 // Close interrupts any task. The session file stays.
-func (s *Session) Close() { s.Cancel() }
+func (s *Session) Close() {
+	s.Cancel()
+	s.bg.Wait() // snapshots still being taken or dropped in the background
+}
 
 // Answer is the user's decision on an approval request.
 type Answer struct {
