@@ -195,9 +195,15 @@ func (e *editor) input(keys string) {
 	}
 }
 
+// minWait is the shortest deadline waitFor gives a condition. Deadlines
+// only decide when a test gives up: a loaded 2-core machine running the
+// race detector can be many times slower than a developer's laptop.
+const minWait = 30 * time.Second
+
 // waitFor polls cond until it holds or the deadline passes.
 func (e *editor) waitFor(what string, timeout time.Duration, cond func() bool) {
 	e.t.Helper()
+	timeout = max(timeout, minWait)
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {

@@ -143,7 +143,7 @@ func TestOutboxCoalescesAndKeepsOrder(t *testing.T) {
 		time.Sleep(100 * time.Microsecond)
 	}
 	o.add(op{"t": "turn_done"}, true)
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(minWait)
 	for {
 		mu.Lock()
 		n := len(kinds)
