@@ -268,3 +268,41 @@ func TestReviewLeavesTheTypingWindowAlone(t *testing.T) {
 		t.Fatalf("target.txt = %q", data)
 	}
 }
+
+// :help coder works from a checkout without doc/tags (make run before any
+// :helptags, a plugin manager that does not generate tags).
+func TestHelpWithoutTags(t *testing.T) {
+	needNvim(t)
+	plugin := t.TempDir()
+	for _, dir := range []string{"plugin", "lua/coder", "doc"} {
+		copyDir(t, filepath.Join(repoRoot(), dir), filepath.Join(plugin, dir))
+	}
+	os.Remove(filepath.Join(plugin, "doc", "tags"))
+	e := newEditor(t, editorOpts{rtp: plugin})
+	e.cmd("help coder")
+	var name string
+	e.lua(`return vim.api.nvim_buf_get_name(0)`, &name)
+	if filepath.Base(name) != "coder.txt" {
+		t.Fatalf(":help coder opened %q", name)
+	}
+	e.cmd("help coder-options")
+}
+
+// copyDir copies the regular files of src (not recursively) into dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ent := range entries {
+		if !ent.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, ent.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dst, ent.Name()), string(data))
+	}
+}

@@ -67,6 +67,7 @@ type editorOpts struct {
 	demo   bool   // no provider configured: the host runs the offline demo
 	config string // .coder/config.json contents
 	setup  string // Lua table for setup(), without the cmd
+	rtp    string // plugin directory to load instead of this checkout
 }
 
 func needNvim(t testing.TB) {
@@ -115,8 +116,12 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 	)
+	rtp := o.rtp
+	if rtp == "" {
+		rtp = repoRoot()
+	}
 	args := []string{"--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n",
-		"--cmd", "set rtp^=" + repoRoot(), "--cmd", "runtime plugin/coder.lua"}
+		"--cmd", "set rtp^=" + rtp, "--cmd", "runtime plugin/coder.lua"}
 	e := &editor{t: t, llm: srv, dir: dir}
 	if o.listen {
 		e.sock = filepath.Join(tmp, "nvim.sock")
