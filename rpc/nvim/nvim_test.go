@@ -685,3 +685,32 @@ func TestStopWhileApprovalOpen(t *testing.T) {
 		t.Fatal("the command ran although the turn was stopped")
 	}
 }
+
+// A write to a file with unsaved edits is refused before the user is asked
+// to approve it, not after.
+func TestUnsavedBufferCheckedBeforeApproval(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	path := filepath.Join(e.dir, "notes.txt")
+	writeFile(t, path, "original\n")
+	e.cmd("edit " + path)
+	e.lua(`vim.api.nvim_buf_set_lines(0, 0, -1, false, {'my unsaved edit'})`, nil)
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_r", "read", map[string]string{"path": "notes.txt"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_w", "write", map[string]string{"path": "notes.txt", "content": "agent text\n"})}},
+		fakellm.Reply{Content: "tried"},
+	)
+	e.start()
+	e.cmd("Coder overwrite notes")
+	e.waitFor("the turn", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "tried") || e.approvalOpen() })
+	if e.approvalOpen() {
+		t.Fatal("an approval was asked for a write the editor refuses")
+	}
+	e.waitIdle(5 * time.Second)
+	res, _ := toolResult(e.llm.Requests(), "call_w")
+	if !strings.Contains(res, "unsaved edits") {
+		t.Fatalf("the model was not told why: %q", res)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "original\n" {
+		t.Fatalf("file on disk = %q", got)
+	}
+}
