@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 )
@@ -50,7 +51,11 @@ func (p *Printer) Handle(ev event.Event) {
 		if title == "" {
 			title = t.Name
 		}
-		fmt.Fprintf(p.Err, "● %s — %s: %s (%dms)\n", title, t.Status, strings.TrimPrefix(t.Summary, t.Status+": "), t.DurationMS)
+		summary, d, ok := event.SplitDuration(strings.TrimPrefix(t.Summary, t.Status+": "))
+		if !ok {
+			d = time.Duration(t.DurationMS) * time.Millisecond
+		}
+		fmt.Fprintf(p.Err, "● %s — %s: %s (%s)\n", title, t.Status, summary, event.FormatDuration(d))
 	case event.CommandOutput:
 		p.newline()
 		fmt.Fprintln(p.Out, strings.TrimRight(ev.Text, "\n"))

@@ -25,14 +25,14 @@ func TestPrinter(t *testing.T) {
 				{Kind: event.TaskComplete, Reason: event.StopEndTurn},
 			},
 			out: "Hello\nDone.\n",
-			err: "thinking: think\n● read a.go — completed: 3 lines (2ms)\n",
+			err: "thinking: think\n● read a.go — completed: 3 lines (2 ms)\n",
 		},
 		{
 			name: "denied tool: status not repeated",
 			events: []event.Event{
 				{Kind: event.ToolCallEnd, Tool: &event.Tool{Name: "write", Title: "write x", Status: "denied", Summary: "denied: needs approval"}},
 			},
-			err: "● write x — denied: needs approval (0ms)\n",
+			err: "● write x — denied: needs approval (0 ms)\n",
 		},
 		{
 			name:   "error then abort",
