@@ -3,11 +3,13 @@ package nvimhost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -304,5 +306,102 @@ func copyDir(t *testing.T, src, dst string) {
 			t.Fatal(err)
 		}
 		writeFile(t, filepath.Join(dst, ent.Name()), string(data))
+	}
+}
+
+// The chat's status lines and the approval float fit the screen, at 80×24
+// as at 200×50, and the input hint follows the mode.
+func TestChatFitsTheScreen(t *testing.T) {
+	for _, size := range []struct{ cols, lines int }{{80, 24}, {200, 50}} {
+		for _, layout := range []string{"right", "float"} {
+			t.Run(fmt.Sprintf("%dx%d %s", size.cols, size.lines, layout), func(t *testing.T) {
+				e := newEditor(t, editorOpts{setup: `{layout = '` + layout + `'}`})
+				e.cmd(fmt.Sprintf("set columns=%d lines=%d", size.cols, size.lines))
+				e.llm.Enqueue(
+					fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_w", "write", map[string]string{"path": "calc.go", "content": "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"})}},
+					fakellm.Reply{Content: "done"},
+				)
+				e.start()
+				e.cmd("Coder write calc.go please, with a long enough request to matter")
+				e.waitApproval()
+				var info struct {
+					Lines     []string `msgpack:"lines"`
+					Width     int      `msgpack:"width"`
+					Right     int      `msgpack:"right"`
+					Status    string   `msgpack:"status"`
+					StatusW   int      `msgpack:"status_w"`
+					TwinW     int      `msgpack:"twin_w"`
+					Hints     string   `msgpack:"hints"`
+					HintsW    int      `msgpack:"hints_w"`
+					IwinW     int      `msgpack:"iwin_w"`
+					Zindex    int      `msgpack:"z"`
+					InputZ    int      `msgpack:"input_z"`
+					Indent    bool     `msgpack:"indent"`
+					Linebreak bool     `msgpack:"linebreak"`
+				}
+				e.lua(`local c = require('coder.approval').current()
+					local ui = require('coder.ui').state
+					local cfg = vim.api.nvim_win_get_config(c.win)
+					local icfg = vim.api.nvim_win_get_config(ui.iwin)
+					local pos = vim.api.nvim_win_get_position(c.win)
+					local function eval(win)
+						return vim.api.nvim_eval_statusline(vim.wo[win].statusline, {winid = win, maxwidth = vim.api.nvim_win_get_width(win)})
+					end
+					-- The width the text takes without padding or truncation.
+					local function natural(win)
+						local f = vim.wo[win].statusline:gsub('%%=', ''):gsub('%%<', '')
+						return vim.api.nvim_eval_statusline(f, {winid = win, maxwidth = 1000}).str
+					end
+					local s, h = eval(ui.twin), eval(ui.iwin)
+					return {lines = vim.api.nvim_buf_get_lines(c.buf, 0, -1, false), width = cfg.width,
+						right = pos[2] + cfg.width + 2, status = s.str, status_w = vim.fn.strdisplaywidth(
+						natural(ui.twin)),
+						twin_w = vim.api.nvim_win_get_width(ui.twin), hints = h.str, hints_w = vim.fn.strdisplaywidth(
+						natural(ui.iwin)),
+						iwin_w = vim.api.nvim_win_get_width(ui.iwin), z = cfg.zindex or 50, input_z = icfg.zindex or 0,
+						indent = vim.wo[ui.twin].breakindent, linebreak = vim.wo[ui.twin].linebreak}`, &info)
+				if info.Lines[0] != " write calc.go" {
+					t.Errorf("float title %q, want %q", info.Lines[0], " write calc.go")
+				}
+				for _, l := range info.Lines {
+					if w := utf8.RuneCountInString(l); w > info.Width {
+						t.Errorf("float line wider (%d) than the float (%d): %q", w, info.Width, l)
+					}
+				}
+				if info.Right > size.cols {
+					t.Errorf("the float ends at column %d of %d", info.Right, size.cols)
+				}
+				text := strings.Join(info.Lines, " ")
+				for _, want := range []string{"why:", "deny", "always"} {
+					if !strings.Contains(text, want) {
+						t.Errorf("float lacks %q:\n%s", want, strings.Join(info.Lines, "\n"))
+					}
+				}
+				if info.StatusW > info.TwinW || !strings.Contains(info.Status, "default") {
+					t.Errorf("status line %q (%d cells) in a %d-column window", info.Status, info.StatusW, info.TwinW)
+				}
+				if info.HintsW > info.IwinW || !strings.Contains(info.Hints, "<CR> send") {
+					t.Errorf("input status %q (%d cells) in a %d-column window", info.Hints, info.HintsW, info.IwinW)
+				}
+				if layout == "float" && info.Zindex <= info.InputZ {
+					t.Errorf("approval float zindex %d, input float %d: drawn under the chat", info.Zindex, info.InputZ)
+				}
+				if !info.Indent || !info.Linebreak {
+					t.Errorf("transcript breakindent=%v linebreak=%v", info.Indent, info.Linebreak)
+				}
+				e.input("n")
+				e.waitIdle(10 * time.Second)
+				// In Insert mode the hint names the Insert-mode send key.
+				e.lua(`vim.api.nvim_set_current_win(require('coder.ui').state.iwin)`, nil)
+				e.input("i")
+				e.waitFor("the Insert-mode hint", 5*time.Second, func() bool {
+					var s string
+					e.lua(`local w = require('coder.ui').state.iwin
+						return vim.api.nvim_eval_statusline(vim.wo[w].statusline, {winid = w}).str`, &s)
+					return strings.Contains(s, "<C-s> send")
+				})
+				e.input("<Esc>")
+			})
+		}
 	}
 }
