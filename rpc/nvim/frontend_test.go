@@ -405,3 +405,25 @@ func TestChatFitsTheScreen(t *testing.T) {
 		}
 	}
 }
+
+// Complex-task detection looks at what the user typed, not at the
+// selection sent with it.
+func TestSelectionIsNotAComplexTask(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	path := filepath.Join(e.dir, "big.go")
+	writeFile(t, path, "package big\n\n"+strings.Repeat("// refactor, migrate, then test and document every step; also rename it\n", 40))
+	e.cmd("edit " + path)
+	e.llm.Enqueue(fakellm.Reply{Content: "it is comments"})
+	e.start()
+	e.lua(`vim.api.nvim_set_current_win(vim.fn.win_findbuf(vim.fn.bufnr(...))[1])`, nil, path)
+	e.cmd("1,42Coder explain")
+	e.waitFor("the answer", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "it is comments") })
+	e.waitIdle(5 * time.Second)
+	if tr := e.transcript(); strings.Contains(tr, "complex task") {
+		t.Fatalf("a short question with a long selection started a todo list:\n%s", tr)
+	}
+	// The same text typed is a complex task.
+	e.llm.Enqueue(fakellm.Reply{Content: "planned"})
+	e.cmd("Coder 1. refactor the loader 2. migrate the tests 3. update the docs")
+	e.waitFor("the complex-task notice", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "complex task") })
+}
