@@ -457,6 +457,9 @@ func TestCommandsAndSelection(t *testing.T) {
 	e.cmd("Coder /help")
 	e.waitFor("/help output", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "Commands:") })
 	e.waitIdle(5 * time.Second)
+	if !strings.Contains(e.transcript(), "/resume [ID]") {
+		t.Errorf("/help does not show /resume [ID]:\n%s", e.transcript())
+	}
 
 	// :'<,'>Coder text sends the selection with path and line numbers.
 	path := filepath.Join(e.dir, "src.go")

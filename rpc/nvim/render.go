@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -60,6 +61,9 @@ type renderer struct {
 
 	emitText func(hl, s string)
 	emitOp   func(o op, urgent bool)
+	// history returns the root conversation (nil: unknown); a /resume shows
+	// it in the transcript.
+	history func() []llm.Message
 }
 
 func newRenderer(root string, emitText func(hl, s string), emitOp func(o op, urgent bool)) *renderer {
@@ -131,6 +135,7 @@ func (r *renderer) statusOp() op {
 
 // event renders one engine event.
 func (r *renderer) event(ev event.Event) {
+	prev := r.session
 	if ev.Session != "" {
 		r.session = ev.Session
 	}
@@ -179,6 +184,12 @@ func (r *renderer) event(ev event.Event) {
 		if ev.Status != nil {
 			r.status = *ev.Status
 			r.emitOp(r.statusOp(), true)
+		}
+		// Another session was loaded (/resume): show what it holds.
+		if prev != "" && r.session != prev && r.history != nil {
+			if msgs := r.history(); len(msgs) > 0 {
+				r.replay(r.session, msgs)
+			}
 		}
 	case event.TodosUpdated:
 		r.agentSection()
