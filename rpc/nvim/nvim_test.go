@@ -2,6 +2,7 @@ package nvimhost
 
 import (
 	"fmt"
+	"regexp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -621,7 +622,14 @@ func TestHighlightsAndHealth(t *testing.T) {
 		User      int  `msgpack:"user"`
 		Reasoning bool `msgpack:"reasoning"`
 	}
-	e.lua(`return {user = vim.api.nvim_get_hl_by_name('CoderUser', true).foreground or -1,
+	// nvim_get_hl_by_name is deprecated since 0.9.
+	e.lua(`local fg
+		if vim.fn.has('nvim-0.9') == 1 then
+			fg = vim.api.nvim_get_hl(0, {name = 'CoderUser'}).fg
+		else
+			fg = vim.api.nvim_get_hl_by_name('CoderUser', true).foreground
+		end
+		return {user = fg or -1,
 		reasoning = vim.fn.synIDtrans(vim.fn.hlID('CoderReasoning')) == vim.fn.hlID('Comment')}`, &hl)
 	if hl.User != 0x123456 {
 		t.Errorf("CoderUser was overridden: %x", hl.User)
@@ -633,7 +641,19 @@ func TestHighlightsAndHealth(t *testing.T) {
 	e.cmd("checkhealth coder")
 	var report string
 	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
-	for _, want := range []string{"OK: Neovim", "host " + hostBinary, "git version", "provider openai at " + e.llm.URL(), "reachable"} {
+	// 0.7 prints "- OK: Neovim 0.7.2", 0.10+ "- ✅ OK Neovim 0.11.0".
+	if !regexp.MustCompile(`OK:? +Neovim \d`).MatchString(report) {
+		t.Errorf("health report lacks an OK line for Neovim:\n%s", report)
+	}
+	var sections []string
+	e.lua(`local out = {}
+		local s = require('coder.health').section
+		for _, n in ipairs({'Neovim', 'provider'}) do table.insert(out, s(n)) end
+		return out`, &sections)
+	if e.boolLua(`return vim.fn.has('nvim-0.10') == 1`) == strings.HasPrefix(sections[0], "coder: ") {
+		t.Errorf("health sections %q: the coder: prefix is wrong for this Neovim", sections)
+	}
+	for _, want := range []string{"host " + hostBinary, "git version", "provider openai at " + e.llm.URL(), "reachable"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("health report lacks %q:\n%s", want, report)
 		}
