@@ -84,7 +84,12 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 			if ctx.Err() != nil {
 				status = event.ToolAborted
 			}
-			return end(status, firstLine(msg), "", msg)
+			// The summary is cut; the whole message says how to allow it.
+			detail := ""
+			if firstLine(msg) != msg {
+				detail = msg
+			}
+			return end(status, firstLine(msg), detail, msg)
 		}
 	}
 	if ctx.Err() != nil {
