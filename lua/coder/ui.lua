@@ -80,6 +80,23 @@ function M.transcript_buf()
     vim.bo[st.tbuf].undolevels = -1
     vim.bo[st.tbuf].modifiable = false
     set_keys()
+    -- Text appended while the chat's tab was not shown moves the cursor of
+    -- a following window to the end without scrolling it: back in the tab,
+    -- the window would show only the last, empty line. Put the end at the
+    -- bottom of the window instead.
+    api.nvim_create_autocmd('TabEnter', {
+      group = api.nvim_create_augroup('CoderTranscriptView', { clear = true }),
+      callback = function()
+        for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+          if valid_buf(st.tbuf) and api.nvim_win_get_buf(w) == st.tbuf
+            and api.nvim_win_get_cursor(w)[1] == api.nvim_buf_line_count(st.tbuf) then
+            api.nvim_win_call(w, function()
+              vim.cmd('normal! zb')
+            end)
+          end
+        end
+      end,
+    })
   end
   return st.tbuf
 end

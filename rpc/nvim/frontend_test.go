@@ -427,3 +427,34 @@ func TestSelectionIsNotAComplexTask(t *testing.T) {
 	e.cmd("Coder 1. refactor the loader 2. migrate the tests 3. update the docs")
 	e.waitFor("the complex-task notice", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "complex task") })
 }
+
+// Back from another tab (the /diff tab), the transcript shows its end, not
+// a blank window.
+func TestTranscriptAfterAnotherTab(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	if err := e.v.AttachUI(80, 24, map[string]any{"ext_linegrid": true}); err != nil {
+		t.Fatalf("attach ui: %v", err)
+	}
+	writeFile(t, filepath.Join(e.dir, "a.txt"), "hi\n")
+	e.start()
+	e.cmd("Coder /help")
+	e.waitFor("/help", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "Commands:") })
+	e.waitIdle(5 * time.Second)
+	e.cmd("Coder /diff")
+	e.waitFor("the diff tab", 10*time.Second, func() bool { return e.boolLua(`return #vim.api.nvim_list_tabpages() == 2`) })
+	e.waitIdle(5 * time.Second)
+	e.cmd("tabclose")
+	var view struct {
+		Top   int `msgpack:"top"`
+		Bot   int `msgpack:"bot"`
+		Lines int `msgpack:"lines"`
+	}
+	e.lua(`local w = require('coder.ui').state.twin
+		vim.cmd('redraw')
+		return vim.api.nvim_win_call(w, function()
+			return {top = vim.fn.line('w0'), bot = vim.fn.line('w$'), lines = vim.fn.line('$')}
+		end)`, &view)
+	if view.Bot != view.Lines || view.Bot-view.Top < 5 {
+		t.Fatalf("transcript window shows lines %d-%d of %d: not the end of the chat", view.Top, view.Bot, view.Lines)
+	}
+}
