@@ -200,6 +200,28 @@ local function hunk_rows(h)
   return start, stop
 end
 
+-- expand_tabs replaces tabs with the spaces the buffer would show:
+-- virtual text draws a tab as one cell, and the added lines would lose
+-- their indentation.
+local function expand_tabs(s, ts)
+  if not s:find('\t', 1, true) then
+    return s
+  end
+  ts = ts > 0 and ts or 8
+  local out, col = {}, 0
+  for _, ch in ipairs(vim.fn.split(s, '\\zs')) do
+    if ch == '\t' then
+      local n = ts - col % ts
+      table.insert(out, string.rep(' ', n))
+      col = col + n
+    else
+      table.insert(out, ch)
+      col = col + vim.fn.strdisplaywidth(ch)
+    end
+  end
+  return table.concat(out)
+end
+
 local function draw(buf)
   api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   local n = api.nvim_buf_line_count(buf)
@@ -217,8 +239,9 @@ local function draw(buf)
       local start, stop = hunk_rows(h)
       if #h.new_lines > 0 then
         local virt = {}
+        local ts = vim.bo[buf].tabstop
         for _, l in ipairs(h.new_lines) do
-          table.insert(virt, { { '+ ' .. l, add } })
+          table.insert(virt, { { '+ ' .. expand_tabs(l, ts), add } })
         end
         local row, above = stop, false
         if #h.old_lines == 0 and h.old_start - 1 < n and not empty then

@@ -458,3 +458,38 @@ func TestTranscriptAfterAnotherTab(t *testing.T) {
 		t.Fatalf("transcript window shows lines %d-%d of %d: not the end of the chat", view.Top, view.Bot, view.Lines)
 	}
 }
+
+// The diff review's added lines keep their tab indentation.
+func TestReviewVirtualLinesKeepTabs(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	path := filepath.Join(e.dir, "calc.go")
+	writeFile(t, path, "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n")
+	e.cmd("edit " + path)
+	e.cmd("setlocal tabstop=4")
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_r", "read", map[string]string{"path": "calc.go"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_e", "edit", map[string]string{"path": "calc.go", "old_string": "\treturn a + b", "new_string": "\tsum := a + b\n\treturn sum"})}},
+		fakellm.Reply{Content: "edited"},
+	)
+	e.start()
+	e.cmd("Coder edit calc.go")
+	e.waitApproval()
+	var virt []string
+	e.lua(`local buf = vim.fn.bufnr(...)
+		local ns = vim.api.nvim_create_namespace('coder_review')
+		local out = {}
+		for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, {details = true})) do
+			for _, l in ipairs(m[4].virt_lines or {}) do
+				local s = ''
+				for _, c in ipairs(l) do s = s .. c[1] end
+				table.insert(out, s)
+			end
+		end
+		return out`, &virt, path)
+	want := []string{"+     sum := a + b", "+     return sum"}
+	if strings.Join(virt, "|") != strings.Join(want, "|") {
+		t.Fatalf("virtual lines %q, want %q", virt, want)
+	}
+	e.input("n")
+	e.waitIdle(10 * time.Second)
+}
