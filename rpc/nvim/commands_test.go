@@ -28,8 +28,7 @@ func TestSlashCommandsInEditor(t *testing.T) {
 		return mode == "plan"
 	})
 	e.waitIdle(5 * time.Second)
-	e.cmd("Coder /auto-edit")
-	e.waitIdle(5 * time.Second)
+	e.run("Coder /auto-edit")
 
 	e.llm.Enqueue(
 		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("r", "read", map[string]any{"path": "notes.txt"})}},
@@ -74,15 +73,14 @@ func TestSlashCommandsInEditor(t *testing.T) {
 	// it and shows its conversation.
 	var first string
 	e.lua(`return require('coder').state().session_id`, &first)
-	e.cmd("Coder /new")
-	e.waitIdle(5 * time.Second)
+	e.run("Coder /new")
 	// A run whose only request failed is no session to go back to.
 	e.llm.Enqueue(fakellm.Reply{Status: 400})
-	e.cmd("Coder this request fails")
-	e.waitFor("the failed turn", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "scripted HTTP 400") })
-	e.waitIdle(5 * time.Second)
-	e.cmd("Coder /new")
-	e.waitIdle(5 * time.Second)
+	e.run("Coder this request fails")
+	if !strings.Contains(e.transcript(), "scripted HTTP 400") {
+		t.Fatalf("the request did not fail:\n%s", e.transcript())
+	}
+	e.run("Coder /new")
 	var current string
 	e.lua(`return require('coder').state().session_id`, &current)
 	e.lua(`

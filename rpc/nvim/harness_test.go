@@ -248,6 +248,25 @@ func (e *editor) waitIdle(timeout time.Duration) {
 	e.waitFor("the turn to end", timeout, e.idle)
 }
 
+// turnsDone counts the CoderTurnDone events so far.
+func (e *editor) turnsDone() int {
+	var n int
+	e.lua(`local n = 0
+		for _, t in ipairs(_G.turns) do if t:find('^CoderTurnDone') then n = n + 1 end end
+		return n`, &n)
+	return n
+}
+
+// run runs an Ex command that starts one turn (":Coder /new") and waits
+// until that turn is over: waiting for "not busy" alone could pass before
+// the turn began.
+func (e *editor) run(c string) {
+	e.t.Helper()
+	n := e.turnsDone()
+	e.cmd(c)
+	e.waitFor("the end of "+c, 10*time.Second, func() bool { return e.turnsDone() > n })
+}
+
 func (e *editor) approvalOpen() bool {
 	return e.boolLua(`return require('coder.approval').current() ~= nil`)
 }
