@@ -8,7 +8,6 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
-	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
 // Highlight groups the transcript uses; the Lua side defines them with
@@ -311,7 +310,7 @@ func (r *renderer) toolEnd(t *event.Tool) {
 		r.line(hl, summary)
 	}
 	// A read's output is the file itself: the summary line says enough.
-	if t.Kind != string(tools.KindRead) {
+	if t.Name != "read" {
 		r.output(t.Output)
 	}
 	r.stream = ""

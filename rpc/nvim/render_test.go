@@ -85,6 +85,8 @@ func TestRenderToolSummaries(t *testing.T) {
 	}{
 		{"read", event.Tool{CallID: "c", Name: "read", Kind: "read", Title: "read a.go", Status: event.ToolCompleted, Summary: "3 lines", Output: "package a\n\nfunc A() {}\n", DurationMS: 4},
 			"✓ read a.go — 3 lines (4 ms)\n"},
+		{"ls keeps its listing", event.Tool{CallID: "c", Name: "ls", Kind: "read", Title: "ls .", Status: event.ToolCompleted, Summary: "2 entries", Output: "a.go\nsub/\n", DurationMS: 1},
+			"✓ ls . — 2 entries (1 ms)\n    a.go\n    sub/\n"},
 		{"bash summary duration", event.Tool{CallID: "c", Name: "bash", Kind: "execute", Title: "go test", Status: event.ToolCompleted, Summary: "exit 0 (1.2s)", Output: "ok\n", DurationMS: 1300},
 			"✓ bash: go test — exit 0 (1.2 s)\n    ok\n"},
 		{"verify", event.Tool{CallID: "c", Name: "verify", Title: "verify", Status: event.ToolCompleted, Summary: "passed (35ms)"},
