@@ -9,7 +9,8 @@ vim.g.loaded_coder = 1
 -- that does not run :helptags): generate doc/tags once when it is missing.
 do
   local doc = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h') .. '/doc'
-  if not vim.loop.fs_stat(doc .. '/tags') and vim.loop.fs_stat(doc .. '/coder.txt') then
+  local uv = vim.uv or vim.loop
+  if not uv.fs_stat(doc .. '/tags') and uv.fs_stat(doc .. '/coder.txt') then
     pcall(vim.cmd, 'silent! helptags ' .. vim.fn.fnameescape(doc))
   end
 end
