@@ -5,6 +5,16 @@ if vim.g.loaded_coder == 1 or vim.fn.has('nvim-0.7') == 0 then
 end
 vim.g.loaded_coder = 1
 
+-- :help coder must work from a fresh checkout (make run, a plugin manager
+-- that does not run :helptags): generate doc/tags once when it is missing.
+do
+  local doc = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h') .. '/doc'
+  local uv = vim.uv or vim.loop
+  if not uv.fs_stat(doc .. '/tags') and uv.fs_stat(doc .. '/coder.txt') then
+    pcall(vim.cmd, 'silent! helptags ' .. vim.fn.fnameescape(doc))
+  end
+end
+
 vim.api.nvim_create_user_command('Coder', function(opts)
   require('coder').command(opts)
 end, {

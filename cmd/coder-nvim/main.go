@@ -18,6 +18,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/backend"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/rpc/acp"
 	"github.com/coder-nvim/coder-nvim/rpc/cli"
 	nvimhost "github.com/coder-nvim/coder-nvim/rpc/nvim"
@@ -138,7 +139,10 @@ func runExec(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	err = sess.Run(ctx, prompt)
-	fmt.Fprintln(os.Stderr, "session:", sess.ID())
+	// A /command alone (exec "/diff") saves no session: name none.
+	if _, serr := os.Stat(filepath.Join(store.Dir(root), sess.ID()+".json")); serr == nil {
+		fmt.Fprintln(os.Stderr, "session:", sess.ID())
+	}
 	switch {
 	case errors.Is(err, agent.ErrBusy):
 		fmt.Fprintln(os.Stderr, "coder-nvim:", err)

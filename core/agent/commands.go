@@ -47,7 +47,7 @@ func commands() []command {
 		{name: "tools", help: "list the tools the model can use now", run: (*Session).cmdTools},
 		{name: "todos", help: "show the todo list (read-only)", run: (*Session).cmdTodos},
 		{name: "new", help: "start a new session with an empty context", run: (*Session).cmdNew},
-		{name: "resume", args: "SESSION_ID", help: "continue a saved session", run: (*Session).cmdResume},
+		{name: "resume", args: "[ID]", help: "continue a saved session; without ID, list the others", run: (*Session).cmdResume},
 		{name: "compact", help: "summarise the conversation now to free context", run: (*Session).cmdCompact},
 		{name: "skills", help: "list the skills the model can load", run: (*Session).cmdSkills},
 		{name: "diff", help: "summarise the workspace's changes (the full diff expands below)", run: (*Session).cmdDiff},
@@ -185,17 +185,17 @@ func (s *Session) cmdNew(_ context.Context, t *task, _ string) (string, error) {
 
 func (s *Session) cmdResume(_ context.Context, t *task, arg string) (string, error) {
 	if arg == "" {
-		list, err := store.List(store.Dir(s.root))
+		list, err := s.OtherSessions()
 		if err != nil {
 			return "", err
 		}
 		if len(list) == 0 {
-			return "", fmt.Errorf("usage: /resume SESSION_ID (no saved sessions in %s)", store.Dir(s.root))
+			return "", fmt.Errorf("usage: /resume ID (no other saved sessions in %s)", store.Dir(s.root))
 		}
 		var b strings.Builder
-		b.WriteString("usage: /resume SESSION_ID; saved sessions:\n")
+		b.WriteString("usage: /resume ID; saved sessions:\n")
 		for _, sum := range list {
-			fmt.Fprintf(&b, "  %s  %s  %s\n", sum.ID, sum.UpdatedAt.Local().Format(time.DateTime), truncate(firstLine(sum.FirstPrompt), 60))
+			fmt.Fprintf(&b, "  %s  %s  %s  (%d messages)\n", sum.ID, sum.UpdatedAt.Local().Format(time.DateTime), truncate(firstLine(sum.FirstPrompt), 60), sum.Messages)
 		}
 		return b.String(), nil
 	}
@@ -205,10 +205,27 @@ func (s *Session) cmdResume(_ context.Context, t *task, arg string) (string, err
 	s.mu.Lock()
 	t.conv = s.rootConv
 	st := s.statusLocked()
-	n := len(s.rootConv.history)
+	n := store.CountMessages(s.rootConv.history)
 	s.mu.Unlock()
 	s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
 	return fmt.Sprintf("resumed session %s (%d messages)", arg, n), nil
+}
+
+// OtherSessions lists the saved sessions /resume offers, newest first: not
+// this one, and not runs that never got an answer (a failed first request).
+func (s *Session) OtherSessions() ([]store.Summary, error) {
+	list, err := store.List(store.Dir(s.root))
+	if err != nil {
+		return nil, err
+	}
+	id := s.ID()
+	out := list[:0]
+	for _, sum := range list {
+		if sum.ID != id && sum.Answered {
+			out = append(out, sum)
+		}
+	}
+	return out, nil
 }
 
 // runBang runs a user's `!command`: no policy, no approval (the user typed

@@ -61,6 +61,11 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	info.Title, info.Paths = inv.Title, inv.Paths
 	info.Diffs = diffs(inv.Changes)
 	s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	// The editor's unsaved-buffer guard speaks before an approval is asked:
+	// approving a change that is then refused wastes the user's time.
+	if err := s.ws.CheckGuard(ctx, inv.Changes); err != nil {
+		return end(event.ToolFailed, firstLine(err.Error()), err.Error(), "error: "+err.Error())
+	}
 
 	// 2–3. Policy and the tool's own check; yolo skips both for bash.
 	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: t.conv.ID}
@@ -91,7 +96,12 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 			if ctx.Err() != nil {
 				status = event.ToolAborted
 			}
-			return end(status, firstLine(msg), "", msg)
+			// The summary is cut; the whole message says how to allow it.
+			detail := ""
+			if firstLine(msg) != msg {
+				detail = msg
+			}
+			return end(status, firstLine(msg), detail, msg)
 		}
 	}
 	if ctx.Err() != nil {

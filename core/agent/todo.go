@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/complexity"
@@ -141,14 +142,38 @@ func (s *Session) startComplexTask(t *task, input string) {
 	if !s.opts.Config.Workflow.RequireTodoForComplex || unfinished(s.Todos()) > 0 {
 		return
 	}
-	res := complexity.Detect(input)
+	typed := typedText(input)
+	res := complexity.Detect(typed)
 	if !res.Complex {
 		return
 	}
-	s.setTodos([]store.Todo{{Content: truncate(firstLine(strings.TrimSpace(input)), 120), Status: TodoInProgress}})
+	s.setTodos([]store.Todo{{Content: truncate(firstLine(strings.TrimSpace(typed)), 120), Status: TodoInProgress}})
 	s.setTurnNote(t.conv, complexNote)
 	s.notice(t, fmt.Sprintf("complex task (%s): todo list started", res.Rule))
 }
+
+// typedText is input without the context an editor attaches to it (a
+// selection: a "path:3-9" line and a fenced code block): whether a task is
+// complex depends on what the user typed, not on how much code came with it.
+func typedText(input string) string {
+	lines := strings.Split(input, "\n")
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(strings.TrimSpace(lines[i]), "```") {
+			out = append(out, lines[i])
+			continue
+		}
+		for i++; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), "```"); i++ {
+		}
+		if n := len(out); n > 0 && selectionHeader.MatchString(out[n-1]) {
+			out = out[:n-1]
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// selectionHeader is the line naming an attached selection: "src/a.go:3-9".
+var selectionHeader = regexp.MustCompile(`^\S.*:\d+-\d+$`)
 
 func (s *Session) setTurnNote(c *Conversation, note string) {
 	s.mu.Lock()

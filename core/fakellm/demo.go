@@ -36,9 +36,14 @@ func DemoScript(req Request) Reply {
 	if last.Role != llm.RoleTool {
 		return demoStart(n)
 	}
+	mode := demoMode(req.Messages)
 	switch toolName(req.Messages, last.ToolCallID) {
 	case toolLs:
-		return demoWrite(n)
+		if mode == "plan" {
+			return demoFinal("[demo] Plan mode is read-only, so the demo stops before writing " + DemoFile +
+				". Switch with /mode default to see an approval and the diff review. " + demoSetup)
+		}
+		return demoWrite(n, mode)
 	case toolWrite:
 		if refused(last.Content) {
 			return demoFinal("[demo] The write of " + DemoFile + " was not approved, so the demo stops here and nothing was changed. " +
@@ -46,7 +51,7 @@ func DemoScript(req Request) Reply {
 		}
 		return demoCat(n)
 	case toolBash:
-		return demoFinal(demoDone)
+		return demoFinal(demoDone(mode))
 	}
 	// A tool result the demo did not ask for: end the turn politely.
 	return demoFinal("[demo] The offline demo got a tool result it did not expect, so it ends here. " + demoSetup)
@@ -55,10 +60,37 @@ func DemoScript(req Request) Reply {
 const demoSetup = "To talk to a real model, set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) " +
 	"or configure the provider in .coder/config.json."
 
-const demoDone = "[demo] That was the offline demo: no model was called, every step was scripted. " +
-	"It listed the directory, wrote " + DemoFile + " after your approval and read it back with bash. " +
-	demoSetup + " " +
-	"Run /undo to remove the demo file."
+// asksToWrite reports whether a file write needs the user's approval in
+// mode (the agent's modes; "" is the default).
+func asksToWrite(mode string) bool {
+	return mode != "auto-edit" && mode != "yolo"
+}
+
+func demoDone(mode string) string {
+	how := "after your approval"
+	if !asksToWrite(mode) {
+		how = "without asking (" + mode + " mode allows file edits)"
+	}
+	return "[demo] That was the offline demo: no model was called, every step was scripted. " +
+		"It listed the directory, wrote " + DemoFile + " " + how + " and read it back with bash. " +
+		demoSetup + " " +
+		"Run /undo to remove the demo file."
+}
+
+// demoMode is the mode named in the system message ("Mode: auto-edit."),
+// or "".
+func demoMode(msgs []llm.Message) string {
+	for _, m := range msgs {
+		if m.Role != llm.RoleSystem {
+			continue
+		}
+		if _, rest, ok := strings.Cut(m.Content, "\nMode: "); ok {
+			mode, _, _ := strings.Cut(rest, ".")
+			return strings.TrimSpace(mode)
+		}
+	}
+	return ""
+}
 
 // demoStart is step 1: think, say what happens, list the directory.
 func demoStart(n int) Reply {
@@ -72,13 +104,18 @@ func demoStart(n int) Reply {
 	}
 }
 
-// demoWrite is step 2: create the demo file, which needs the user's approval.
-func demoWrite(n int) Reply {
+// demoWrite is step 2: create the demo file, which needs the user's
+// approval unless the mode allows edits.
+func demoWrite(n int, mode string) Reply {
 	content := "This file was written by the coder-nvim offline demo.\n" +
 		"No model was called: the demo is a fixed script.\n" +
 		"Run /undo to remove it, or delete it by hand.\n"
+	say := "[demo] Now I will create " + DemoFile + ". You can review the diff and approve or refuse it."
+	if !asksToWrite(mode) {
+		say = "[demo] Now I will create " + DemoFile + ". In " + mode + " mode file edits need no approval, so it is written at once; /undo takes it back."
+	}
 	return Reply{
-		Content:   "[demo] Now I will create " + DemoFile + ". You can review the diff and approve or refuse it.",
+		Content:   say,
 		ToolCalls: []llm.ToolCall{demoCall(n, toolWrite, map[string]string{"path": DemoFile, "content": content})},
 		Chunk:     12,
 		Delay:     5 * time.Millisecond,

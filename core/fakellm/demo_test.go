@@ -8,6 +8,13 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
 
+// inMode copies msgs with the system message the agent writes in mode.
+func inMode(mode string, msgs []llm.Message) []llm.Message {
+	out := append([]llm.Message{}, msgs...)
+	out[0] = llm.Message{Role: llm.RoleSystem, Content: "You are a coding agent.\n\nWorkspace root: /w\nMode: " + mode + ". Deliver the change."}
+	return out
+}
+
 func TestDemoScript(t *testing.T) {
 	user := llm.Message{Role: llm.RoleUser, Content: "hello"}
 	call := func(id, name string) llm.Message {
@@ -38,6 +45,10 @@ func TestDemoScript(t *testing.T) {
 		{"after bash", flow[:8], "", nil, "/undo"},
 		{"write denied", append(append([]llm.Message{}, flow[:5]...), result("c2", "The user denied this call.")), "", nil, "not approved"},
 		{"write refused", append(append([]llm.Message{}, flow[:5]...), result("c2", "Refused by user")), "", nil, "not approved"},
+		{"after ls, auto-edit", inMode("auto-edit", flow[:4]), "write", map[string]string{"path": "coder-demo.txt"}, "need no approval"},
+		{"after bash, default", inMode("default", flow[:8]), "", nil, "after your approval"},
+		{"after bash, yolo", inMode("yolo", flow[:8]), "", nil, "without asking (yolo mode"},
+		{"after ls, plan", inMode("plan", flow[:4]), "", nil, "Plan mode is read-only"},
 		{"second prompt", append(append([]llm.Message{}, flow...), llm.Message{Role: llm.RoleUser, Content: "again"}), "ls", map[string]string{"path": "."}, "offline demo"},
 	}
 	for _, tt := range tests {

@@ -403,8 +403,10 @@ func TestCancelStopsStream(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
-	if d := returned.Sub(cancelled); d > 100*time.Millisecond {
-		t.Errorf("Stream returned %v after cancel, want < 100ms", d)
+	// The rest of the stream takes ~4 s; the bound is loose for loaded
+	// machines but still fails if the cancel waits for the stream.
+	if d := returned.Sub(cancelled); d > 2*time.Second {
+		t.Errorf("Stream returned %v after cancel, want < 2s", d)
 	}
 }
 

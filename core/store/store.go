@@ -84,7 +84,20 @@ type Summary struct {
 	ID          string    `json:"id"`
 	UpdatedAt   time.Time `json:"updated_at"`
 	FirstPrompt string    `json:"first_prompt"`
-	Messages    int       `json:"messages"`
+	Messages    int       `json:"messages"` // CountMessages of the session
+	Answered    bool      `json:"answered"` // the model answered at least once
+}
+
+// CountMessages is the size of a conversation as front ends show it: its
+// user and assistant messages (not the system prompt nor tool results).
+func CountMessages(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant {
+			n++
+		}
+	}
+	return n
 }
 
 // Dir is the sessions directory of a workspace.
@@ -163,12 +176,12 @@ func List(dir string) ([]Summary, error) {
 		if err != nil {
 			continue
 		}
-		sum := Summary{ID: s.ID, UpdatedAt: s.UpdatedAt, Messages: len(s.Messages)}
+		sum := Summary{ID: s.ID, UpdatedAt: s.UpdatedAt, Messages: CountMessages(s.Messages)}
 		for _, m := range s.Messages {
-			if m.Role == llm.RoleUser {
+			if m.Role == llm.RoleUser && sum.FirstPrompt == "" {
 				sum.FirstPrompt = m.Content
-				break
 			}
+			sum.Answered = sum.Answered || m.Role == llm.RoleAssistant
 		}
 		out = append(out, sum)
 	}

@@ -74,6 +74,31 @@ func (w *Workspace) SetGuard(guard func(ctx context.Context, abs string) error) 
 	w.guard = guard
 }
 
+// CheckGuard runs the guard on every path a change set would write, so a
+// change the editor would refuse is refused before anyone is asked to
+// approve it. Apply checks again: the user may start editing meanwhile.
+func (w *Workspace) CheckGuard(ctx context.Context, changes []FileChange) error {
+	_, guard := w.fileSystem()
+	if guard == nil {
+		return nil
+	}
+	for _, c := range changes {
+		for _, p := range []string{c.Path, c.MoveTo} {
+			if p == "" {
+				continue
+			}
+			abs, _, err := w.Resolve(p)
+			if err != nil {
+				return err
+			}
+			if err := guard(ctx, abs); err != nil {
+				return fmt.Errorf("%s: change refused: %w", c.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
 // SetFS makes the workspace read and write file contents through f; nil
 // restores the local disk.
 func (w *Workspace) SetFS(f FS) {

@@ -37,7 +37,12 @@ local function render_lines()
   local function add(s)
     table.insert(lines, ' ' .. s)
   end
-  add(('%s · %s'):format(r.tool or '?', one_line(r.title)))
+  -- Titles usually start with the tool ("write calc.go"): say it once.
+  local title = one_line(r.title)
+  if r.tool and r.tool ~= '' and title:sub(1, #r.tool + 1) ~= r.tool .. ' ' and title ~= r.tool then
+    title = r.tool .. ' · ' .. title
+  end
+  add(title)
   if r.command and r.command ~= '' then
     add('command: ' .. one_line(r.command))
   elseif r.paths and #r.paths > 0 then
@@ -93,11 +98,63 @@ local function render_lines()
   return lines
 end
 
+-- wrap breaks lines longer than width cells at spaces (a word longer than
+-- a line is cut); continuation lines are indented under the text.
+local function wrap(lines, width)
+  local out = {}
+  for _, l in ipairs(lines) do
+    local indent = '   '
+    while vim.fn.strdisplaywidth(l) > width do
+      local n = vim.fn.strchars(l)
+      local cut
+      -- Every character takes at least one cell: start at width.
+      for i = math.min(n, width), 1, -1 do
+        local head = vim.fn.strcharpart(l, 0, i)
+        if vim.fn.strdisplaywidth(head) <= width then
+          cut = cut or i
+          if vim.fn.strcharpart(l, i, 1) == ' ' then
+            cut = i
+            break
+          end
+        end
+      end
+      local head = vim.fn.strcharpart(l, 0, cut)
+      if vim.trim(head) == '' then
+        break
+      end
+      table.insert(out, (head:gsub('%s+$', '')))
+      l = indent .. vim.fn.strcharpart(l, cut):gsub('^%s+', '')
+    end
+    table.insert(out, l)
+  end
+  return out
+end
+
 local function refresh_float()
   if not (cur and valid_buf(cur.buf)) then
     return
   end
   local lines = render_lines()
+  -- Prefer the bottom of the reviewed (or previous) window, so the float
+  -- covers neither the chat nor the hunks at the top of the view.
+  local anchor = valid_win(cur.file_win) and cur.file_win or nil
+  local ui = require('coder.ui').state
+  if not anchor and valid_win(cur.prev) and cur.prev ~= ui.twin and cur.prev ~= ui.iwin
+    and api.nvim_win_get_config(cur.prev).relative == '' then
+    anchor = cur.prev
+  end
+  if anchor and api.nvim_win_get_width(anchor) < 42 then
+    anchor = nil
+  end
+  -- Lines wider than the room are wrapped, never cut: the reason and the
+  -- keys must stay readable in an 80-column terminal.
+  local maxw = anchor and api.nvim_win_get_width(anchor) - 2 or vim.o.columns - 4
+  lines = wrap(lines, math.max(20, maxw - 1))
+  if anchor and api.nvim_win_get_height(anchor) < #lines + 4 then
+    anchor = nil
+    maxw = vim.o.columns - 4
+    lines = wrap(render_lines(), math.max(20, maxw - 1))
+  end
   vim.bo[cur.buf].modifiable = true
   api.nvim_buf_set_lines(cur.buf, 0, -1, false, lines)
   vim.bo[cur.buf].modifiable = false
@@ -108,31 +165,23 @@ local function refresh_float()
     for _, l in ipairs(lines) do
       w = math.max(w, vim.fn.strdisplaywidth(l) + 1)
     end
-    -- Prefer the bottom of the reviewed (or previous) window, so the float
-    -- covers neither the chat nor the hunks at the top of the view.
-    local anchor = valid_win(cur.file_win) and cur.file_win or nil
-    local ui = require('coder.ui').state
-    if not anchor and valid_win(cur.prev) and cur.prev ~= ui.twin and cur.prev ~= ui.iwin
-      and api.nvim_win_get_config(cur.prev).relative == '' then
-      anchor = cur.prev
-    end
-    if anchor and api.nvim_win_get_width(anchor) >= 42 and api.nvim_win_get_height(anchor) >= #lines + 4 then
-      w = math.min(w, api.nvim_win_get_width(anchor) - 2)
+    w = math.min(w, maxw)
+    local h = math.max(1, math.min(#lines, vim.o.lines - 4))
+    if anchor then
       api.nvim_win_set_config(cur.win, {
         relative = 'win',
         win = anchor,
         width = w,
-        height = #lines,
-        row = api.nvim_win_get_height(anchor) - #lines - 2,
+        height = h,
+        row = api.nvim_win_get_height(anchor) - h - 2,
         col = 0,
       })
     else
-      w = math.min(w, vim.o.columns - 4)
       api.nvim_win_set_config(cur.win, {
         relative = 'editor',
         width = w,
-        height = #lines,
-        row = math.max(0, vim.o.lines - #lines - 5),
+        height = h,
+        row = math.max(0, vim.o.lines - h - 5),
         col = math.max(0, math.floor((vim.o.columns - w) / 2)),
       })
     end
@@ -149,6 +198,28 @@ local function hunk_rows(h)
     stop = math.min(h.old_start - 1 + #h.old_lines - 1, n - 1)
   end
   return start, stop
+end
+
+-- expand_tabs replaces tabs with the spaces the buffer would show:
+-- virtual text draws a tab as one cell, and the added lines would lose
+-- their indentation.
+local function expand_tabs(s, ts)
+  if not s:find('\t', 1, true) then
+    return s
+  end
+  ts = ts > 0 and ts or 8
+  local out, col = {}, 0
+  for _, ch in ipairs(vim.fn.split(s, '\\zs')) do
+    if ch == '\t' then
+      local n = ts - col % ts
+      table.insert(out, string.rep(' ', n))
+      col = col + n
+    else
+      table.insert(out, ch)
+      col = col + vim.fn.strdisplaywidth(ch)
+    end
+  end
+  return table.concat(out)
 end
 
 local function draw(buf)
@@ -168,8 +239,9 @@ local function draw(buf)
       local start, stop = hunk_rows(h)
       if #h.new_lines > 0 then
         local virt = {}
+        local ts = vim.bo[buf].tabstop
         for _, l in ipairs(h.new_lines) do
-          table.insert(virt, { { '+ ' .. l, add } })
+          table.insert(virt, { { '+ ' .. expand_tabs(l, ts), add } })
         end
         local row, above = stop, false
         if #h.old_lines == 0 and h.old_start - 1 < n and not empty then
@@ -439,6 +511,8 @@ local function show(req)
   cur.win = api.nvim_open_win(buf, false, {
     relative = 'editor', row = 1, col = 1, width = 40, height = 1,
     border = 'rounded', style = 'minimal', focusable = true,
+    -- Above the chat's own floats (layout = 'float').
+    zindex = 100,
   })
   vim.wo[cur.win].wrap = false
   vim.wo[cur.win].winhighlight = 'FloatBorder:CoderApprovalBorder'

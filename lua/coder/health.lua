@@ -15,11 +15,21 @@ local function reporter()
   }
 end
 
+-- section names a part of the report. Neovim 0.10+ heads the report with
+-- the plugin's name already ("coder: require("coder.health").check()").
+local function section(name)
+  if vim.fn.has('nvim-0.10') == 1 then
+    return name
+  end
+  return 'coder: ' .. name
+end
+M.section = section
+
 function M.check()
   local r = reporter()
   local host = require('coder.host')
 
-  r.start('coder: Neovim')
+  r.start(section('Neovim'))
   local v = vim.version()
   local vs = ('%d.%d.%d'):format(v.major, v.minor, v.patch)
   if vim.fn.has('nvim-0.7') == 1 then
@@ -31,7 +41,7 @@ function M.check()
     r.info('Neovim 0.7: the cwd prompt shows in the input status line (no winbar) and User autocmds carry no data (use require("coder").last_event)')
   end
 
-  r.start('coder: host binary')
+  r.start(section('host binary'))
   local cmd = host.cmd()
   local bin = cmd[1]
   local want = host.plugin_version()
@@ -52,14 +62,14 @@ function M.check()
     end
   end
 
-  r.start('coder: tools')
+  r.start(section('tools'))
   if vim.fn.executable('git') == 1 then
     r.ok(vim.trim(vim.fn.system({ 'git', '--version' })))
   else
     r.warn('git not found', { '/undo and /diff need git; install it' })
   end
 
-  r.start('coder: provider')
+  r.start(section('provider'))
   if not host_ok then
     r.warn('skipped: the host binary is not usable')
     return

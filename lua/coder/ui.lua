@@ -13,6 +13,7 @@ local st = {
   iwin = nil,
   tab = nil,
   status = nil,
+  inserting = false, -- the input buffer is in Insert mode
 }
 M.state = st
 
@@ -79,6 +80,23 @@ function M.transcript_buf()
     vim.bo[st.tbuf].undolevels = -1
     vim.bo[st.tbuf].modifiable = false
     set_keys()
+    -- Text appended while the chat's tab was not shown moves the cursor of
+    -- a following window to the end without scrolling it: back in the tab,
+    -- the window would show only the last, empty line. Put the end at the
+    -- bottom of the window instead.
+    api.nvim_create_autocmd('TabEnter', {
+      group = api.nvim_create_augroup('CoderTranscriptView', { clear = true }),
+      callback = function()
+        for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+          if valid_buf(st.tbuf) and api.nvim_win_get_buf(w) == st.tbuf
+            and api.nvim_win_get_cursor(w)[1] == api.nvim_buf_line_count(st.tbuf) then
+            api.nvim_win_call(w, function()
+              vim.cmd('normal! zb')
+            end)
+          end
+        end
+      end,
+    })
   end
   return st.tbuf
 end
@@ -87,6 +105,14 @@ function M.input_buf()
   if not valid_buf(st.ibuf) then
     st.ibuf = scratch('coder://input', 'coder-input')
     set_keys()
+    -- The key hints follow the mode: <C-s> sends in Insert mode.
+    api.nvim_create_autocmd({ 'InsertEnter', 'InsertLeave' }, {
+      buffer = st.ibuf,
+      callback = function(ev)
+        st.inserting = ev.event == 'InsertEnter'
+        M.render_status()
+      end,
+    })
   end
   return st.ibuf
 end
@@ -98,7 +124,10 @@ end
 local function win_opts(w, fixed_height)
   local o = vim.wo[w]
   o.wrap = true
+  -- Wrap at word boundaries, continuation lines keep the indentation (tool
+  -- output is indented under its summary).
   o.linebreak = true
+  o.breakindent = true
   o.number = false
   o.relativenumber = false
   o.signcolumn = 'no'
@@ -305,8 +334,41 @@ local function tokens(n)
   return tostring(n)
 end
 
--- status_text is the one-line status: context tokens, model, mode.
-function M.status_text()
+-- fit joins parts with ' · ' and drops the parts with the lowest
+-- priority (the highest number in prio) until the text fits width cells.
+local function fit(parts, prio, width)
+  local keep = {}
+  for i = 1, #parts do
+    keep[i] = true
+  end
+  local function text()
+    local out = {}
+    for i, p in ipairs(parts) do
+      if keep[i] then
+        table.insert(out, p)
+      end
+    end
+    return table.concat(out, ' · ')
+  end
+  while width and vim.fn.strdisplaywidth(text()) > width do
+    local worst
+    for i = 1, #parts do
+      if keep[i] and (not worst or (prio[i] or 0) > (prio[worst] or 0)) then
+        worst = i
+      end
+    end
+    if not worst or (prio[worst] or 0) == 0 then
+      break
+    end
+    keep[worst] = false
+  end
+  return text()
+end
+
+-- status_text is the one-line status: context tokens, model, mode. width:
+-- the cells it may take; the model, then the context size are left out
+-- when they do not fit.
+function M.status_text(width)
   local s = st.status
   if not s then
     if require('coder.host').running() then
@@ -315,51 +377,80 @@ function M.status_text()
     return 'coder: not running'
   end
   local parts = { 'ctx ' .. tokens(s.context_tokens), s.model or '?', s.mode or '?' }
+  local prio = { 2, 3, 0 }
   if s.demo then
     table.insert(parts, 'DEMO')
+    table.insert(prio, 1)
   end
   if s.busy then
     table.insert(parts, '● working')
+    table.insert(prio, 0)
   end
-  return table.concat(parts, ' · ')
+  return fit(parts, prio, width)
 end
 
 function M.prompt_text()
   return tilde(st.status and st.status.cwd or nil) .. ' ❯'
 end
 
--- hints lists the input keys.
-function M.hints()
+-- hints lists the input keys; insert: the keys that work in Insert mode.
+-- width: the cells it may take (the close and stop keys go first).
+function M.hints(insert, width)
   local k = require('coder.config').current.keys
-  local out = {}
-  for _, p in ipairs({ { k.send, 'send' }, { k.stop, 'stop' }, { k.close, 'close' } }) do
+  local parts, prio = {}, {}
+  local pairs_ = { { insert and k.send_insert or k.send, 'send', 0 }, { k.stop, 'stop', 1 } }
+  if not insert then
+    table.insert(pairs_, { k.close, 'close', 2 })
+  end
+  for _, p in ipairs(pairs_) do
     if p[1] then
-      table.insert(out, p[1] .. ' ' .. p[2])
+      table.insert(parts, p[1] .. ' ' .. p[2])
+      table.insert(prio, p[3])
     end
   end
-  return table.concat(out, ' · ')
+  return fit(parts, prio, width)
 end
 
 local function esc(s)
   return (s:gsub('%%', '%%%%'))
 end
 
+-- status_width is the width of w's status line.
+local function status_width(w)
+  if vim.o.laststatus == 3 then
+    return vim.o.columns
+  end
+  return api.nvim_win_get_width(w)
+end
+
 -- render_status shows the status above the input (the transcript window's
 -- status line) and the cwd prompt on the input (winbar on 0.8+, else the
--- input window's status line).
+-- input window's status line). Everything is cut to the window's width.
 function M.render_status()
-  local status, prompt = esc(' ' .. M.status_text()), esc(' ' .. M.prompt_text())
   local has_winbar = vim.fn.has('nvim-0.8') == 1
   local global = vim.o.laststatus == 3
+  local insert = st.inserting == true
   if valid_win(st.twin) then
+    local status = esc(' ' .. M.status_text(status_width(st.twin) - 2))
     vim.wo[st.twin].statusline = '%#CoderStatus#' .. status .. '%='
   end
   if valid_win(st.iwin) then
+    local w = status_width(st.iwin)
+    local prompt = ' ' .. M.prompt_text()
     if has_winbar then
-      vim.wo[st.iwin].winbar = '%#CoderPrompt#' .. (global and (status .. ' │') or '') .. prompt
-      vim.wo[st.iwin].statusline = '%#CoderStatus#' .. esc(' ' .. M.hints())
+      local status = global and (' ' .. M.status_text(w - 2) .. ' │') or ''
+      vim.wo[st.iwin].winbar = '%#CoderPrompt#' .. esc(status .. prompt) .. '%<'
+      vim.wo[st.iwin].statusline = '%#CoderStatus#' .. esc(' ' .. M.hints(insert, w - 2))
     else
-      vim.wo[st.iwin].statusline = '%#CoderPrompt#' .. prompt .. '%=%#CoderStatus#' .. esc(M.hints() .. ' ')
+      local hints = M.hints(insert, w - 2)
+      local room = w - vim.fn.strdisplaywidth(hints) - 2
+      if vim.fn.strdisplaywidth(prompt) > room then
+        prompt = ' ' .. vim.fn.pathshorten(M.prompt_text())
+      end
+      if vim.fn.strdisplaywidth(prompt) > room then
+        prompt = ' ❯'
+      end
+      vim.wo[st.iwin].statusline = '%#CoderPrompt#' .. esc(prompt) .. '%=%#CoderStatus#' .. esc(hints .. ' ')
     end
   end
 end

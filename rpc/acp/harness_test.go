@@ -270,10 +270,35 @@ func (c *client) permissions() []sdk.RequestPermissionRequest {
 	return append([]sdk.RequestPermissionRequest(nil), c.perms...)
 }
 
+// minWait is how long a test waits for something that must happen before
+// it gives up: only a failure waits this long, and a loaded 2-core machine
+// running the race detector is slow.
+const minWait = 30 * time.Second
+
+// stopBound is how soon a cancelled turn must end: far below what an
+// ignored cancel costs (the rest of a slow stream, a `sleep 20`), yet loose
+// enough for a loaded machine.
+const stopBound = 3 * time.Second
+
+// waitFile waits until path exists.
+func waitFile(t testing.TB, path string) {
+	t.Helper()
+	deadline := time.Now().Add(minWait)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // waitFor waits until cond holds for the client's state.
 func (c *client) waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(minWait)
 	for !cond() {
 		select {
 		case <-c.changed:

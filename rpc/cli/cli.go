@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 )
@@ -27,7 +28,9 @@ type Printer struct {
 func (p *Printer) Handle(ev event.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.Demo && !p.demoSaid {
+	// The demo label comes with the first thing the (demo) model says:
+	// a /command alone never reaches it.
+	if p.Demo && !p.demoSaid && fromModel(ev) {
 		p.demoSaid = true
 		fmt.Fprintln(p.Err, "[demo] no provider configured: this is the offline demo model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)")
 	}
@@ -50,7 +53,16 @@ func (p *Printer) Handle(ev event.Event) {
 		if title == "" {
 			title = t.Name
 		}
-		fmt.Fprintf(p.Err, "● %s — %s: %s (%dms)\n", title, t.Status, strings.TrimPrefix(t.Summary, t.Status+": "), t.DurationMS)
+		text := t.Summary
+		if t.Status == event.ToolDenied && t.Output != "" {
+			// A refusal's summary is cut; the whole text says how to allow it.
+			text = strings.Join(strings.Fields(t.Output), " ")
+		}
+		summary, d, ok := event.SplitDuration(strings.TrimPrefix(text, t.Status+": "))
+		if !ok {
+			d = time.Duration(t.DurationMS) * time.Millisecond
+		}
+		fmt.Fprintf(p.Err, "● %s — %s: %s (%s)\n", title, t.Status, summary, event.FormatDuration(d))
 	case event.CommandOutput:
 		p.newline()
 		fmt.Fprintln(p.Out, strings.TrimRight(ev.Text, "\n"))
@@ -73,6 +85,18 @@ func (p *Printer) Handle(ev event.Event) {
 		p.endReasoning()
 		p.newline()
 	}
+}
+
+// fromModel reports whether an event comes from the model: its text or a
+// tool call it made (a user's `!command` is titled "!…").
+func fromModel(ev event.Event) bool {
+	switch ev.Kind {
+	case event.AgentMessageDelta, event.AgentReasoningDelta:
+		return true
+	case event.ToolCallBegin:
+		return ev.Tool != nil && !strings.HasPrefix(ev.Tool.Title, "!")
+	}
+	return false
 }
 
 // Failure is the reason the last turn failed, or "".

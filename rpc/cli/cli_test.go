@@ -25,14 +25,14 @@ func TestPrinter(t *testing.T) {
 				{Kind: event.TaskComplete, Reason: event.StopEndTurn},
 			},
 			out: "Hello\nDone.\n",
-			err: "thinking: think\n● read a.go — completed: 3 lines (2ms)\n",
+			err: "thinking: think\n● read a.go — completed: 3 lines (2 ms)\n",
 		},
 		{
 			name: "denied tool: status not repeated",
 			events: []event.Event{
 				{Kind: event.ToolCallEnd, Tool: &event.Tool{Name: "write", Title: "write x", Status: "denied", Summary: "denied: needs approval"}},
 			},
-			err: "● write x — denied: needs approval (0ms)\n",
+			err: "● write x — denied: needs approval (0 ms)\n",
 		},
 		{
 			name:   "error then abort",
@@ -57,11 +57,29 @@ func TestPrinter(t *testing.T) {
 			err: "thinking: hm\nnote: rate limited; retrying in 20 s (attempt 2 of 4)\n",
 		},
 		{
-			name:   "command output and demo label",
+			name:   "a command in the demo: no demo label",
 			demo:   true,
 			events: []event.Event{{Kind: event.CommandOutput, Text: "mode: plan\n"}, {Kind: event.Notice, Text: "hi"}},
 			out:    "mode: plan\n",
-			err:    "[demo] no provider configured: this is the offline demo model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)\nnote: hi\n",
+			err:    "note: hi\n",
+		},
+		{
+			name: "the demo model answers: labelled once",
+			demo: true,
+			events: []event.Event{
+				{Kind: event.ToolCallBegin, Tool: &event.Tool{Name: "bash", Title: "!ls"}},
+				{Kind: event.AgentMessageDelta, Text: "[demo] hi\n"},
+				{Kind: event.AgentMessageDelta, Text: "more\n"},
+			},
+			out: "[demo] hi\nmore\n",
+			err: "[demo] no provider configured: this is the offline demo model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)\n",
+		},
+		{
+			name: "a refusal prints the whole hint",
+			events: []event.Event{{Kind: event.ToolCallEnd, Tool: &event.Tool{Name: "write", Title: "write x", Status: "denied",
+				Summary: "denied: write x needs approval (ask) and nobody can approve it here; rerun with --yes, or se…",
+				Output:  "denied: write x needs approval (ask) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in .coder/config.json"}}},
+			err: "● write x — denied: write x needs approval (ask) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in .coder/config.json (0 ms)\n",
 		},
 	}
 	for _, tt := range tests {

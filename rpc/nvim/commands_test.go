@@ -28,8 +28,7 @@ func TestSlashCommandsInEditor(t *testing.T) {
 		return mode == "plan"
 	})
 	e.waitIdle(5 * time.Second)
-	e.cmd("Coder /auto-edit")
-	e.waitIdle(5 * time.Second)
+	e.run("Coder /auto-edit")
 
 	e.llm.Enqueue(
 		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("r", "read", map[string]any{"path": "notes.txt"})}},
@@ -70,11 +69,20 @@ func TestSlashCommandsInEditor(t *testing.T) {
 		return e.boolLua(`return vim.fn.getbufline(vim.fn.bufnr(...), 1)[1] == 'one'`, path)
 	})
 
-	// A bare /resume offers the saved sessions; picking one resumes it.
+	// A bare /resume offers the other saved sessions; picking one resumes
+	// it and shows its conversation.
 	var first string
 	e.lua(`return require('coder').state().session_id`, &first)
-	e.cmd("Coder /new")
-	e.waitIdle(5 * time.Second)
+	e.run("Coder /new")
+	// A run whose only request failed is no session to go back to.
+	e.llm.Enqueue(fakellm.Reply{Status: 400})
+	e.run("Coder this request fails")
+	if !strings.Contains(e.transcript(), "scripted HTTP 400") {
+		t.Fatalf("the request did not fail:\n%s", e.transcript())
+	}
+	e.run("Coder /new")
+	var current string
+	e.lua(`return require('coder').state().session_id`, &current)
 	e.lua(`
 		_G.picked = nil
 		vim.ui.select = function(items, opts, on_choice)
@@ -82,12 +90,28 @@ func TestSlashCommandsInEditor(t *testing.T) {
 			on_choice(items[1])
 		end
 	`, nil)
+	before := len(e.transcript())
 	e.cmd("Coder /resume")
 	e.waitFor("the resumed session", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "resumed session "+first) })
-	var label string
-	e.lua(`return _G.picked[1].label`, &label)
-	if !strings.Contains(label, "change notes") {
-		t.Errorf("picker item = %q, want the first prompt", label)
+	var items []struct {
+		ID    string `msgpack:"id"`
+		Label string `msgpack:"label"`
+	}
+	e.lua(`return _G.picked`, &items)
+	if len(items) != 1 || items[0].ID != first {
+		t.Fatalf("picker items %+v, want only the session %s (not the current %s nor the failed run)", items, first, current)
+	}
+	if !strings.Contains(items[0].Label, "change notes") {
+		t.Errorf("picker item = %q, want the first prompt", items[0].Label)
+	}
+	tr := e.transcript()[before:]
+	// The picker and the notice count messages the same way.
+	_, count, _ := strings.Cut(items[0].Label, "(")
+	if !strings.Contains(tr, "resumed session "+first+" ("+count) {
+		t.Errorf("picker says %q; transcript:\n%s", items[0].Label, tr)
+	}
+	if !strings.Contains(tr, "## You\nchange notes") || !strings.Contains(tr, "edited") {
+		t.Errorf("the resumed conversation is not in the transcript:\n%s", tr)
 	}
 }
 

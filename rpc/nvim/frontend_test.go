@@ -3,11 +3,13 @@ package nvimhost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -267,4 +269,227 @@ func TestReviewLeavesTheTypingWindowAlone(t *testing.T) {
 	if data, _ := os.ReadFile(target); string(data) != "new\n" {
 		t.Fatalf("target.txt = %q", data)
 	}
+}
+
+// :help coder works from a checkout without doc/tags (make run before any
+// :helptags, a plugin manager that does not generate tags).
+func TestHelpWithoutTags(t *testing.T) {
+	needNvim(t)
+	plugin := t.TempDir()
+	for _, dir := range []string{"plugin", "lua/coder", "doc"} {
+		copyDir(t, filepath.Join(repoRoot(), dir), filepath.Join(plugin, dir))
+	}
+	os.Remove(filepath.Join(plugin, "doc", "tags"))
+	e := newEditor(t, editorOpts{rtp: plugin})
+	e.cmd("help coder")
+	var name string
+	e.lua(`return vim.api.nvim_buf_get_name(0)`, &name)
+	if filepath.Base(name) != "coder.txt" {
+		t.Fatalf(":help coder opened %q", name)
+	}
+	e.cmd("help coder-options")
+}
+
+// copyDir copies the regular files of src (not recursively) into dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ent := range entries {
+		if !ent.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, ent.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dst, ent.Name()), string(data))
+	}
+}
+
+// The chat's status lines and the approval float fit the screen, at 80×24
+// as at 200×50, and the input hint follows the mode.
+func TestChatFitsTheScreen(t *testing.T) {
+	for _, size := range []struct{ cols, lines int }{{80, 24}, {200, 50}} {
+		for _, layout := range []string{"right", "float"} {
+			t.Run(fmt.Sprintf("%dx%d %s", size.cols, size.lines, layout), func(t *testing.T) {
+				e := newEditor(t, editorOpts{setup: `{layout = '` + layout + `'}`})
+				e.cmd(fmt.Sprintf("set columns=%d lines=%d", size.cols, size.lines))
+				e.llm.Enqueue(
+					fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_w", "write", map[string]string{"path": "calc.go", "content": "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"})}},
+					fakellm.Reply{Content: "done"},
+				)
+				e.start()
+				e.cmd("Coder write calc.go please, with a long enough request to matter")
+				e.waitApproval()
+				var info struct {
+					Lines     []string `msgpack:"lines"`
+					Width     int      `msgpack:"width"`
+					Right     int      `msgpack:"right"`
+					Status    string   `msgpack:"status"`
+					StatusW   int      `msgpack:"status_w"`
+					TwinW     int      `msgpack:"twin_w"`
+					Hints     string   `msgpack:"hints"`
+					HintsW    int      `msgpack:"hints_w"`
+					IwinW     int      `msgpack:"iwin_w"`
+					Zindex    int      `msgpack:"z"`
+					InputZ    int      `msgpack:"input_z"`
+					Indent    bool     `msgpack:"indent"`
+					Linebreak bool     `msgpack:"linebreak"`
+				}
+				e.lua(`local c = require('coder.approval').current()
+					local ui = require('coder.ui').state
+					local cfg = vim.api.nvim_win_get_config(c.win)
+					local icfg = vim.api.nvim_win_get_config(ui.iwin)
+					local pos = vim.api.nvim_win_get_position(c.win)
+					local function eval(win)
+						return vim.api.nvim_eval_statusline(vim.wo[win].statusline, {winid = win, maxwidth = vim.api.nvim_win_get_width(win)})
+					end
+					-- The width the text takes without padding or truncation.
+					local function natural(win)
+						local f = vim.wo[win].statusline:gsub('%%=', ''):gsub('%%<', '')
+						return vim.api.nvim_eval_statusline(f, {winid = win, maxwidth = 1000}).str
+					end
+					local s, h = eval(ui.twin), eval(ui.iwin)
+					return {lines = vim.api.nvim_buf_get_lines(c.buf, 0, -1, false), width = cfg.width,
+						right = pos[2] + cfg.width + 2, status = s.str, status_w = vim.fn.strdisplaywidth(
+						natural(ui.twin)),
+						twin_w = vim.api.nvim_win_get_width(ui.twin), hints = h.str, hints_w = vim.fn.strdisplaywidth(
+						natural(ui.iwin)),
+						iwin_w = vim.api.nvim_win_get_width(ui.iwin), z = cfg.zindex or 50, input_z = icfg.zindex or 0,
+						indent = vim.wo[ui.twin].breakindent, linebreak = vim.wo[ui.twin].linebreak}`, &info)
+				if info.Lines[0] != " write calc.go" {
+					t.Errorf("float title %q, want %q", info.Lines[0], " write calc.go")
+				}
+				for _, l := range info.Lines {
+					if w := utf8.RuneCountInString(l); w > info.Width {
+						t.Errorf("float line wider (%d) than the float (%d): %q", w, info.Width, l)
+					}
+				}
+				if info.Right > size.cols {
+					t.Errorf("the float ends at column %d of %d", info.Right, size.cols)
+				}
+				text := strings.Join(info.Lines, " ")
+				for _, want := range []string{"why:", "deny", "always"} {
+					if !strings.Contains(text, want) {
+						t.Errorf("float lacks %q:\n%s", want, strings.Join(info.Lines, "\n"))
+					}
+				}
+				if info.StatusW > info.TwinW || !strings.Contains(info.Status, "default") {
+					t.Errorf("status line %q (%d cells) in a %d-column window", info.Status, info.StatusW, info.TwinW)
+				}
+				if info.HintsW > info.IwinW || !strings.Contains(info.Hints, "<CR> send") {
+					t.Errorf("input status %q (%d cells) in a %d-column window", info.Hints, info.HintsW, info.IwinW)
+				}
+				if layout == "float" && info.Zindex <= info.InputZ {
+					t.Errorf("approval float zindex %d, input float %d: drawn under the chat", info.Zindex, info.InputZ)
+				}
+				if !info.Indent || !info.Linebreak {
+					t.Errorf("transcript breakindent=%v linebreak=%v", info.Indent, info.Linebreak)
+				}
+				e.input("n")
+				e.waitIdle(10 * time.Second)
+				// In Insert mode the hint names the Insert-mode send key.
+				e.lua(`vim.api.nvim_set_current_win(require('coder.ui').state.iwin)`, nil)
+				e.input("i")
+				e.waitFor("the Insert-mode hint", 5*time.Second, func() bool {
+					var s string
+					e.lua(`local w = require('coder.ui').state.iwin
+						return vim.api.nvim_eval_statusline(vim.wo[w].statusline, {winid = w}).str`, &s)
+					return strings.Contains(s, "<C-s> send")
+				})
+				e.input("<Esc>")
+			})
+		}
+	}
+}
+
+// Complex-task detection looks at what the user typed, not at the
+// selection sent with it.
+func TestSelectionIsNotAComplexTask(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	path := filepath.Join(e.dir, "big.go")
+	writeFile(t, path, "package big\n\n"+strings.Repeat("// refactor, migrate, then test and document every step; also rename it\n", 40))
+	e.cmd("edit " + path)
+	e.llm.Enqueue(fakellm.Reply{Content: "it is comments"})
+	e.start()
+	e.lua(`vim.api.nvim_set_current_win(vim.fn.win_findbuf(vim.fn.bufnr(...))[1])`, nil, path)
+	e.cmd("1,42Coder explain")
+	e.waitFor("the answer", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "it is comments") })
+	e.waitIdle(5 * time.Second)
+	if tr := e.transcript(); strings.Contains(tr, "complex task") {
+		t.Fatalf("a short question with a long selection started a todo list:\n%s", tr)
+	}
+	// The same text typed is a complex task.
+	e.llm.Enqueue(fakellm.Reply{Content: "planned"})
+	e.cmd("Coder 1. refactor the loader 2. migrate the tests 3. update the docs")
+	e.waitFor("the complex-task notice", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "complex task") })
+}
+
+// Back from another tab (the /diff tab), the transcript shows its end, not
+// a blank window.
+func TestTranscriptAfterAnotherTab(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	if err := e.v.AttachUI(80, 24, map[string]any{"ext_linegrid": true}); err != nil {
+		t.Fatalf("attach ui: %v", err)
+	}
+	writeFile(t, filepath.Join(e.dir, "a.txt"), "hi\n")
+	e.start()
+	e.cmd("Coder /help")
+	e.waitFor("/help", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "Commands:") })
+	e.waitIdle(5 * time.Second)
+	e.cmd("Coder /diff")
+	e.waitFor("the diff tab", 10*time.Second, func() bool { return e.boolLua(`return #vim.api.nvim_list_tabpages() == 2`) })
+	e.waitIdle(5 * time.Second)
+	e.cmd("tabclose")
+	var view struct {
+		Top   int `msgpack:"top"`
+		Bot   int `msgpack:"bot"`
+		Lines int `msgpack:"lines"`
+	}
+	e.lua(`local w = require('coder.ui').state.twin
+		vim.cmd('redraw')
+		return vim.api.nvim_win_call(w, function()
+			return {top = vim.fn.line('w0'), bot = vim.fn.line('w$'), lines = vim.fn.line('$')}
+		end)`, &view)
+	if view.Bot != view.Lines || view.Bot-view.Top < 5 {
+		t.Fatalf("transcript window shows lines %d-%d of %d: not the end of the chat", view.Top, view.Bot, view.Lines)
+	}
+}
+
+// The diff review's added lines keep their tab indentation.
+func TestReviewVirtualLinesKeepTabs(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	path := filepath.Join(e.dir, "calc.go")
+	writeFile(t, path, "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n")
+	e.cmd("edit " + path)
+	e.cmd("setlocal tabstop=4")
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_r", "read", map[string]string{"path": "calc.go"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_e", "edit", map[string]string{"path": "calc.go", "old_string": "\treturn a + b", "new_string": "\tsum := a + b\n\treturn sum"})}},
+		fakellm.Reply{Content: "edited"},
+	)
+	e.start()
+	e.cmd("Coder edit calc.go")
+	e.waitApproval()
+	var virt []string
+	e.lua(`local buf = vim.fn.bufnr(...)
+		local ns = vim.api.nvim_create_namespace('coder_review')
+		local out = {}
+		for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, {details = true})) do
+			for _, l in ipairs(m[4].virt_lines or {}) do
+				local s = ''
+				for _, c in ipairs(l) do s = s .. c[1] end
+				table.insert(out, s)
+			end
+		end
+		return out`, &virt, path)
+	want := []string{"+     sum := a + b", "+     return sum"}
+	if strings.Join(virt, "|") != strings.Join(want, "|") {
+		t.Fatalf("virtual lines %q, want %q", virt, want)
+	}
+	e.input("n")
+	e.waitIdle(10 * time.Second)
 }

@@ -67,6 +67,7 @@ type editorOpts struct {
 	demo   bool   // no provider configured: the host runs the offline demo
 	config string // .coder/config.json contents
 	setup  string // Lua table for setup(), without the cmd
+	rtp    string // plugin directory to load instead of this checkout
 }
 
 func needNvim(t testing.TB) {
@@ -115,8 +116,12 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 		"XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 	)
+	rtp := o.rtp
+	if rtp == "" {
+		rtp = repoRoot()
+	}
 	args := []string{"--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n",
-		"--cmd", "set rtp^=" + repoRoot(), "--cmd", "runtime plugin/coder.lua"}
+		"--cmd", "set rtp^=" + rtp, "--cmd", "runtime plugin/coder.lua"}
 	e := &editor{t: t, llm: srv, dir: dir}
 	if o.listen {
 		e.sock = filepath.Join(tmp, "nvim.sock")
@@ -195,9 +200,15 @@ func (e *editor) input(keys string) {
 	}
 }
 
+// minWait is the shortest deadline waitFor gives a condition. Deadlines
+// only decide when a test gives up: a loaded 2-core machine running the
+// race detector can be many times slower than a developer's laptop.
+const minWait = 30 * time.Second
+
 // waitFor polls cond until it holds or the deadline passes.
 func (e *editor) waitFor(what string, timeout time.Duration, cond func() bool) {
 	e.t.Helper()
+	timeout = max(timeout, minWait)
 	deadline := time.Now().Add(timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
@@ -235,6 +246,25 @@ func (e *editor) idle() bool {
 func (e *editor) waitIdle(timeout time.Duration) {
 	e.t.Helper()
 	e.waitFor("the turn to end", timeout, e.idle)
+}
+
+// turnsDone counts the CoderTurnDone events so far.
+func (e *editor) turnsDone() int {
+	var n int
+	e.lua(`local n = 0
+		for _, t in ipairs(_G.turns) do if t:find('^CoderTurnDone') then n = n + 1 end end
+		return n`, &n)
+	return n
+}
+
+// run runs an Ex command that starts one turn (":Coder /new") and waits
+// until that turn is over: waiting for "not busy" alone could pass before
+// the turn began.
+func (e *editor) run(c string) {
+	e.t.Helper()
+	n := e.turnsDone()
+	e.cmd(c)
+	e.waitFor("the end of "+c, 10*time.Second, func() bool { return e.turnsDone() > n })
 }
 
 func (e *editor) approvalOpen() bool {

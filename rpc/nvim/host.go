@@ -34,6 +34,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/backend"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/neovim/go-client/nvim"
 )
@@ -189,6 +190,7 @@ func (h *host) start(args startArgs) {
 	sess.Workspace().SetGuard(h.guard)
 	h.renderMu.Lock()
 	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
+	h.render.history = func() []llm.Message { return sess.History("") }
 	h.renderMu.Unlock()
 	h.readyLocked(resumed)
 }
@@ -275,7 +277,7 @@ func (h *host) submit(text string) {
 // pickSession answers a bare /resume in the editor with a picker over the
 // saved sessions; the choice comes back as `/resume ID`.
 func (h *host) pickSession(sess *agent.Session) {
-	list, err := store.List(store.Dir(sess.Root()))
+	list, err := sess.OtherSessions()
 	if err != nil || len(list) == 0 {
 		// The engine's own /resume explains (usage, no sessions, errors).
 		if _, err := sess.Submit("/resume"); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 )
 
 // Highlight groups the transcript uses; the Lua side defines them with
@@ -59,6 +60,9 @@ type renderer struct {
 
 	emitText func(hl, s string)
 	emitOp   func(o op, urgent bool)
+	// history returns the root conversation (nil: unknown); a /resume shows
+	// it in the transcript.
+	history func() []llm.Message
 }
 
 func newRenderer(root string, emitText func(hl, s string), emitOp func(o op, urgent bool)) *renderer {
@@ -130,6 +134,7 @@ func (r *renderer) statusOp() op {
 
 // event renders one engine event.
 func (r *renderer) event(ev event.Event) {
+	prev := r.session
 	if ev.Session != "" {
 		r.session = ev.Session
 	}
@@ -178,6 +183,12 @@ func (r *renderer) event(ev event.Event) {
 		if ev.Status != nil {
 			r.status = *ev.Status
 			r.emitOp(r.statusOp(), true)
+		}
+		// Another session was loaded (/resume): show what it holds.
+		if prev != "" && r.session != prev && r.history != nil {
+			if msgs := r.history(); len(msgs) > 0 {
+				r.replay(r.session, msgs)
+			}
 		}
 	case event.TodosUpdated:
 		r.agentSection()
@@ -281,12 +292,17 @@ func (r *renderer) toolEnd(t *event.Tool) {
 		icon, hl = "⏹", hlToolFailed
 	}
 	summary := icon + " " + toolTitle(t)
-	if t.Summary != "" && t.Summary != t.Title {
-		summary += " — " + t.Summary
+	// Some summaries carry their own duration ("exit 0 (1.2s)"): it is
+	// shown like every other duration.
+	text, d, ok := event.SplitDuration(t.Summary)
+	if !ok {
+		d, ok = time.Duration(t.DurationMS)*time.Millisecond, t.DurationMS > 0 || t.Status == event.ToolCompleted
 	}
-	// Some summaries carry their own duration ("exit 0 (1.2s)").
-	if (t.DurationMS > 0 || t.Status == event.ToolCompleted) && !strings.HasSuffix(t.Summary, ")") {
-		summary += " (" + formatDuration(time.Duration(t.DurationMS)*time.Millisecond) + ")"
+	if text != "" && text != t.Title {
+		summary += " — " + text
+	}
+	if ok {
+		summary += " (" + event.FormatDuration(d) + ")"
 	}
 	summary = strings.ReplaceAll(summary, "\n", " ")
 	if r.toolLine == t.CallID && t.CallID != "" {
@@ -297,7 +313,10 @@ func (r *renderer) toolEnd(t *event.Tool) {
 		r.agentSection()
 		r.line(hl, summary)
 	}
-	r.output(t.Output)
+	// A read's output is the file itself: the summary line says enough.
+	if t.Name != "read" {
+		r.output(t.Output)
+	}
 	r.stream = ""
 }
 
@@ -395,16 +414,6 @@ func toolTitle(t *event.Tool) string {
 		title = t.Name + ": " + title
 	}
 	return strings.ReplaceAll(title, "\n", " ")
-}
-
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%d ms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1f s", d.Seconds())
-	}
-	return d.Round(time.Second).String()
 }
 
 // tildePath shortens a path under $HOME for display.

@@ -75,6 +75,37 @@ func TestRenderTurn(t *testing.T) {
 	}
 }
 
+// A read shows its summary line only, and every duration has one format,
+// also one a summary carries itself.
+func TestRenderToolSummaries(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tool event.Tool
+		want string // the whole transcript after the agent header
+	}{
+		{"read", event.Tool{CallID: "c", Name: "read", Kind: "read", Title: "read a.go", Status: event.ToolCompleted, Summary: "3 lines", Output: "package a\n\nfunc A() {}\n", DurationMS: 4},
+			"✓ read a.go — 3 lines (4 ms)\n"},
+		{"ls keeps its listing", event.Tool{CallID: "c", Name: "ls", Kind: "read", Title: "ls .", Status: event.ToolCompleted, Summary: "2 entries", Output: "a.go\nsub/\n", DurationMS: 1},
+			"✓ ls . — 2 entries (1 ms)\n    a.go\n    sub/\n"},
+		{"bash summary duration", event.Tool{CallID: "c", Name: "bash", Kind: "execute", Title: "go test", Status: event.ToolCompleted, Summary: "exit 0 (1.2s)", Output: "ok\n", DurationMS: 1300},
+			"✓ bash: go test — exit 0 (1.2 s)\n    ok\n"},
+		{"verify", event.Tool{CallID: "c", Name: "verify", Title: "verify", Status: event.ToolCompleted, Summary: "passed (35ms)"},
+			"✓ verify — passed (35 ms)\n"},
+		{"long", event.Tool{CallID: "c", Name: "bash", Title: "make", Status: event.ToolFailed, Summary: "exit 2", DurationMS: 125000},
+			"✗ bash: make — exit 2 (2 min 5 s)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var f fakeBuffer
+			r := f.renderer()
+			r.event(event.Event{Kind: event.ToolCallBegin, Tool: &tc.tool})
+			r.event(event.Event{Kind: event.ToolCallEnd, Tool: &tc.tool})
+			if got := strings.TrimPrefix(f.text, "## Agent\n"); got != tc.want {
+				t.Errorf("transcript %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestRenderToolLineRewrittenOnlyWhenLast(t *testing.T) {
 	var f fakeBuffer
 	r := f.renderer()
@@ -143,7 +174,7 @@ func TestOutboxCoalescesAndKeepsOrder(t *testing.T) {
 		time.Sleep(100 * time.Microsecond)
 	}
 	o.add(op{"t": "turn_done"}, true)
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(minWait)
 	for {
 		mu.Lock()
 		n := len(kinds)

@@ -1,0 +1,42 @@
+package nvimhost
+
+import (
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// replay writes a resumed conversation into the transcript: what was said
+// by whom and which tools ran, without the tools' output.
+func (r *renderer) replay(sessionID string, msgs []llm.Message) {
+	r.paragraph()
+	r.line(hlNotice, "── session "+sessionID+" ──")
+	r.section, r.stream = "", ""
+	for _, m := range msgs {
+		switch m.Role {
+		case llm.RoleUser:
+			r.event(event.Event{Kind: event.UserMessage, Text: strings.TrimRight(m.Content, "\n")})
+		case llm.RoleAssistant:
+			if strings.TrimSpace(m.Content) != "" {
+				r.agentText("message", "", strings.TrimRight(m.Content, "\n"))
+			}
+			for _, tc := range m.ToolCalls {
+				r.agentSection()
+				r.line(hlToolOK, "· "+tc.Function.Name+" "+oneLine(tc.Function.Arguments, 80))
+				r.stream = ""
+			}
+		}
+	}
+	r.newline()
+	r.section, r.stream = "", ""
+}
+
+// oneLine cuts s to one line of at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if rs := []rune(s); len(rs) > n {
+		return string(rs[:n]) + "…"
+	}
+	return s
+}
