@@ -86,8 +86,11 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 		return end(event.ToolAborted, "aborted", "", abortedResult)
 	}
 
-	// 4. Run.
+	// 4. Run, once its start is recorded: a crash from here on leaves
+	// "outcome unknown", never "did not run".
+	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
 	res := inv.Run(ctx)
+	s.markEnded(call.ID)
 	status := event.ToolCompleted
 	if res.IsError {
 		status = event.ToolFailed

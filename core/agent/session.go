@@ -77,6 +77,8 @@ type Session struct {
 	sentTools []llm.Tool
 	saver     *saver
 	skills    []skills.Skill
+	lock      *store.Lock     // this process is the session's one writer
+	started   map[string]bool // tool calls running now, by call id
 }
 
 // Conversation is one isolated context inside a session: its own history,
@@ -203,15 +205,25 @@ func (s *Session) reset(id string) {
 	s.todos = nil
 	s.turns = nil
 	s.sentTools = nil
+	s.started = nil
 	s.memory = policy.NewMemory(s.opts.Now)
 }
 
 func (s *Session) load(id string) error {
-	snap, err := store.Load(store.Dir(s.root), id)
+	// Locked before it is read: what is read is what this process owns.
+	l, err := s.lockFor(id)
 	if err != nil {
 		return err
 	}
+	snap, err := store.Load(store.Dir(s.root), id)
+	if err != nil {
+		l.Release()
+		return err
+	}
 	s.reset(snap.ID)
+	if l != nil {
+		s.setLock(l)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = snap.CreatedAt
@@ -228,9 +240,13 @@ func (s *Session) load(id string) error {
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
 		msgs = msgs[1:] // rebuilt for every request
 	}
-	s.rootConv.history = repairHistory(msgs)
+	started := map[string]bool{}
+	for _, id := range snap.Started {
+		started[id] = true
+	}
+	s.rootConv.history = repairHistory(msgs, started)
 	for _, c := range snap.Conversations {
-		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: repairHistory(c.Messages)}
+		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: repairHistory(c.Messages, started)}
 	}
 	s.todos = snap.Todos
 	s.turns = snap.Turns
@@ -356,7 +372,7 @@ func (s *Session) start(convID, input string) (*task, error) {
 		defer close(t.done)
 		defer cancel()
 		s.runTask(ctx, t, input)
-		s.saver.flush() // the turn's messages are on disk before it is reported done
+		s.saver.sync() // the turn's messages are on disk before it is reported done
 		s.mu.Lock()
 		s.running = nil
 		st := s.statusLocked()
@@ -410,8 +426,12 @@ func (s *Session) Wait() {
 	}
 }
 
-// Close interrupts any task. The session file stays.
-func (s *Session) Close() { s.Cancel() }
+// Close interrupts any task, waits until the session file is written and
+// gives the session's lock up. The session file stays.
+func (s *Session) Close() {
+	s.Cancel()
+	s.setLock(nil)
+}
 
 // Answer is the user's decision on an approval request.
 type Answer struct {
@@ -464,6 +484,11 @@ func (s *Session) emit(ev event.Event) {
 // never fatal.
 func (s *Session) save() {
 	s.mu.Lock()
+	if err := s.ownLocked(); err != nil {
+		s.mu.Unlock()
+		s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
+		return
+	}
 	snap := &store.Snapshot{
 		ID:        s.id,
 		CreatedAt: s.created,
@@ -477,7 +502,8 @@ func (s *Session) save() {
 		Todos:     s.todos,
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
-		Turns: append([]store.Turn(nil), s.turns...),
+		Turns:   append([]store.Turn(nil), s.turns...),
+		Started: s.startedLocked(),
 	}
 	if snap.Tools == nil {
 		snap.Tools = tools.Specs(s.offeredToolsLocked())
