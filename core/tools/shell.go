@@ -140,15 +140,16 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 	guardR.Close()
 	var copies sync.WaitGroup
 	if err == nil {
-		for _, c := range []struct {
-			r *os.File
-			w io.Writer
-		}{{outR, out}, {errR, errOut}}[:1+btoi(split)] {
+		drain := func(r *os.File, w io.Writer) {
 			copies.Add(1)
 			go func() {
 				defer copies.Done()
-				io.Copy(c.w, c.r)
+				io.Copy(w, r)
 			}()
+		}
+		drain(outR, out)
+		if split {
+			drain(errR, errOut)
 		}
 		err = cmd.Wait()
 		// Background children end with the call; the watcher too, before
@@ -184,13 +185,6 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 		res.Stderr += err.Error()
 	}
 	return res
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // waitTimeout waits for wg at most d and reports whether it finished.
