@@ -175,6 +175,7 @@ func (s *Session) cmdTodos(_ context.Context, _ *task, _ string) (string, error)
 func (s *Session) cmdNew(_ context.Context, t *task, _ string) (string, error) {
 	old := s.ID()
 	s.reset(uuid.NewString())
+	s.setLock(nil) // the old session is free; the new one locks at its first save
 	s.mu.Lock()
 	t.conv = s.rootConv
 	st := s.statusLocked()

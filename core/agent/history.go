@@ -14,9 +14,10 @@ import (
 // ids, duplicate ids or stray tool messages; any of these makes real
 // providers reject the request. Every assistant tool call ends up with a
 // unique id and exactly one tool message right after its assistant
-// message (an "aborted" one when it had none); tool messages answering no
-// call are dropped.
-func repairHistory(msgs []llm.Message) []llm.Message {
+// message (when it had none: "outcome unknown" if it is in started, the
+// calls that had begun running, else "aborted"); tool messages answering
+// no call are dropped.
+func repairHistory(msgs []llm.Message, started map[string]bool) []llm.Message {
 	out := make([]llm.Message, 0, len(msgs))
 	used := map[string]bool{}
 	for i := 0; i < len(msgs); {
@@ -38,6 +39,9 @@ func repairHistory(msgs []llm.Message) []llm.Message {
 		var answers []llm.Message
 		for j, c := range calls {
 			res := llm.Message{Role: llm.RoleTool, Name: c.Function.Name, Content: abortedResult}
+			if c.ID != "" && started[c.ID] {
+				res.Content = unknownResult
+			}
 			if c.ID != "" {
 				for k, r := range results {
 					if !taken[k] && r.ToolCallID == c.ID {

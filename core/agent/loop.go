@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/skills"
+	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -44,7 +46,11 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 			return
 		}
 		if err != nil {
-			s.emit(with(event.Event{Kind: event.Error, Text: err.Error()}))
+			ev := event.Event{Kind: event.Error, Text: err.Error()}
+			if errors.Is(err, store.ErrLocked) {
+				ev.Reason = event.ReasonSessionLocked
+			}
+			s.emit(with(ev))
 		} else if out != "" {
 			s.emit(with(event.Event{Kind: event.CommandOutput, Text: out}))
 		}
@@ -64,10 +70,13 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	}
 
 	s.emit(with(event.Event{Kind: event.UserMessage, Text: input}))
+	// On disk before the turn's first slow step (the workspace snapshot):
+	// a kill at any later moment does not lose what the user typed.
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input, Images: t.images})
+	s.saver.flush()
 	s.beginTurn(ctx, t, input)
 	s.startComplexTask(t, input)
 	defer s.setTurnNote(t.conv, "")
-	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input, Images: t.images})
 
 	maxSteps := s.opts.Config.MaxSteps
 	for step := 0; step < maxSteps; step++ {
@@ -110,6 +119,8 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 		e.Conversation, e.Task = t.conv.ID, t.id
 		return e
 	}
+	// Every tool result is on disk before the next request.
+	s.saver.flush()
 	req, err := s.compactIfNeeded(ctx, t)
 	if err != nil {
 		return false, err

@@ -108,8 +108,14 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 		return end(event.ToolAborted, "aborted", "", abortedResult)
 	}
 
-	// 4. Run.
+	// 4. Run, once its start is recorded: a crash from here on leaves
+	// "outcome unknown", never "did not run".
+	if inv.Kind == tools.KindExecute || len(inv.Changes) > 0 {
+		s.awaitBefore(t) // the turn's snapshot first: that wait is no start
+	}
+	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
 	res := s.runTracked(ctx, t, inv)
+	s.markEnded(call.ID)
 	status := event.ToolCompleted
 	if res.IsError {
 		status = event.ToolFailed

@@ -79,6 +79,8 @@ type Session struct {
 	sentTools []llm.Tool
 	saver     *saver
 	skills    []skills.Skill
+	lock      *store.Lock     // this process is the session's one writer
+	started   map[string]bool // tool calls running now, by call id
 }
 
 // Conversation is one isolated context inside a session: its own history,
@@ -208,15 +210,25 @@ func (s *Session) reset(id string) {
 	s.todos = nil
 	s.turns = nil
 	s.sentTools = nil
+	s.started = nil
 	s.memory = policy.NewMemory(s.opts.Now)
 }
 
 func (s *Session) load(id string) error {
-	snap, err := store.Load(store.Dir(s.root), id)
+	// Locked before it is read: what is read is what this process owns.
+	l, err := s.lockFor(id)
 	if err != nil {
 		return err
 	}
+	snap, err := store.Load(store.Dir(s.root), id)
+	if err != nil {
+		l.Release()
+		return err
+	}
 	s.reset(snap.ID)
+	if l != nil {
+		s.setLock(l)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = snap.CreatedAt
@@ -233,9 +245,13 @@ func (s *Session) load(id string) error {
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
 		msgs = msgs[1:] // rebuilt for every request
 	}
-	s.rootConv.history = repairHistory(msgs)
+	started := map[string]bool{}
+	for _, id := range snap.Started {
+		started[id] = true
+	}
+	s.rootConv.history = repairHistory(msgs, started)
 	for _, c := range snap.Conversations {
-		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: repairHistory(c.Messages)}
+		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: repairHistory(c.Messages, started)}
 	}
 	s.todos = snap.Todos
 	s.turns = snap.Turns
@@ -374,7 +390,7 @@ func (s *Session) start(convID, input string, images ...llm.Image) (*task, error
 		defer close(t.done)
 		defer cancel()
 		s.runTask(ctx, t, input)
-		s.saver.flush() // the turn's messages are on disk before it is reported done
+		s.saver.sync() // the turn's messages are on disk before it is reported done
 		s.mu.Lock()
 		s.running = nil
 		st := s.statusLocked()
@@ -428,10 +444,13 @@ func (s *Session) Wait() {
 	}
 }
 
-// Close interrupts any task. The session file stays.
+// Close interrupts any task, waits until the session file is written and
+// for snapshots still being taken or dropped in the background, and gives
+// the session's lock up. The session file stays.
 func (s *Session) Close() {
 	s.Cancel()
-	s.bg.Wait() // snapshots still being taken or dropped in the background
+	s.bg.Wait()
+	s.setLock(nil)
 }
 
 // Answer is the user's decision on an approval request.
@@ -485,6 +504,11 @@ func (s *Session) emit(ev event.Event) {
 // never fatal.
 func (s *Session) save() {
 	s.mu.Lock()
+	if err := s.holdLockLocked(); err != nil {
+		s.mu.Unlock()
+		s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
+		return
+	}
 	snap := &store.Snapshot{
 		ID:        s.id,
 		CreatedAt: s.created,
@@ -498,7 +522,8 @@ func (s *Session) save() {
 		Todos:     s.todos,
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
-		Turns: append([]store.Turn(nil), s.turns...),
+		Turns:   append([]store.Turn(nil), s.turns...),
+		Started: s.startedLocked(),
 	}
 	if snap.Tools == nil {
 		snap.Tools = tools.Specs(s.offeredToolsLocked())

@@ -40,6 +40,10 @@ const (
 	ReasonReplaced    = "replaced"
 )
 
+// ReasonSessionLocked marks an Error event: the session asked for is open
+// in another process (front ends may also notify).
+const ReasonSessionLocked = "session_locked"
+
 // Stop reasons carried by TaskComplete.
 const (
 	StopEndTurn  = "end_turn"

@@ -177,6 +177,11 @@ func (h *host) start(args startArgs) {
 			resumed = true
 		} else {
 			h.log.Printf("resume %s: %v; opening a new session", args.Resume, err)
+			if errors.Is(err, store.ErrLocked) {
+				// Another Neovim has it: say so, rather than silently
+				// continuing in a new session.
+				h.notify("warn", err.Error()+"\nThis editor continues in a new session.")
+			}
 		}
 	}
 	if sess == nil {
@@ -221,6 +226,9 @@ func (h *host) failLocked(err error) {
 
 // onEvent renders engine events; the session calls it one at a time.
 func (h *host) onEvent(ev event.Event) {
+	if ev.Kind == event.Error && ev.Reason == event.ReasonSessionLocked {
+		h.notify("warn", ev.Text)
+	}
 	h.renderMu.Lock()
 	defer h.renderMu.Unlock()
 	if h.render != nil {
