@@ -14,9 +14,9 @@ import (
 // beginTurn records a user turn and, where git can, snapshots the
 // workspace so /undo can take the turn back.
 func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
-	turn := store.Turn{Task: t.id, Input: input, Started: s.opts.Now()}
+	turn := store.Turn{Task: string(t.id), Input: input, Started: s.opts.Now()}
 	if gitsnap.Available(ctx, s.root) == nil {
-		snap, err := gitsnap.Snapshot(context.WithoutCancel(ctx), s.root, "coder-nvim: before "+t.id)
+		snap, err := gitsnap.Snapshot(context.WithoutCancel(ctx), s.root, "coder-nvim: before "+string(t.id))
 		if err != nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
 		}
@@ -32,12 +32,14 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 func (s *Session) endTurn(t *task) {
 	s.mu.Lock()
 	i := len(s.turns) - 1
-	ok := i >= 0 && s.turns[i].Task == t.id && s.turns[i].Snapshot != ""
+	// Hand-over targets and continuations extend the user turn that
+	// started their chain.
+	ok := i >= 0 && s.turns[i].Task == string(t.turnID()) && s.turns[i].Snapshot != ""
 	s.mu.Unlock()
 	if !ok {
 		return
 	}
-	after, err := gitsnap.Snapshot(context.Background(), s.root, "coder-nvim: after "+t.id)
+	after, err := gitsnap.Snapshot(context.Background(), s.root, "coder-nvim: after "+string(t.turnID()))
 	if err != nil {
 		s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
 		return
@@ -79,7 +81,7 @@ func (s *Session) cmdUndo(ctx context.Context, t *task, _ string) (string, error
 		}
 		changed := append(append([]string(nil), rep.Restored...), rep.Removed...)
 		if len(changed) > 0 {
-			s.emit(event.Event{Kind: event.FilesChanged, Conversation: t.conv.ID, Task: t.id, Paths: changed})
+			t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
 		}
 		// The model must not believe its old edits still stand.
 		note := fmt.Sprintf("[undo] The user undid the file changes of the turn %q.\n%s\nThose changes no longer exist; re-read files before relying on them.", truncate(turn.Input, 200), rep.String())
@@ -101,6 +103,6 @@ func (s *Session) cmdDiff(ctx context.Context, t *task, _ string) (string, error
 	if len(ch.Files) == 0 {
 		return "no changes in the workspace", nil
 	}
-	s.emit(event.Event{Kind: event.CommandOutput, Conversation: t.conv.ID, Task: t.id, Text: ch.Summary(), Detail: ch.Patch})
+	t.emit(event.Event{Kind: event.CommandOutput, Text: ch.Summary(), Detail: ch.Patch})
 	return "", nil
 }

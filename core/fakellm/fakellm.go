@@ -154,6 +154,7 @@ func (m wireMessage) message() llm.Message {
 	if out.Reasoning == "" {
 		out.Reasoning = m.ReasonCont
 	}
+	out.Images = contentImages(m.Content)
 	return out
 }
 
@@ -177,6 +178,26 @@ func contentText(raw json.RawMessage) string {
 		return b.String()
 	}
 	return ""
+}
+
+// contentImages collects the image_url parts of array content.
+func contentImages(raw json.RawMessage) []string {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range parts {
+		if p.Type == "image_url" {
+			out = append(out, p.ImageURL.URL)
+		}
+	}
+	return out
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {

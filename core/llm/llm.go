@@ -22,6 +22,10 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Name       string     `json:"name,omitempty"`
 	Reasoning  string     `json:"reasoning,omitempty"`
+	// Images are image_url parts (data: or http(s) URLs) sent after the
+	// text of a user message; the provider turns the message into a
+	// content-parts array when any are set.
+	Images []string `json:"images,omitempty"`
 }
 
 // ToolCall is a function call requested by the assistant.

@@ -169,6 +169,16 @@ func toOpenAI(req llm.Request) openai.ChatCompletionRequest {
 		if om.Content == "" && (m.Role == llm.RoleTool || m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0) {
 			om.Content = "(empty)"
 		}
+		if len(m.Images) > 0 {
+			// go-openai sends MultiContent instead of Content when set.
+			if om.Content != "" {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: om.Content})
+			}
+			for _, u := range m.Images {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: u}})
+			}
+			om.Content = ""
+		}
 		for _, tc := range m.ToolCalls {
 			typ := openai.ToolType(tc.Type)
 			if typ == "" {
