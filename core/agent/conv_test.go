@@ -2,9 +2,10 @@ package agent
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
 // seqIDs returns a deterministic uuid generator: ids are 1, 2, 3, …
@@ -514,4 +516,74 @@ func TestConvDeterminism(t *testing.T) {
 	}
 }
 
-var _ = context.Background
+// Opening, sending to and closing 1,000 conversations leaves no
+// goroutines or memory behind.
+func TestConvLeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	srv := fakellm.New()
+	t.Cleanup(srv.Close)
+	cfg := config.Defaults()
+	cfg.Model = "test-model"
+	// Session files on tmpfs where there is one: 3,000 fsyncs on a loaded
+	// disk would take minutes and measure nothing of ours.
+	root := t.TempDir()
+	if dir, err := os.MkdirTemp("/dev/shm", "coder-leak-"); err == nil {
+		root = dir
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	}
+	sess, err := Open(Options{Config: cfg, Root: root, OnEvent: func(event.Event) {},
+		Provider: provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 2})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sess.Close)
+	big := strings.Repeat("payload ", 512) // 4 KiB per message: a leaked history shows
+	srv.SetScript(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: big, Chunk: 4096} })
+	cycle := func(n int) {
+		for i := 0; i < n; i++ {
+			id, err := sess.OpenConversation("", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sess.SubmitTo(id, "hi"); err != nil {
+				t.Fatal(err)
+			}
+			sess.Wait()
+			if err := sess.CloseConversation(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sess.saver.flush()
+		srv.ForgetRequests() // the fake server's own record is not ours
+	}
+	measure := func() (int, uint64) {
+		var ms runtime.MemStats
+		for i := 0; i < 3; i++ {
+			runtime.GC()
+		}
+		runtime.ReadMemStats(&ms)
+		return runtime.NumGoroutine(), ms.HeapAlloc
+	}
+	cycle(20) // warm up connections and caches
+	g0, h0 := measure()
+	cycle(1000)
+	// Goroutines of finished work may take a moment to exit.
+	deadline := time.Now().Add(10 * time.Second)
+	g1, h1 := measure()
+	for g1 > g0+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		g1, h1 = measure()
+	}
+	if g1 > g0+2 {
+		t.Errorf("goroutines: %d before, %d after 1,000 conversations", g0, g1)
+	}
+	// 1,000 leaked histories would hold over 8 MB.
+	if h1 > h0+2<<20 {
+		t.Errorf("heap: %d KiB before, %d KiB after 1,000 conversations", h0>>10, h1>>10)
+	}
+	if n := len(sess.Conversations()); n != 1 {
+		t.Errorf("%d conversations left, want the root", n)
+	}
+}
