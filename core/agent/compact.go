@@ -68,7 +68,11 @@ func (s *Session) compact(ctx context.Context, t *task) (string, error) {
 		msgs = append(msgs, m)
 	}
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "Summarise the conversation above now, following your instructions."})
-	resp, err := s.opts.Provider.Stream(ctx, llm.Request{Model: model, Messages: msgs}, func(llm.Delta) {})
+	resp, err := s.opts.Provider.Stream(ctx, llm.Request{Model: model, Messages: msgs}, func(d llm.Delta) {
+		if d.Retry != nil {
+			t.emit(retryEvent(*d.Retry))
+		}
+	})
 	if err != nil {
 		return "", fmt.Errorf("compaction failed: %w", err)
 	}

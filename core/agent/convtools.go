@@ -105,8 +105,9 @@ type inputItem struct {
 }
 
 // splitItems turns items into message text and image URLs.
-func splitItems(items []inputItem) (string, []string, error) {
-	var texts, images []string
+func splitItems(items []inputItem) (string, []llm.Image, error) {
+	var texts []string
+	var images []llm.Image
 	for i, it := range items {
 		switch it.Type {
 		case "text", "input_text":
@@ -123,7 +124,7 @@ func splitItems(items []inputItem) (string, []string, error) {
 			if !strings.HasPrefix(url, "data:image/") && !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "http://") {
 				return "", nil, fmt.Errorf("items[%d].image_url must be a data:image/… or http(s) URL", i)
 			}
-			images = append(images, url)
+			images = append(images, llm.Image{URL: url})
 		default:
 			return "", nil, fmt.Errorf("items[%d].type %q is not text or image_url", i, it.Type)
 		}
@@ -133,7 +134,7 @@ func splitItems(items []inputItem) (string, []string, error) {
 
 // handOver checks the chain depth and leaves the hand-over on the task;
 // the step loop then ends the task (TurnAborted(Replaced)).
-func (s *Session) handOver(t *task, cl *closure, text string, images []string) error {
+func (s *Session) handOver(t *task, cl *closure, text string, images []llm.Image) error {
 	max := s.opts.Config.Conversations.MaxInterruptChainDepth
 	if t.plan.depth+1 > max {
 		return fmt.Errorf("hand-over refused: the chain of nested conv.create/conv.send calls is at its limit (conversations.max_interrupt_chain_depth = %d); do the work here or answer your caller", max)
@@ -337,7 +338,7 @@ func (s *Session) convHistory(_ context.Context, _ *task, raw json.RawMessage) (
 		}
 		e := entry{Role: m.Role, Text: m.Content}
 		for _, u := range m.Images {
-			e.Attachments = append(e.Attachments, attachment{"image", u})
+			e.Attachments = append(e.Attachments, attachment{"image", u.URL})
 		}
 		entries = append(entries, e)
 	}

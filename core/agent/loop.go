@@ -100,7 +100,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	if t.note != "" {
 		content += "\n\n[note] " + t.note
 	}
-	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: content})
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: content, Images: t.images})
 	s.modelLoop(ctx, t, input)
 }
 
@@ -161,6 +161,9 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	var streamed strings.Builder
 	var reasoning strings.Builder
 	resp, err := s.opts.Provider.Stream(ctx, req, func(d llm.Delta) {
+		if d.Retry != nil {
+			s.emit(with(retryEvent(*d.Retry)))
+		}
 		if d.Reasoning != "" {
 			reasoning.WriteString(d.Reasoning)
 			s.emit(with(event.Event{Kind: event.AgentReasoningDelta, Text: d.Reasoning}))

@@ -13,6 +13,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/review"
+	"github.com/coder-nvim/coder-nvim/core/shellcheck"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 	"github.com/google/uuid"
 )
@@ -71,7 +72,18 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if !own && !(mode == policy.ModeYolo && name == "bash") {
 		verdict = policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 	}
+	if inv.Confirm != "" && verdict.Decision != policy.Deny {
+		// A skill write: asked in every mode, yolo too; without keys
+		// nothing remembers or settles it.
+		verdict = policy.Verdict{Decision: policy.Ask, Reason: inv.Confirm, Scope: "this call only: writes to skills are never remembered"}
+	}
 	switch verdict.Decision {
+	case policy.Allow:
+		if an := verdict.Analysis; an != nil && an.Class == shellcheck.ReadOnly && inv.Kind == tools.KindExecute {
+			// Runs unasked as read-only: git must not load a repository
+			// or configuration the model could have written.
+			inv.Env = shellcheck.ReadOnlyEnv()
+		}
 	case policy.Deny:
 		msg := "denied by policy: " + verdict.Reason
 		return end(event.ToolDenied, msg, "", msg)
@@ -90,7 +102,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	}
 
 	// 4. Run.
-	res := inv.Run(ctx)
+	res := s.runTracked(ctx, t, inv)
 	if ho := t.handover; ho != nil && ho.closure.callID == call.ID {
 		return res.Output // handed over: the continuation ends the call
 	}

@@ -24,7 +24,7 @@ type taskPlan struct {
 	kind   planKind
 	conv   ConversationID // "" is the root
 	input  string         // planInput: the line; planTarget: the message text
-	images []string       // planTarget: image_url parts
+	images []llm.Image    // image parts of the input
 	turn   TaskID         // the user task whose git turn this belongs to
 	depth  int            // nested hand-overs above this task
 	// closure, on a continuation, is the interrupting call it closes.
@@ -33,6 +33,8 @@ type taskPlan struct {
 	// a target, inherited by its continuation when the target itself hands
 	// over. When a task carrying it ends for good, HandBack follows.
 	returnsTo *closure
+	// before is closed once the chain's first snapshot is taken (turns.go).
+	before chan struct{}
 }
 
 // closure is an interrupting tool call waiting for its result.
@@ -151,6 +153,25 @@ func (sc *scheduler) waiting(id ConversationID) bool {
 	return false
 }
 
+// continues reports whether the chain goes on after t: it handed over, or
+// a continuation waits for it (and the user did not interrupt).
+func (sc *scheduler) continues(t *task) bool {
+	if t.handover != nil {
+		return true
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return !sc.interrupted && len(sc.queue) > 0
+}
+
+// imagesOf are the images of a user input plan.
+func imagesOf(p *taskPlan) []llm.Image {
+	if p.kind == planInput {
+		return p.images
+	}
+	return nil
+}
+
 // running returns the task running in a conversation, if any.
 func (sc *scheduler) running(id ConversationID) *task {
 	sc.mu.Lock()
@@ -180,7 +201,8 @@ func (sc *scheduler) work(done chan struct{}) {
 			continue // closed while queued: dropped
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		t := &task{s: s, id: p.id, conv: conv, plan: p, cancel: cancel, done: make(chan struct{})}
+		t := &task{s: s, id: p.id, conv: conv, plan: p, cancel: cancel, done: make(chan struct{}), images: imagesOf(p)}
+		t.snaps.before = p.before
 		ctx = withTask(ctx, t)
 		sc.current, sc.tasks[t.id] = t, t
 		sc.mu.Unlock()
@@ -207,7 +229,8 @@ func (sc *scheduler) work(done chan struct{}) {
 		ho := t.handover
 		switch {
 		case ho != nil && !sc.interrupted:
-			cont := &taskPlan{id: TaskID(s.newID()), kind: planContinue, conv: conv.ID, turn: p.turn, depth: p.depth, closure: ho.closure, returnsTo: p.returnsTo}
+			cont := &taskPlan{id: TaskID(s.newID()), kind: planContinue, conv: conv.ID, turn: p.turn, depth: p.depth, closure: ho.closure, returnsTo: p.returnsTo, before: t.snaps.before}
+			ho.target.before = t.snaps.before
 			sc.queue = append([]*taskPlan{ho.target, cont}, sc.queue...)
 		case ho != nil:
 			s.closeCallLater(ho.closure, interruptedResult)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -321,17 +322,27 @@ func (s *Session) SubmitTo(convID ConversationID, input string) (string, error) 
 
 // start queues the input as a new chain (single flight: ErrBusy while one
 // runs) and returns its task id and the chain's done channel.
-func (s *Session) start(convID ConversationID, input string) (TaskID, chan struct{}, error) {
+func (s *Session) start(convID ConversationID, input string, images ...llm.Image) (TaskID, chan struct{}, error) {
 	c, err := s.conversation(convID)
 	if err != nil {
 		return "", nil, fmt.Errorf("no conversation %q in this session: %w", convID, err)
 	}
 	id := TaskID(s.newID())
-	done, err := s.sched.submit(&taskPlan{id: id, kind: planInput, conv: c.ID, input: input, turn: id})
+	done, err := s.sched.submit(&taskPlan{id: id, kind: planInput, conv: c.ID, input: input, images: images, turn: id})
 	if err != nil {
 		return "", nil, err
 	}
 	return id, done, nil
+}
+
+// SubmitImages is Submit with pictures attached to the user message. They
+// go to the model as image parts; a command line takes none.
+func (s *Session) SubmitImages(input string, images []llm.Image) (string, error) {
+	if t := strings.TrimSpace(input); len(images) > 0 && (strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!")) {
+		return "", errors.New("images cannot be attached to a / or ! command")
+	}
+	id, _, err := s.start("", input, images...)
+	return string(id), err
 }
 
 // Run submits input and waits until it and every hand-over it starts have

@@ -28,6 +28,9 @@ type task struct {
 	handover   *handover    // set by an interrupting call: the task ends Replaced
 	destroyed  bool         // its own conversation was destroyed by one of its calls
 	call       llm.ToolCall // the tool call running now
+	images     []llm.Image  // attached to the user message of the turn
+
+	snaps turnSnaps // the turn's snapshots in progress (turns.go)
 }
 
 // emit stamps the task's conversation and task ids on an event.

@@ -3,51 +3,267 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
+// turnSnaps is a task's snapshot state.
+type turnSnaps struct {
+	before chan struct{} // closed once the turn's first snapshot is taken
+	// clean is the snapshot taken after the turn's last command when
+	// nothing of the turn wrote since: it can serve as the turn's end.
+	clean string
+}
+
 // beginTurn records a user turn and, where git can, snapshots the
-// workspace so /undo can take the turn back.
+// workspace so /undo can take the turn back. Model turns are tracked: the
+// files their own tool calls change are listed, so /undo spares what other
+// sessions and the user changed meanwhile. A ! command is its own single
+// command: everything between its snapshots is its doing.
 func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
-	turn := store.Turn{Task: string(t.id), Input: input, Started: s.opts.Now()}
-	if gitsnap.Available(ctx, s.root) == nil {
-		snap, err := gitsnap.Snapshot(context.WithoutCancel(ctx), s.root, "coder-nvim: before "+string(t.id))
-		if err != nil {
-			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
-		}
-		turn.Snapshot = snap
-	}
+	bang := strings.HasPrefix(input, "!")
+	turn := store.Turn{Task: string(t.id), Input: input, Started: s.opts.Now(), Tracked: !bang}
 	s.mu.Lock()
 	s.turns = append(s.turns, turn)
+	i := len(s.turns) - 1
 	s.mu.Unlock()
+	// The snapshot runs beside the first model request: nothing in the
+	// turn writes before a tool call, and those wait for it (awaitBefore).
+	done := make(chan struct{})
+	t.snaps.before = done
+	go func() {
+		defer close(done)
+		ctx := context.WithoutCancel(ctx)
+		if gitsnap.Available(ctx, s.root) != nil {
+			return
+		}
+		snap, err := s.snapshot(ctx, "coder-nvim: before "+string(t.id))
+		if err != nil {
+			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
+			return
+		}
+		s.mu.Lock()
+		if i < len(s.turns) && s.turns[i].Task == string(t.id) {
+			s.turns[i].Snapshot = snap
+		}
+		s.mu.Unlock()
+	}()
+	if bang {
+		s.awaitBefore(t) // the command runs at once
+	}
+}
+
+// awaitBefore waits until the turn's first snapshot is taken (or failed).
+func (s *Session) awaitBefore(t *task) {
+	if t.snaps.before != nil {
+		<-t.snaps.before
+	}
+}
+
+func (s *Session) snapshot(ctx context.Context, message string) (string, error) {
+	limit := int64(s.opts.Config.Undo.MaxFileMB) << 20
+	return gitsnap.SnapshotWith(ctx, s.root, message, gitsnap.Options{MaxFileSize: limit})
+}
+
+// currentTurn is the index of t's turn in s.turns when it has a snapshot
+// to build on, else -1. Hand-over targets and continuations belong to the
+// turn of the user input that started their chain. s.mu must be held.
+func (s *Session) currentTurnLocked(t *task) int {
+	i := len(s.turns) - 1
+	if i >= 0 && s.turns[i].Task == string(t.turnID()) && s.turns[i].Snapshot != "" && s.turns[i].After == "" {
+		return i
+	}
+	return -1
 }
 
 // endTurn snapshots the workspace after the turn. It runs also when the
 // turn was interrupted, so /undo covers whatever it changed.
 func (s *Session) endTurn(t *task) {
+	if s.sched.continues(t) {
+		return // the chain goes on: its last task ends the turn
+	}
+	s.awaitBefore(t)
 	s.mu.Lock()
-	i := len(s.turns) - 1
-	// Hand-over targets and continuations extend the user turn that
-	// started their chain.
-	ok := i >= 0 && s.turns[i].Task == string(t.turnID()) && s.turns[i].Snapshot != ""
+	i := s.currentTurnLocked(t)
 	s.mu.Unlock()
-	if !ok {
+	if i < 0 {
 		return
 	}
-	after, err := gitsnap.Snapshot(context.Background(), s.root, "coder-nvim: after "+string(t.turnID()))
-	if err != nil {
-		s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
-		return
+	// Nothing of the turn wrote since its last command's snapshot: that
+	// one is its end. A file someone else changes later is not in it,
+	// so it is neither undone nor named.
+	after := t.snaps.clean
+	if after == "" {
+		var err error
+		after, err = s.snapshot(context.Background(), "coder-nvim: after "+string(t.turnID()))
+		if err != nil {
+			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
+			return
+		}
 	}
 	s.mu.Lock()
 	s.turns[i].After = after
 	s.mu.Unlock()
+	s.forgetOldTurns(t)
 	s.save()
+}
+
+// forgetOldTurns deletes the snapshot refs of the turns beyond
+// undo.keep_turns, newest kept, so .git does not grow without end; those
+// turns can no longer be undone.
+func (s *Session) forgetOldTurns(t *task) {
+	keep := s.opts.Config.Undo.KeepTurns
+	var ids []string
+	s.mu.Lock()
+	kept := 0
+	for i := len(s.turns) - 1; i >= 0; i-- {
+		turn := &s.turns[i]
+		if turn.Snapshot == "" {
+			continue
+		}
+		if kept++; kept <= keep {
+			continue
+		}
+		ids = append(ids, turn.Snapshot)
+		if turn.After != "" {
+			ids = append(ids, turn.After)
+		}
+		ids = append(ids, turn.Snaps...)
+		turn.Snapshot, turn.After, turn.Snaps, turn.Own = "", "", nil, nil
+	}
+	s.mu.Unlock()
+	if err := gitsnap.Forget(context.Background(), s.root, ids...); err != nil {
+		s.notice(t, "could not delete old snapshots: "+err.Error())
+	}
+}
+
+// runTracked runs a prepared call and records in the turn what it changed:
+// the files a file tool wrote, or for a command whatever changed between
+// snapshots taken just before and after it (other sessions writing at that
+// very moment cannot be told apart).
+func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation) tools.Result {
+	if inv.Kind == tools.KindExecute || len(inv.Changes) > 0 {
+		s.awaitBefore(t)
+	}
+	if inv.Kind == tools.KindExecute {
+		var res tools.Result
+		s.trackCommand(ctx, t, func() { res = inv.Run(ctx) })
+		return res
+	}
+	res := inv.Run(ctx)
+	if len(inv.Changes) == 0 || res.IsError {
+		return res
+	}
+	t.snaps.clean = ""
+	var paths []string
+	for _, c := range inv.Changes {
+		paths = append(paths, c.Path)
+		if c.MoveTo != "" {
+			paths = append(paths, c.MoveTo)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := s.currentTurnLocked(t); i >= 0 {
+		s.ownLocked(i, s.baseLocked(i), paths)
+	}
+	return res
+}
+
+// trackCommand runs a shell command between two snapshots and records the
+// files it changed.
+func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
+	s.awaitBefore(t)
+	s.mu.Lock()
+	i := s.currentTurnLocked(t)
+	var prevBase string
+	if i >= 0 {
+		prevBase = s.baseLocked(i)
+	}
+	s.mu.Unlock()
+	if i < 0 || !s.turnTracked(i) {
+		run()
+		return
+	}
+	t.snaps.clean = ""
+	pre, err := s.snapshot(ctx, "coder-nvim: before a command of "+string(t.id))
+	if err != nil {
+		if ctx.Err() == nil {
+			s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
+		}
+		run() // interrupted: a command does not start on a cancelled context
+		return
+	}
+	run()
+	ctx = context.Background() // an interrupted command still changed what it changed
+	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id))
+	var changed []string
+	if err == nil {
+		changed, err = gitsnap.Changed(ctx, s.root, pre, post)
+	}
+	if err != nil {
+		s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
+		gitsnap.Forget(ctx, s.root, pre) //nolint:errcheck // best effort
+		return
+	}
+	t.snaps.clean = post
+	s.mu.Lock()
+	s.turns[i].Snaps = append(s.turns[i].Snaps, pre, post)
+	s.ownLocked(i, pre, changed)
+	unused := s.unusedLocked(i, pre, prevBase)
+	s.mu.Unlock()
+	// Snapshots no file needs are dropped at once; post stays as the base
+	// of the turn's next file writes.
+	gitsnap.Forget(ctx, s.root, unused...) //nolint:errcheck // pruned with the turn anyway
+}
+
+func (s *Session) turnTracked(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turns[i].Tracked
+}
+
+// baseLocked is the turn's latest snapshot: what a file write is undone to.
+func (s *Session) baseLocked(i int) string {
+	if n := len(s.turns[i].Snaps); n > 0 {
+		return s.turns[i].Snaps[n-1]
+	}
+	return s.turns[i].Snapshot
+}
+
+// ownLocked records paths as changed by turn i, each with base unless an
+// earlier change of the turn already claimed it.
+func (s *Session) ownLocked(i int, base string, paths []string) {
+	turn := &s.turns[i]
+	for _, p := range paths {
+		if !slices.ContainsFunc(turn.Own, func(o store.OwnedFile) bool { return o.Path == p }) {
+			turn.Own = append(turn.Own, store.OwnedFile{Path: p, Base: base})
+		}
+	}
+}
+
+// unusedLocked removes from turn i's Snaps the candidates no owned file
+// and no later write can need, and returns them.
+func (s *Session) unusedLocked(i int, candidates ...string) []string {
+	turn := &s.turns[i]
+	var unused []string
+	for _, id := range candidates {
+		if id == "" || id == turn.Snapshot || id == s.baseLocked(i) || slices.Contains(unused, id) ||
+			slices.ContainsFunc(turn.Own, func(o store.OwnedFile) bool { return o.Base == id }) {
+			continue
+		}
+		if j := slices.Index(turn.Snaps, id); j >= 0 {
+			turn.Snaps = slices.Delete(slices.Clone(turn.Snaps), j, j+1)
+			unused = append(unused, id)
+		}
+	}
+	return unused
 }
 
 // cmdUndo takes back the file changes of the most recent turn not yet
@@ -69,15 +285,25 @@ func (s *Session) cmdUndo(ctx context.Context, t *task, _ string) (string, error
 		turn := s.turns[i]
 		s.mu.Unlock()
 
-		rep, err := gitsnap.Undo(ctx, s.root, turn.Snapshot, turn.After)
+		var rep gitsnap.Report
+		var err error
+		if turn.Tracked {
+			own := make([]gitsnap.Owned, len(turn.Own))
+			for j, o := range turn.Own {
+				own[j] = gitsnap.Owned{Path: o.Path, Base: o.Base}
+			}
+			rep, err = gitsnap.UndoOwn(ctx, s.root, turn.Snapshot, turn.After, own)
+		} else {
+			rep, err = gitsnap.Undo(ctx, s.root, turn.Snapshot, turn.After)
+		}
 		if err != nil {
 			return "", fmt.Errorf("/undo failed: %w", err)
 		}
 		s.mu.Lock()
 		s.turns[i].Undone = true
 		s.mu.Unlock()
-		if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped) == 0 {
-			continue // that turn changed nothing: undo the one before
+		if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped)+len(rep.TooLarge) == 0 {
+			continue // that turn changed nothing itself: undo the one before
 		}
 		changed := append(append([]string(nil), rep.Restored...), rep.Removed...)
 		if len(changed) > 0 {
@@ -86,7 +312,11 @@ func (s *Session) cmdUndo(ctx context.Context, t *task, _ string) (string, error
 		// The model must not believe its old edits still stand.
 		note := fmt.Sprintf("[undo] The user undid the file changes of the turn %q.\n%s\nThose changes no longer exist; re-read files before relying on them.", truncate(turn.Input, 200), rep.String())
 		s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: note})
-		return fmt.Sprintf("undid the turn %q:\n%s", truncate(firstLine(turn.Input), 80), strings.TrimRight(rep.String(), "\n")), nil
+		out := fmt.Sprintf("undid the turn %q:\n%s", truncate(firstLine(turn.Input), 80), strings.TrimRight(rep.String(), "\n"))
+		if len(rep.TooLarge) > 0 {
+			out += fmt.Sprintf("\nuntracked files over %d MiB are not snapshotted (undo.max_file_mb)", s.opts.Config.Undo.MaxFileMB)
+		}
+		return out, nil
 	}
 }
 

@@ -69,7 +69,8 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	t.verifyRuns++
 	info := &event.Tool{CallID: callID, Name: "bash", Kind: string(tools.KindExecute), Title: "verify: " + choice.Command, Arguments: choice.Reason}
 	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
-	res := tools.RunShell(ctx, s.root, choice.Command, verifyTimeout, 0)
+	var res tools.ShellResult
+	s.trackCommand(ctx, t, func() { res = tools.RunShell(ctx, s.root, choice.Command, verifyTimeout, 0) })
 	out := res.Output()
 	info.Output = verify.Cap(out, verify.CapHead, verify.CapTail)
 	info.DurationMS = res.Duration.Milliseconds()

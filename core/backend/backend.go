@@ -28,7 +28,7 @@ func New(cfg config.Config) (*Backend, error) {
 		p := provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "demo"})
 		return &Backend{Provider: p, Demo: true, Close: srv.Close}, nil
 	case config.ProviderOpenAI:
-		p := provider.NewOpenAI(provider.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey})
+		p := provider.NewOpenAI(provider.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, IdleTimeout: cfg.IdleTimeout()})
 		return &Backend{Provider: p, Close: func() {}}, nil
 	}
 	return nil, fmt.Errorf("unknown provider %q", cfg.Provider)

@@ -37,11 +37,16 @@ type Config struct {
 	// CompactThreshold is the share of the context window at which the
 	// history is summarised before a model call.
 	CompactThreshold float64 `json:"compact_threshold"`
+	// StreamIdleTimeout (a Go duration, "120s") ends a model request that
+	// receives nothing for that long; it is retried once if nothing was
+	// shown yet.
+	StreamIdleTimeout string `json:"stream_idle_timeout"`
 
 	Permissions    Permissions   `json:"permissions"`
 	Approval       Approval      `json:"approval"`
 	AutoApproveAsk bool          `json:"auto_approve_ask"`
 	Workflow       Workflow      `json:"workflow"`
+	Undo           Undo          `json:"undo"`
 	Conversations  Conversations `json:"conversations"`
 
 	// Not from files: filled by Load.
@@ -92,23 +97,35 @@ func (c Config) CloseWait() time.Duration {
 	return d
 }
 
+// Undo holds the /undo snapshot settings.
+type Undo struct {
+	// KeepTurns is how many of a session's latest turns keep their
+	// snapshots (and so can be undone); older snapshot refs are deleted.
+	KeepTurns int `json:"keep_turns"`
+	// MaxFileMB: untracked files larger than this many MiB are not
+	// snapshotted (0: no limit); /undo names them.
+	MaxFileMB int `json:"max_file_mb"`
+}
+
 // Defaults returns the built-in settings.
 func Defaults() Config {
 	return Config{
-		Model:            "gpt-4o-mini",
-		APIKeyEnv:        "OPENAI_API_KEY",
-		MaxSteps:         50,
-		Mode:             "default",
-		ContextWindow:    128000,
-		CompactThreshold: 0.8,
-		Permissions:      Permissions{Preset: "balanced"},
-		Approval:         Approval{Scope: "session"},
+		Model:             "gpt-4o-mini",
+		APIKeyEnv:         "OPENAI_API_KEY",
+		MaxSteps:          50,
+		Mode:              "default",
+		ContextWindow:     128000,
+		CompactThreshold:  0.8,
+		StreamIdleTimeout: "120s",
+		Permissions:       Permissions{Preset: "balanced"},
+		Approval:          Approval{Scope: "session"},
 		Workflow: Workflow{
 			AutoVerifyAfterEdit:   true,
 			MaxVerifyAttempts:     2,
 			RequireTodoForComplex: true,
 		},
 		Conversations: Conversations{MaxInterruptChainDepth: 4, CloseTimeout: "10s"},
+		Undo:          Undo{KeepTurns: 100, MaxFileMB: 10},
 	}
 }
 
@@ -123,6 +140,12 @@ func (c Config) Interactive() bool {
 // ApprovalTTL is the parsed approval TTL (0: none).
 func (c Config) ApprovalTTL() time.Duration {
 	d, _ := time.ParseDuration(c.Approval.TTL) // validated in Load
+	return d
+}
+
+// IdleTimeout is the parsed stream_idle_timeout.
+func (c Config) IdleTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.StreamIdleTimeout) // validated in Load
 	return d
 }
 
@@ -309,6 +332,9 @@ func (c Config) validate(providerUnset bool) error {
 			bad("approval.ttl", "want a duration such as \"30m\", got %q", c.Approval.TTL)
 		}
 	}
+	if d, err := time.ParseDuration(c.StreamIdleTimeout); err != nil || d <= 0 {
+		bad("stream_idle_timeout", "want a positive duration such as \"120s\", got %q", c.StreamIdleTimeout)
+	}
 	if c.ContextWindow < 1000 {
 		bad("context_window", "must be at least 1000, got %d", c.ContextWindow)
 	}
@@ -325,6 +351,12 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if c.Workflow.MaxVerifyAttempts < 0 || c.Workflow.MaxVerifyAttempts > 2 {
 		bad("workflow.max_verify_attempts", "must be between 0 and 2 (it can only tighten the default), got %d", c.Workflow.MaxVerifyAttempts)
+	}
+	if c.Undo.KeepTurns < 1 {
+		bad("undo.keep_turns", "must be at least 1, got %d", c.Undo.KeepTurns)
+	}
+	if c.Undo.MaxFileMB < 0 {
+		bad("undo.max_file_mb", "must be 0 (no limit) or more, got %d", c.Undo.MaxFileMB)
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeConfig(t *testing.T, path, body string) {
@@ -59,7 +60,7 @@ func TestLoadDefaultsToDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Provider != ProviderDemo || cfg.Model != "demo" || cfg.MaxSteps != 50 || !cfg.Interactive() {
+	if cfg.Provider != ProviderDemo || cfg.Model != "demo" || cfg.MaxSteps != 50 || !cfg.Interactive() || cfg.Undo != (Undo{KeepTurns: 100, MaxFileMB: 10}) {
 		t.Errorf("defaults wrong: %+v", cfg)
 	}
 }
@@ -84,7 +85,12 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"empty rule tool", `{"permissions":{"rules":[{"tool":"","pattern":"x","decision":"deny"}]}}`, []string{"permissions.rules[0]", "tool is empty"}},
 		{"bad ttl", `{"approval":{"ttl":"soon"}}`, []string{"approval.ttl"}},
 		{"bad steps", `{"max_steps":0}`, []string{"max_steps"}},
+		{"idle timeout not a duration", `{"stream_idle_timeout":"2 minutes"}`, []string{`"stream_idle_timeout"`, `"2 minutes"`, `"120s"`}},
+		{"idle timeout zero", `{"stream_idle_timeout":"0s"}`, []string{`"stream_idle_timeout"`, "positive"}},
+		{"idle timeout number", `{"stream_idle_timeout":120}`, []string{`"stream_idle_timeout"`, "expected a string"}},
 		{"widened verify", `{"workflow":{"max_verify_attempts":5}}`, []string{"max_verify_attempts"}},
+		{"no undo turns", `{"undo":{"keep_turns":0}}`, []string{"undo.keep_turns"}},
+		{"negative file size", `{"undo":{"max_file_mb":-1}}`, []string{"undo.max_file_mb"}},
 		{"not object", `[1,2]`, []string{"config", "expected a JSON object"}},
 		// Type errors speak JSON, not Go.
 		{"object expected", `{"approval":"x"}`, []string{`"approval"`, "expected an object"}},
@@ -114,6 +120,19 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestStreamIdleTimeout(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := t.TempDir()
+	cfg, err := Load(root, env(nil))
+	if err != nil || cfg.IdleTimeout() != 120*time.Second {
+		t.Fatalf("default: %v, err %v", cfg.IdleTimeout(), err)
+	}
+	writeConfig(t, WorkspaceFile(root), `{"stream_idle_timeout":"1m30s"}`)
+	if cfg, err = Load(root, env(nil)); err != nil || cfg.IdleTimeout() != 90*time.Second {
+		t.Fatalf("set: %v, err %v", cfg.IdleTimeout(), err)
 	}
 }
 

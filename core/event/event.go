@@ -30,6 +30,7 @@ const (
 	StatusChanged       Kind = "status_changed" // model, mode, preset or context size changed
 	TodosUpdated        Kind = "todos_updated"
 	FilesChanged        Kind = "files_changed" // files the engine wrote or restored; editors reload them
+	Retrying            Kind = "retrying"      // a model request failed before anything was shown and waits to be sent again
 
 	// Hand-overs between conversations (seed 000). An interrupting tool
 	// call (conv_create, conv_send) ends the caller's task with
@@ -69,7 +70,7 @@ const (
 // are set: Text for deltas, notices, errors and command output; Tool for
 // tool calls; Approval for approval requests; Tokens for token counts;
 // Reason for aborts and completions; Status for status changes; Todos for
-// todo updates; Paths for changed files.
+// todo updates; Paths for changed files; Text and Retry for retries.
 type Event struct {
 	Kind         Kind   `json:"kind" msgpack:"kind"`
 	Session      string `json:"session_id" msgpack:"session_id"`
@@ -88,6 +89,18 @@ type Event struct {
 	Status   *Status   `json:"status,omitempty" msgpack:"status,omitempty"`
 	Todos    []Todo    `json:"todos,omitempty" msgpack:"todos,omitempty"`
 	Paths    []string  `json:"paths,omitempty" msgpack:"paths,omitempty"`
+	Retry    *Retry    `json:"retry,omitempty" msgpack:"retry,omitempty"`
+}
+
+// Retry is one wait before a model request is sent again. The event's Text
+// says it in one line ("rate limited; retrying in 20 s (attempt 2 of 4)").
+type Retry struct {
+	Reason      string `json:"reason" msgpack:"reason"` // rate_limited, server_error, idle_timeout, connection
+	StatusCode  int    `json:"status_code,omitempty" msgpack:"status_code,omitempty"`
+	WaitMS      int64  `json:"wait_ms" msgpack:"wait_ms"`
+	Attempt     int    `json:"attempt" msgpack:"attempt"` // the attempt that failed, from 1
+	MaxAttempts int    `json:"max_attempts" msgpack:"max_attempts"`
+	Message     string `json:"message" msgpack:"message"` // the provider's full message
 }
 
 // Tool describes one tool call, at its beginning and at its end.

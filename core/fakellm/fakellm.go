@@ -41,8 +41,14 @@ type Reply struct {
 	RetryAfter     string         // Retry-After header value for Status replies
 	CutAfter       int            // >0: drop the connection after this many chunks, no finish_reason, no [DONE]
 	Garbage        bool           // send an invalid JSON data line mid-stream
-	Usage          *llm.Usage     // default: estimated from sizes
-	FinishReason   string         // default "tool_calls" if ToolCalls else "stop"
+	// Hang stops sending after HangAfter chunks (0: right after the
+	// headers) and holds the connection open until the client leaves; with
+	// Status, the error's headers go out and its body never does.
+	Hang         bool
+	HangAfter    int
+	EmptyBody    bool       // with Status: the error response has no body at all
+	Usage        *llm.Usage // default: estimated from sizes
+	FinishReason string     // default "tool_calls" if ToolCalls else "stop"
 
 	// Deltas are explicit content pieces, one per chunk; they replace Content
 	// and Chunk when set.
@@ -154,6 +160,7 @@ func (m wireMessage) message() llm.Message {
 	out := llm.Message{
 		Role:       m.Role,
 		Content:    contentText(m.Content),
+		Images:     contentImages(m.Content),
 		ToolCalls:  m.ToolCalls,
 		ToolCallID: m.ToolCallID,
 		Name:       m.Name,
@@ -162,7 +169,6 @@ func (m wireMessage) message() llm.Message {
 	if out.Reasoning == "" {
 		out.Reasoning = m.ReasonCont
 	}
-	out.Images = contentImages(m.Content)
 	return out
 }
 
@@ -189,20 +195,20 @@ func contentText(raw json.RawMessage) string {
 }
 
 // contentImages collects the image_url parts of array content.
-func contentImages(raw json.RawMessage) []string {
+func contentImages(raw json.RawMessage) []llm.Image {
 	var parts []struct {
 		Type     string `json:"type"`
 		ImageURL struct {
 			URL string `json:"url"`
 		} `json:"image_url"`
 	}
-	if json.Unmarshal(raw, &parts) != nil {
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &parts) != nil {
 		return nil
 	}
-	var out []string
+	var out []llm.Image
 	for _, p := range parts {
 		if p.Type == "image_url" {
-			out = append(out, p.ImageURL.URL)
+			out = append(out, llm.Image{URL: p.ImageURL.URL})
 		}
 	}
 	return out
@@ -241,7 +247,23 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if reply.Status != 0 {
-		writeError(w, reply.Status, errorType(reply.Status), fmt.Sprintf("fakellm: scripted HTTP %d", reply.Status), reply.RetryAfter)
+		switch {
+		case reply.Hang || reply.EmptyBody:
+			if reply.RetryAfter != "" {
+				w.Header().Set("Retry-After", reply.RetryAfter)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			if reply.EmptyBody {
+				w.Header().Set("Content-Length", "0")
+			}
+			w.WriteHeader(reply.Status)
+			http.NewResponseController(w).Flush() //nolint:errcheck // client gone: nothing to do.
+			if reply.Hang {
+				s.hang(r)
+			}
+		default:
+			writeError(w, reply.Status, errorType(reply.Status), fmt.Sprintf("fakellm: scripted HTTP %d", reply.Status), reply.RetryAfter)
+		}
 		return
 	}
 	if !req.Stream {
@@ -249,6 +271,14 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stream(w, r, req, reply, seq)
+}
+
+// hang waits until the client or the server goes away.
+func (s *Server) hang(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	}
 }
 
 // record stores the request and picks its reply.

@@ -193,6 +193,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 				return
 			}
 		}
+		if reply.Hang && i >= reply.HangAfter {
+			s.hang(r)
+			return
+		}
 		if reply.CutAfter > 0 && i >= reply.CutAfter {
 			cut(rc)
 			return
@@ -208,6 +212,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 		if rc.Flush() != nil {
 			return
 		}
+	}
+	if reply.Hang {
+		s.hang(r)
+		return
 	}
 	if reply.CutAfter > 0 && reply.CutAfter >= len(payloads) {
 		cut(rc)

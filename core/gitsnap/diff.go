@@ -60,7 +60,7 @@ func Diff(ctx context.Context, root string) (Changes, error) {
 	if err != nil {
 		return Changes{}, err
 	}
-	cur, err := r.worktreeTree(ctx)
+	cur, _, err := r.worktreeTree(ctx, 0)
 	if err != nil {
 		return Changes{}, fmt.Errorf("diff %s: %w", r.root, err)
 	}

@@ -44,8 +44,12 @@ import (
 // RefPrefix is the private ref namespace that keeps snapshots alive.
 const RefPrefix = "refs/coder-nvim/snapshots/"
 
+// sessionsDir is the session store, relative to the root; it is never
+// snapshotted, so undo never rewinds the session history itself.
+const sessionsDir = ".coder/sessions"
+
 // excluded are pathspecs (relative to the root) never snapshotted.
-var excluded = []string{":(exclude).coder/sessions"}
+var excluded = []string{":(exclude)" + sessionsDir}
 
 // Identity used for snapshot commits, so that user config is not needed.
 const (

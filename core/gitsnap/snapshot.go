@@ -12,22 +12,37 @@ import (
 	"strings"
 )
 
+// Options tune a snapshot.
+type Options struct {
+	// MaxFileSize leaves untracked files larger than this many bytes out
+	// of the snapshot (0: no limit), so a regenerated big file does not
+	// add its size to .git every turn. They are listed in the snapshot's
+	// message; Undo names them as files it cannot cover.
+	MaxFileSize int64
+}
+
 // Snapshot records the workspace under root (tracked and untracked files,
 // ignored ones excluded) as a commit and returns its id. It works in a
 // repository without commits and leaves the user's HEAD, refs and index as
 // they are.
 func Snapshot(ctx context.Context, root, message string) (string, error) {
+	return SnapshotWith(ctx, root, message, Options{})
+}
+
+// SnapshotWith is Snapshot with options.
+func SnapshotWith(ctx context.Context, root, message string, opts Options) (string, error) {
 	r, err := open(ctx, root)
 	if err != nil {
 		return "", err
 	}
-	tree, err := r.worktreeTree(ctx)
+	tree, large, err := r.worktreeTree(ctx, opts.MaxFileSize)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: %w", r.root, err)
 	}
 	if strings.TrimSpace(message) == "" {
 		message = "coder-nvim snapshot"
 	}
+	message += formatLarge(large)
 	out, err := r.git(ctx, runOpts{stdin: strings.NewReader(message)}, "commit-tree", "--no-gpg-sign", tree)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: %w", r.root, err)
@@ -40,51 +55,68 @@ func Snapshot(ctx context.Context, root, message string) (string, error) {
 }
 
 // Forget deletes the refs that keep the given snapshots alive, so that git
-// gc may prune them; unknown ids are ignored.
+// gc may prune them; unknown ids are ignored. All refs go in one git call.
 func Forget(ctx context.Context, root string, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	r, err := open(ctx, root)
 	if err != nil {
 		return err
 	}
+	var in strings.Builder
+	seen := map[string]bool{}
 	for _, id := range ids {
 		if !commitRE.MatchString(id) {
 			return fmt.Errorf("invalid snapshot id %q", id)
 		}
-		if _, err := r.git(ctx, runOpts{}, "update-ref", "-d", RefPrefix+id); err != nil {
-			return fmt.Errorf("forget snapshot %s: %w", id, err)
+		if seen[id] {
+			continue // git refuses two updates of one ref
 		}
+		seen[id] = true
+		// No old value: deleting a ref that is already gone succeeds.
+		fmt.Fprintf(&in, "delete %s%s\n", RefPrefix, id)
+	}
+	if _, err := r.git(ctx, runOpts{stdin: strings.NewReader(in.String())}, "update-ref", "-m", "coder-nvim forget", "--stdin"); err != nil {
+		return fmt.Errorf("forget snapshots: %w", err)
 	}
 	return nil
 }
 
 // worktreeTree writes the tree of the workspace as it is on disk, using a
 // temporary index so the user's index is not touched.
-func (r *repo) worktreeTree(ctx context.Context) (string, error) {
+// Untracked files larger than maxSize bytes (0: no limit) are left out and
+// returned.
+func (r *repo) worktreeTree(ctx context.Context, maxSize int64) (string, []largeFile, error) {
 	dir, err := os.MkdirTemp("", "coder-nvim-index-")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer os.RemoveAll(dir)
 	idx := filepath.Join(dir, "index")
 	if err := r.seedIndex(ctx, idx); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	o := runOpts{env: []string{"GIT_INDEX_FILE=" + idx}}
 	if err := r.prepareIndex(ctx, o); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	nested, err := r.addAll(ctx, o)
+	large, err := r.largeUntracked(ctx, o, maxSize)
 	if err != nil {
-		return "", err
+		return "", nil, err
+	}
+	nested, err := r.addAll(ctx, o, large)
+	if err != nil {
+		return "", nil, err
 	}
 	if err := r.markNested(ctx, o, nested); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	out, err := r.git(ctx, o, "write-tree")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(string(out)), large, nil
 }
 
 // seedIndex copies the user's index to idx. Only its stat cache matters:
@@ -169,16 +201,34 @@ var noCommitRE = regexp.MustCompile(`error: '([^'\n]+)/' does not have a commit 
 // commit make it fail; they are left out, found from the error, and their
 // top-relative paths returned. --sparse lets it record files the turn
 // wrote outside a sparse checkout's cone.
-func (r *repo) addAll(ctx context.Context, o runOpts) ([]string, error) {
+//
+// The session store is excluded with a pathspec, but git add refuses a
+// pathspec that names an ignored path ("The following paths are ignored"),
+// and many keep .coder ignored; then the ignore rules keep its untracked
+// files out anyway, and what the index tracks there is dropped after.
+// Large untracked files (not ignored, so safe to name) are excluded too.
+func (r *repo) addAll(ctx context.Context, o runOpts, large []largeFile) ([]string, error) {
+	sessionsIgnored, err := r.isIgnored(ctx, o, sessionsDir)
+	if err != nil {
+		return nil, err
+	}
 	var nested []string
 	for range 64 {
 		args := []string{"add", "-A", "--sparse", "--ignore-errors", "--", "."}
-		args = append(args, excluded...)
+		if !sessionsIgnored {
+			args = append(args, excluded...)
+		}
+		for _, l := range large {
+			args = append(args, ":(exclude,literal)"+l.path)
+		}
 		for _, n := range nested {
 			args = append(args, ":(exclude,top,literal)"+n)
 		}
 		_, err := r.git(ctx, o, args...)
 		if err == nil {
+			if sessionsIgnored {
+				return nested, r.dropTracked(ctx, o, sessionsDir)
+			}
 			return nested, nil
 		}
 		found := noCommitRE.FindAllStringSubmatch(err.Error(), -1)

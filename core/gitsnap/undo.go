@@ -20,15 +20,26 @@ type Report struct {
 	Removed     []string          // files the turn created, deleted again
 	Skipped     []string          // files left alone; SkipReasons says why
 	SkipReasons map[string]string // path → reason
+	// Others changed during the turn but not by it (UndoOwn only):
+	// another session or the user. They are left alone.
+	Others []string
+	// TooLarge are untracked files the turn may have changed that were
+	// over the snapshot size limit, so not snapshotted: neither restored
+	// nor removed.
+	TooLarge []string
 }
 
 // String is a short account of the undo for the user, one line per file.
 func (rep Report) String() string {
-	if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped) == 0 {
+	if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped)+len(rep.Others)+len(rep.TooLarge) == 0 {
 		return "nothing to undo: the turn changed no files"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "restored %d, removed %d, skipped %d file(s)\n", len(rep.Restored), len(rep.Removed), len(rep.Skipped))
+	fmt.Fprintf(&b, "restored %d, removed %d, skipped %d file(s)", len(rep.Restored), len(rep.Removed), len(rep.Skipped))
+	if len(rep.Others) > 0 {
+		fmt.Fprintf(&b, "; %d changed by others left alone", len(rep.Others))
+	}
+	b.WriteByte('\n')
 	for _, p := range rep.Restored {
 		fmt.Fprintf(&b, "  restored %s\n", p)
 	}
@@ -37,6 +48,12 @@ func (rep Report) String() string {
 	}
 	for _, p := range rep.Skipped {
 		fmt.Fprintf(&b, "  skipped  %s: %s\n", p, rep.SkipReasons[p])
+	}
+	for _, p := range rep.Others {
+		fmt.Fprintf(&b, "  left     %s: changed during the turn, but not by it (another session or you)\n", p)
+	}
+	for _, p := range rep.TooLarge {
+		fmt.Fprintf(&b, "  not covered %s: larger than the snapshot size limit, so not snapshotted; neither restored nor removed\n", p)
 	}
 	return b.String()
 }
@@ -77,28 +94,60 @@ const (
 // reason. Failures on single files are reported the same way; the error is
 // for failures that stop the whole undo.
 func Undo(ctx context.Context, root, before, after string) (Report, error) {
+	return undo(ctx, root, before, after, nil)
+}
+
+// undo is Undo, limited to the files in own when own is not nil.
+func undo(ctx context.Context, root, before, after string, own []Owned) (Report, error) {
 	rep := Report{SkipReasons: map[string]string{}}
 	r, err := open(ctx, root)
 	if err != nil {
 		return rep, err
 	}
-	for _, id := range []string{before, after} {
+	ids := []string{before, after}
+	for _, o := range own {
+		if !slices.Contains(ids, o.Base) {
+			ids = append(ids, o.Base)
+		}
+	}
+	for _, id := range ids {
 		if err := r.commit(ctx, id); err != nil {
 			return rep, err
 		}
 	}
-	out, err := r.git(ctx, runOpts{}, diffArgs(before, after, "-z", "--no-renames", "--raw")...)
+	entries, err := r.rawDiff(ctx, before, after)
 	if err != nil {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
-	entries, err := parseRawEntries(out)
+	largeBefore, err := r.largeFiles(ctx, before)
 	if err != nil {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
+	largeAfter, err := r.largeFiles(ctx, after)
+	if err != nil {
+		return rep, fmt.Errorf("undo: %w", err)
+	}
+	rep.TooLarge = largeChanged(largeBefore, largeAfter)
+	if own != nil {
+		if entries, err = r.ownEntries(ctx, before, after, entries, own, &rep); err != nil {
+			return rep, fmt.Errorf("undo: %w", err)
+		}
+	}
+	// A file that was too large for the snapshot before the turn and
+	// small enough after looks created; its old content is not there.
+	kept := entries[:0]
+	for _, e := range entries {
+		if _, ok := largeBefore[e.path]; ok && e.oldMode == modeNone {
+			rep.skip(e.path, "it was larger than the snapshot size limit before the turn, so its earlier content was not snapshotted")
+			continue
+		}
+		kept = append(kept, e)
+	}
+	entries = kept
 
 	// Without core.fileMode git does not track the executable bit, and
 	// the snapshots' modes say nothing about the disk.
-	out, err = r.git(ctx, runOpts{}, "config", "--type=bool", "--default=true", "core.fileMode")
+	out, err := r.git(ctx, runOpts{}, "config", "--type=bool", "--default=true", "core.fileMode")
 	if err != nil {
 		return rep, fmt.Errorf("undo: %w", err)
 	}
@@ -216,9 +265,9 @@ func Undo(ctx context.Context, root, before, after string) (Report, error) {
 	for _, e := range restores {
 		r.restoreReport(ctx, e, &rep)
 	}
-	slices.Sort(rep.Restored)
-	slices.Sort(rep.Removed)
-	slices.Sort(rep.Skipped)
+	for _, l := range [][]string{rep.Restored, rep.Removed, rep.Skipped, rep.Others, rep.TooLarge} {
+		slices.Sort(l)
+	}
 	return rep, nil
 }
 

@@ -3,7 +3,10 @@
 // saved session can replay a request as it was sent (seed 001 §10, seed 003).
 package llm
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Message roles.
 const (
@@ -22,10 +25,16 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Name       string     `json:"name,omitempty"`
 	Reasoning  string     `json:"reasoning,omitempty"`
-	// Images are image_url parts (data: or http(s) URLs) sent after the
-	// text of a user message; the provider turns the message into a
-	// content-parts array when any are set.
-	Images []string `json:"images,omitempty"`
+	// Images go with a user message's text. They are sent as image_url
+	// content parts after the text; a message without images is sent with
+	// plain string content, exactly as before images existed.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is one picture attached to a message: a data: URL (base64) or an
+// http(s) URL the provider fetches.
+type Image struct {
+	URL string `json:"url"`
 }
 
 // ToolCall is a function call requested by the assistant.
@@ -74,7 +83,29 @@ type Request struct {
 type Delta struct {
 	Content   string
 	Reasoning string
+	// Retry is set when the request failed before anything was streamed
+	// and is about to be sent again; it is no part of the answer.
+	Retry *Retry
 }
+
+// Retry describes one wait before a request is sent again, so front ends
+// can say why nothing arrives ("rate limited; retrying in 20 s").
+type Retry struct {
+	Reason      string        // RetryRateLimited, RetryServerError, RetryIdle or RetryConnection
+	StatusCode  int           // HTTP status, 0 when none
+	Wait        time.Duration // how long until the next attempt
+	Attempt     int           // the attempt that failed, from 1
+	MaxAttempts int           // attempts allowed in all
+	Message     string        // the failure, for the user
+}
+
+// Retry reasons.
+const (
+	RetryRateLimited = "rate_limited"
+	RetryServerError = "server_error"
+	RetryIdle        = "idle_timeout"
+	RetryConnection  = "connection"
+)
 
 // Response is the assembled result of one streamed completion.
 type Response struct {

@@ -555,7 +555,15 @@ func (p Policy) bash(mode Mode, a Action, an *shellcheck.Analysis) Verdict {
 	denyReason, askReasons, allowReasons := "", []string(nil), []string(nil)
 	for _, c := range an.Commands {
 		line := strings.Join(c.Args, " ")
-		base := p.base(bashCell(c.Class))
+		cl := bashCell(c.Class)
+		outside := ""
+		if c.Class == shellcheck.ReadOnly && len(c.Outside) > 0 {
+			// As the file tools refuse reads outside the workspace, a
+			// read-only command that makes them asks like an unknown one.
+			cl = cellBashUnknown
+			outside = "reads outside the workspace: " + strings.Join(c.Outside, ", ")
+		}
+		base := p.base(cl)
 		d := base
 		rd, rule, matched := p.matchRules(a.Tool, line, true)
 		if norm := normalizedLine(c.Args); norm != line {
@@ -588,6 +596,9 @@ func (p Policy) bash(mode Mode, a Action, an *shellcheck.Analysis) Verdict {
 				reason = ""
 			}
 		}
+		if reason == "" && outside != "" {
+			reason = bashReason(d, shellcheck.Unknown, fmt.Sprintf("`%s` %s", line, outside), p.preset())
+		}
 		if reason == "" {
 			reason = bashReason(d, c.Class, fmt.Sprintf("`%s`: %s", line, c.Reason), p.preset())
 		}
@@ -604,7 +615,9 @@ func (p Policy) bash(mode Mode, a Action, an *shellcheck.Analysis) Verdict {
 				// and approving plain `x` does not cover them.
 				pre = append(slices.Clone(c.Context), pre...)
 			}
-			if len(pre) == 0 || c.Class == shellcheck.Dangerous || slices.ContainsFunc(pre, func(w string) bool { return strings.ContainsAny(w, "$`") }) {
+			// Reads outside are approved one at a time: `cat` for one
+			// file must not cover `cat ~/.ssh/id_rsa`.
+			if len(pre) == 0 || c.Class == shellcheck.Dangerous || outside != "" || slices.ContainsFunc(pre, func(w string) bool { return strings.ContainsAny(w, "$`") }) {
 				keyable = false
 				continue
 			}

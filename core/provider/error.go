@@ -27,6 +27,7 @@ type Error struct {
 
 	retryAfter    time.Duration
 	hasRetryAfter bool
+	idle          bool // cut by the stream idle timeout: retried once at most
 }
 
 func (e *Error) Error() string {
@@ -177,6 +178,8 @@ func backoff(attempt int, base, maxWait, retryAfter time.Duration, hasRetryAfter
 
 // responseInfo receives the status and headers of one attempt's response.
 type responseInfo struct {
+	watch *idleWatch // set before the request; nil: no idle timeout
+
 	mu     sync.Mutex
 	status int
 	header http.Header
@@ -207,6 +210,10 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		info.status = resp.StatusCode
 		info.header = resp.Header.Clone()
 		info.mu.Unlock()
+		if info.watch != nil {
+			info.watch.stop() // the headers are in; body reads re-arm it
+			resp.Body = &watchedBody{ReadCloser: resp.Body, w: info.watch}
+		}
 	}
 	return resp, err
 }

@@ -25,8 +25,15 @@ type Options struct {
 	MaxAttempts int           // total attempts including the first; default 4
 	BaseBackoff time.Duration // default 500ms; doubles each retry, capped at MaxBackoff
 	MaxBackoff  time.Duration // default 20s
-	HTTPClient  *http.Client  // optional; must not set a Timeout shorter than a stream
+	// IdleTimeout ends an attempt that receives nothing for this long,
+	// waiting for the response or in the middle of the stream; default
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	HTTPClient  *http.Client // optional; must not set a Timeout shorter than a stream
 }
+
+// DefaultIdleTimeout is the default Options.IdleTimeout.
+const DefaultIdleTimeout = 120 * time.Second
 
 // OpenAI is a streaming client for an OpenAI-compatible endpoint. It is safe
 // for concurrent use.
@@ -50,6 +57,9 @@ func NewOpenAI(opts Options) *OpenAI {
 	}
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = 20 * time.Second
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
 	}
 	hc := http.Client{}
 	if opts.HTTPClient != nil {
@@ -77,8 +87,10 @@ func NewOpenAI(opts Options) *OpenAI {
 // for each content or reasoning piece as it arrives, and returns the
 // assembled assistant message.
 //
-// Failures are retried only while nothing has been passed to onDelta. On an
-// error after streaming began, the partial response is returned with it.
+// Failures are retried only while nothing has been passed to onDelta; an
+// attempt cut by the idle timeout is retried once at most. Before each
+// wait onDelta gets a Delta with Retry set. On an error after streaming
+// began, the partial response is returned with it.
 func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
 	if onDelta == nil {
 		onDelta = func(llm.Delta) {}
@@ -89,6 +101,7 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 		emitted = true
 		onDelta(d)
 	}
+	idleCuts := 0
 	for attempt := 1; ; attempt++ {
 		resp, err := p.attempt(ctx, oreq, emit)
 		if err == nil {
@@ -99,10 +112,23 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 			return resp, err // cancellation
 		}
 		pe.Attempts = attempt
-		if !pe.Retryable || emitted || attempt >= p.opts.MaxAttempts {
+		if pe.idle {
+			idleCuts++
+		}
+		// A second silent server in a row is not worth another wait of
+		// the whole timeout.
+		if !pe.Retryable || emitted || attempt >= p.opts.MaxAttempts || idleCuts > 1 {
 			return resp, pe
 		}
 		wait := backoff(attempt, p.opts.BaseBackoff, p.opts.MaxBackoff, pe.retryAfter, pe.hasRetryAfter)
+		onDelta(llm.Delta{Retry: &llm.Retry{
+			Reason:      retryReason(pe),
+			StatusCode:  pe.StatusCode,
+			Wait:        wait,
+			Attempt:     attempt,
+			MaxAttempts: p.opts.MaxAttempts,
+			Message:     pe.Message,
+		}})
 		if err := sleep(ctx, wait); err != nil {
 			return resp, fmt.Errorf("provider: cancelled while waiting to retry (%s): %w", pe.Message, err)
 		}
@@ -111,11 +137,18 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 
 // attempt makes one request and reads its stream to the end.
 func (p *OpenAI) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, emit func(llm.Delta)) (llm.Response, error) {
-	capture := &responseInfo{}
-	stream, err := p.client.CreateChatCompletionStream(withCapture(ctx, capture), oreq)
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	capture := &responseInfo{watch: newIdleWatch(p.opts.IdleTimeout, func() { cancel(errIdle) })}
+	defer capture.watch.stop()
+	stream, err := p.client.CreateChatCompletionStream(withCapture(actx, capture), oreq)
 	if err != nil {
 		if ctx.Err() != nil {
 			return llm.Response{}, fmt.Errorf("provider: request cancelled: %w", ctx.Err())
+		}
+		if context.Cause(actx) == errIdle {
+			status, _ := capture.get()
+			return llm.Response{}, p.idleError(status != 0)
 		}
 		return llm.Response{}, p.requestError(err, capture)
 	}
@@ -130,6 +163,9 @@ func (p *OpenAI) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 		if err != nil {
 			if ctx.Err() != nil {
 				return acc.response(), fmt.Errorf("provider: request cancelled: %w", ctx.Err())
+			}
+			if context.Cause(actx) == errIdle {
+				return acc.response(), p.idleError(true)
 			}
 			var apiErr *openai.APIError
 			if errors.As(err, &apiErr) {
@@ -163,21 +199,20 @@ func toOpenAI(req llm.Request) openai.ChatCompletionRequest {
 			Name:       m.Name,
 			ToolCallID: m.ToolCallID,
 		}
+		if len(m.Images) > 0 {
+			om.Content = ""
+			if m.Content != "" {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+			}
+			for _, img := range m.Images {
+				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: img.URL}})
+			}
+		}
 		// go-openai omits empty content, and OpenAI requires it on tool
 		// results and on assistant messages without tool calls (an empty
 		// answer, e.g. one cut by the length limit or only reasoning).
 		if om.Content == "" && (m.Role == llm.RoleTool || m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0) {
 			om.Content = "(empty)"
-		}
-		if len(m.Images) > 0 {
-			// go-openai sends MultiContent instead of Content when set.
-			if om.Content != "" {
-				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: om.Content})
-			}
-			for _, u := range m.Images {
-				om.MultiContent = append(om.MultiContent, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: u}})
-			}
-			om.Content = ""
 		}
 		for _, tc := range m.ToolCalls {
 			typ := openai.ToolType(tc.Type)
@@ -207,6 +242,19 @@ func toOpenAI(req llm.Request) openai.ChatCompletionRequest {
 		})
 	}
 	return out
+}
+
+// retryReason classifies a retryable failure for the user.
+func retryReason(e *Error) string {
+	switch {
+	case e.idle:
+		return llm.RetryIdle
+	case e.StatusCode == http.StatusTooManyRequests:
+		return llm.RetryRateLimited
+	case e.StatusCode != 0:
+		return llm.RetryServerError
+	}
+	return llm.RetryConnection
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -315,13 +315,14 @@ func TestMidStreamCutNotRetried(t *testing.T) {
 
 func TestCutBeforeFinish(t *testing.T) {
 	// The connection drops after the role chunk, before any delta: an error,
-	// retried since nothing was shown, then given up.
+	// retried since nothing was shown, then given up. The only deltas are
+	// the notices of the three retries.
 	s, p := setup(t)
 	s.Enqueue(fakellm.Reply{Content: "abc", CutAfter: 1}, fakellm.Reply{Content: "abc", CutAfter: 1},
 		fakellm.Reply{Content: "abc", CutAfter: 1}, fakellm.Reply{Content: "abc", CutAfter: 1})
 	_, deltas, err := collect(t, p, simpleReq)
 	var pe *Error
-	if !errors.As(err, &pe) || len(deltas) != 0 {
+	if !errors.As(err, &pe) || len(deltas) != 3 || len(retries(deltas)) != 3 {
 		t.Fatalf("err = %v, deltas %d", err, len(deltas))
 	}
 	if n := len(s.Requests()); n != 4 || pe.Attempts != 4 {

@@ -113,7 +113,6 @@ var classTests = []struct {
 	{"man 3 printf", ReadOnly},
 	{"git log -p", ReadOnly},
 	{"git log --oneline --output-indicator-new=x", ReadOnly},
-	{"git ls-remote --heads origin", ReadOnly},
 	{"awk -F: '{print $1}' f", ReadOnly},
 	{"date -d yesterday +%F", ReadOnly},
 	{"file -b --mime-type f", ReadOnly},
@@ -133,6 +132,7 @@ var classTests = []struct {
 	{"man -P 'rm -rf x' ls", Unknown},
 	{"man --html=firefox ls", Unknown},
 	{"git diff --ext-diff", Unknown},
+	{"git ls-remote --heads origin", Unknown}, // network access, like curl
 	{"git log --outp=x", Unknown},
 	{"git grep -Ovim x", Unknown},
 	{"git help --web log", Unknown},

@@ -16,8 +16,7 @@ var plainReadOnly = set(
 	"join", "expand", "unexpand", "seq", "yes", "sleep", "whereis", "type", "ps", "free", "uptime",
 	"nproc", "printenv", "tac", "rev", "strings", "jq", "cd", "pushd", "popd", "dirs",
 	"exit", "return", "shift", "wait", "getconf", "arch", "groups", "who", "locale", "tty",
-	"cal", "factor", "expr", "lscpu", "lsblk", "env", "look", "numfmt", "base64",
-	"base32", "lsof", "help", "vmstat", "uniq_count", "shasum", "sum", "tsort",
+	"cal", "factor", "expr", "lscpu", "lsblk", "env", "look", "numfmt", "lsof", "help", "vmstat", "uniq_count", "shasum", "sum", "tsort",
 )
 
 // Readers with options that run commands or write files are handled in
@@ -207,6 +206,31 @@ func (w *walker) classifyName(name string, args []arg) effect {
 			if !a.lit || !strings.HasPrefix(a.s, "-") || longOpt(a.s, "--file", 3) || longOpt(a.s, "--boot", 4) ||
 				(isShortFlags(a.s) && strings.ContainsAny(a.s, "Fb")) {
 				return effect{Unknown, "hostname may set the host name"}
+			}
+		}
+		return readOnly
+	case "base64", "base32", "basenc":
+		// BSD/macOS base64 writes its output file with -o / --output.
+		for i, a := range rest {
+			switch {
+			case !a.lit:
+				return notLiteral
+			case longOpt(a.s, "--output", 3):
+				if v, ok := optValue(a.s); ok {
+					return w.writeTarget(v)
+				}
+				if i+1 < len(rest) {
+					return w.writeArg(rest[i+1])
+				}
+				return effect{Unknown, name + " --output writes a file"}
+			case isShortFlags(a.s) && strings.Contains(a.s, "o"):
+				if v := a.s[strings.IndexByte(a.s, 'o')+1:]; v != "" {
+					return w.writeTarget(v)
+				}
+				if i+1 < len(rest) {
+					return w.writeArg(rest[i+1])
+				}
+				return effect{Unknown, name + " -o writes a file"}
 			}
 		}
 		return readOnly
@@ -505,6 +529,10 @@ func (w *walker) find(rest []arg) effect {
 					switch filepath.Base(inner[0].s) {
 					case "rm", "shred", "unlink", "rmdir":
 						return effect{Dangerous, "find " + a.s + " " + inner[0].s + " deletes every match"}
+					case "git":
+						// {} and -execdir put git in directories the
+						// repository check cannot see.
+						e = e.max(effect{Unknown, "find " + a.s + " runs git in the directories it finds"})
 					}
 				}
 				e = e.max(wrap).max(w.classify(inner))
@@ -558,6 +586,8 @@ func (w *walker) sed(rest []arg) effect {
 			e = e.max(effect{Unknown, "sed script writes files (w)"})
 		case "e":
 			e = e.max(effect{Unknown, "sed script executes commands (e)"})
+		case "r":
+			e = e.max(effect{Unknown, "sed script reads other files (r, R), which may be outside the workspace"})
 		case "?":
 			e = e.max(effect{Unknown, "sed script not understood"})
 		}
@@ -573,8 +603,8 @@ func (w *walker) sed(rest []arg) effect {
 }
 
 // sedScriptEffect scans a sed script and returns "w" if it writes files,
-// "e" if it executes commands, "?" if it cannot be understood and "" if
-// it is read-only.
+// "e" if it executes commands, "r" if it reads other files, "?" if it
+// cannot be understood and "" if it is read-only.
 func sedScriptEffect(s string) string {
 	i := 0
 	// skipDelimited skips a delimited section starting after the delimiter.
@@ -666,7 +696,9 @@ func sedScriptEffect(s string) string {
 			for i < len(s) && (s[i] == ' ' || s[i] >= '0' && s[i] <= '9') {
 				i++
 			}
-		case ':', 'b', 't', 'T', 'r', 'R', 'v':
+		case 'r', 'R':
+			return "r"
+		case ':', 'b', 't', 'T', 'v':
 			toEnd()
 		case 'a', 'i', 'c':
 			toEOL()
@@ -954,12 +986,19 @@ func (w *walker) eval(rest []arg) effect {
 		joined.dl = joined.dl || a.dl
 	}
 	joined.s = strings.Join(parts, " ")
-	return w.nested("eval", joined)
+	// eval runs in the current shell: a cd inside it moves later commands.
+	return w.nestedIn("eval", joined, true)
 }
 
 // nested analyses a script string given to eval or sh -c and returns an
 // effect summarising it (its commands are recorded as well).
 func (w *walker) nested(what string, script arg) effect {
+	return w.nestedIn(what, script, false)
+}
+
+// nestedIn is nested; sameShell keeps the script's cd (eval) instead of
+// restoring the directory as for a child shell.
+func (w *walker) nestedIn(what string, script arg, sameShell bool) effect {
 	if script.dl {
 		return effect{Dangerous, what + " runs a downloaded script"}
 	}
@@ -971,8 +1010,12 @@ func (w *walker) nested(what string, script arg) effect {
 	}
 	start := len(w.out.Commands)
 	parseErr := w.out.ParseError
-	// The nested script runs in a child shell: its cd does not leak.
-	w.scoped(func() { w.parse(script.s, w.depth+1) })
+	if sameShell {
+		w.parse(script.s, w.depth+1)
+	} else {
+		// A child shell: its cd does not leak.
+		w.scoped(func() { w.parse(script.s, w.depth+1) })
+	}
 	if w.out.ParseError != parseErr {
 		return effect{Unknown, what + " script cannot be parsed"}
 	}

@@ -1,6 +1,9 @@
 package shellcheck
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // gitGlobalValue are git options before the subcommand that take a value.
 var gitGlobalValue = set("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix", "--list-cmds")
@@ -33,7 +36,7 @@ func gitSubcommand(rest []string) (int, bool) {
 }
 
 var gitReadOnly = set("status", "diff", "log", "show", "blame", "shortlog", "describe", "rev-parse",
-	"rev-list", "ls-files", "ls-tree", "ls-remote", "cat-file", "grep", "merge-base", "name-rev",
+	"rev-list", "ls-files", "ls-tree", "cat-file", "grep", "merge-base", "name-rev",
 	"show-ref", "count-objects", "whatchanged", "for-each-ref", "cherry", "version", "help", "var",
 	"check-ignore", "check-attr", "diff-tree", "diff-files", "diff-index", "annotate", "show-branch", "range-diff")
 
@@ -60,7 +63,68 @@ func (w *walker) git(rest []arg) effect {
 	if usesConfig && e.class == ReadOnly {
 		return effect{Unknown, "git -c or --exec-path can make git run other commands"}
 	}
+	if e.class == ReadOnly {
+		// Read-only only for the workspace's own repository: another one
+		// has a configuration the model may have written (core.fsmonitor,
+		// hooks), and git would run what it names.
+		e = e.max(w.gitRepository(rest[:i]))
+	}
 	return e
+}
+
+// gitRepoSelect are the global options that choose the repository or
+// work tree some other way than -C.
+var gitRepoSelect = []string{"--git-dir", "--work-tree", "--namespace", "--bare", "--super-prefix"}
+
+// gitRepository checks that git, given its global options, runs on the
+// workspace's own repository: in a directory inside the workspace where
+// discovery finds nothing but the workspace's .git (see ownRepository).
+func (w *walker) gitRepository(global []arg) effect {
+	dir, moved := w.cwd, w.moved
+	for k := 0; k < len(global); k++ {
+		a := global[k]
+		if !a.lit {
+			return effect{Unknown, "git option `" + a.s + "` cannot be resolved statically"}
+		}
+		for _, o := range gitRepoSelect {
+			if a.s == o || strings.HasPrefix(a.s, o+"=") {
+				return effect{Unknown, "git " + o + " selects another repository, whose configuration can run commands"}
+			}
+		}
+		if a.s != "-C" {
+			if gitGlobalValue[a.s] {
+				k++
+			}
+			continue
+		}
+		if k+1 >= len(global) || !global[k+1].lit {
+			return effect{Unknown, "git -C with a directory that cannot be resolved statically"}
+		}
+		k++
+		moved = true
+		switch d := global[k].s; {
+		case d == "" || d == ".":
+		case strings.HasPrefix(d, "~") || dir == homeDir:
+			dir = ""
+		case filepath.IsAbs(d):
+			dir = filepath.Clean(d)
+		case dir != "":
+			dir = filepath.Join(dir, d)
+		}
+	}
+	if w.root == "" {
+		if moved {
+			return effect{Unknown, "git runs in another directory, which may hold another repository"}
+		}
+		return readOnly
+	}
+	if dir == "" || dir == homeDir {
+		return effect{Unknown, "git runs in a directory that cannot be resolved statically, which may hold another repository"}
+	}
+	if why := w.ownRepository(dir); why != "" {
+		return effect{Unknown, why}
+	}
+	return readOnly
 }
 
 func hasArg(args []arg, pred func(string) bool) bool {
@@ -85,17 +149,6 @@ func eq(words ...string) func(string) bool {
 
 func shortHas(letters string) func(string) bool {
 	return func(s string) bool { return isShortFlags(s) && strings.ContainsAny(s[1:], letters) }
-}
-
-// lsRemoteSafe are ls-remote options that do not choose a program to run
-// (unlike --upload-pack / --exec).
-func lsRemoteSafe(a string) bool {
-	name, _, _ := strings.Cut(a, "=")
-	switch name {
-	case "-h", "-t", "-b", "-q", "--heads", "--tags", "--branches", "--refs", "--quiet", "--symref", "--get-url", "--sort", "--exit-code", "-o", "--server-option":
-		return true
-	}
-	return false
 }
 
 // longAny reports whether some argument is one of the long options (or
@@ -133,8 +186,6 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 				return effect{Unknown, "git grep -O opens a pager"}
 			case sub == "help" && (longOpt(a.s, "--web", 3) || longOpt(a.s, "--info", 3) || (isShortFlags(a.s) && strings.ContainsAny(a.s, "wi"))):
 				return effect{Unknown, "git help --web starts a browser"}
-			case sub == "ls-remote" && strings.HasPrefix(a.s, "-") && !lsRemoteSafe(a.s):
-				return effect{Unknown, "git ls-remote " + a.s + " can run a command"}
 			}
 		}
 		return readOnly
@@ -178,11 +229,18 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 		}
 		return gitUnknown
 	case "remote":
-		if len(args) == 0 || (len(args) == 1 && eq("-v", "--verbose")(args[0].s)) ||
-			(args[0].s == "show" || args[0].s == "get-url") {
+		if len(args) == 0 || (len(args) == 1 && eq("-v", "--verbose")(args[0].s)) || args[0].s == "get-url" ||
+			(args[0].s == "show" && hasArg(args, eq("-n"))) {
 			return readOnly
 		}
+		if args[0].s == "show" {
+			return effect{Unknown, "git remote show contacts the remote (network access; -n does not)"}
+		}
 		return gitUnknown
+	case "ls-remote":
+		// Network access like curl; a local path would run upload-pack in
+		// a repository the model may have written.
+		return effect{Unknown, "git ls-remote contacts a remote (network access)"}
 	case "stash":
 		if len(args) > 0 {
 			switch args[0].s {

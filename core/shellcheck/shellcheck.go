@@ -50,6 +50,10 @@ type Command struct {
 	Context []string
 	Class   Class
 	Reason  string // why the command is not read-only; empty when it is
+	// Outside lists what a read-only command reads outside the workspace
+	// (path operands, input redirections, paths it cannot resolve), so
+	// the policy can ask as the file tools refuse; see reads.go.
+	Outside []string
 }
 
 // Analysis is the result of Analyze.
@@ -106,9 +110,10 @@ var readOnly = effect{}
 
 // arg is one word of a simple command.
 type arg struct {
-	s   string // unquoted literal, or source text when !lit
-	lit bool
-	dl  bool // contains a substitution that downloads (curl, wget)
+	s    string // unquoted literal, or source text when !lit
+	lit  bool
+	dl   bool // contains a substitution that downloads (curl, wget)
+	proc bool // a process substitution <(...): a pipe, not a file
 }
 
 type walker struct {
@@ -124,6 +129,14 @@ type walker struct {
 	// forced marks calls whose class is decided by their context, such as
 	// a shell reading a downloaded script from a pipe.
 	forced map[*syntax.CallExpr]effect
+	// moved is set once a cd may have left the starting directory (needed
+	// when root is empty and cwd cannot tell).
+	moved bool
+	// stdinReads are the input redirections from outside the workspace of
+	// the statements being walked.
+	stdinReads []string
+	// realRoot caches the workspace root with symlinks resolved.
+	realRoot string
 }
 
 func (w *walker) parse(src string, depth int) {
@@ -143,6 +156,9 @@ func (w *walker) parse(src string, depth int) {
 }
 
 func (w *walker) record(c Command) {
+	if c.Class == Unknown && w.touchesAgentDir(c) {
+		c.Class, c.Reason = Dangerous, "may change .coder/, the agent's own configuration: "+c.Reason
+	}
 	w.out.Commands = append(w.out.Commands, c)
 	w.out.Class = max(w.out.Class, c.Class)
 	if c.Class > ReadOnly {
@@ -167,14 +183,19 @@ func (w *walker) stmts(list []*syntax.Stmt, inh effect) {
 // scoped runs fn with the current directory restored afterwards, for
 // constructs that run in a subshell.
 func (w *walker) scoped(fn func()) {
-	cwd := w.cwd
+	cwd, moved := w.cwd, w.moved
 	fn()
-	w.cwd = cwd
+	w.cwd, w.moved = cwd, moved
 }
 
 func (w *walker) stmt(s *syntax.Stmt, inh effect) {
 	dlIn := false
 	var stdinScript *arg // here-document or here-string text
+	if len(s.Redirs) > 0 {
+		saved := w.stdinReads
+		w.stdinReads = append(w.stdinReads[:len(w.stdinReads):len(w.stdinReads)], w.redirectReads(s.Redirs)...)
+		defer func() { w.stdinReads = saved }()
+	}
 	for _, r := range s.Redirs {
 		e, dl := w.redirect(r)
 		inh = inh.max(e)
@@ -211,6 +232,9 @@ func (w *walker) stmt(s *syntax.Stmt, inh effect) {
 	case nil:
 		if inh.class > ReadOnly {
 			w.record(Command{Class: inh.class, Reason: inh.reason})
+		} else if len(w.stdinReads) > 0 {
+			// $(< FILE) reads FILE without a command.
+			w.record(Command{Args: []string{w.source(s)}, Outside: w.stdinReads})
 		}
 	case *syntax.CallExpr:
 		w.call(c, inh)
@@ -409,6 +433,9 @@ func (w *walker) writeTarget(p string) effect {
 		if strings.EqualFold(part, ".git") { // case-insensitive file systems
 			return effect{Dangerous, "writes into .git/: " + p}
 		}
+		if namesAgentDir(part) {
+			return effect{Dangerous, "writes into .coder/, the agent's own configuration: " + p}
+		}
 	}
 	return effect{Unknown, "writes " + p}
 }
@@ -531,21 +558,27 @@ func (w *walker) call(c *syntax.CallExpr, inh effect) {
 		if !ok {
 			s = w.source(word)
 		}
-		args[i] = arg{s: s, lit: ok, dl: dl}
+		args[i] = arg{s: s, lit: ok, dl: dl, proc: isProcSubst(word)}
 	}
 	inner, wrap, wctx := unwrap(args)
 	context = append(context, wctx...)
 	floor = floor.max(wrap)
 	e := w.classify(inner)
+	if viaXargs(args, inner) && len(inner) > 0 && filepath.Base(inner[0].s) == "git" {
+		// xargs -I X git -C X ...: the directory comes from standard input.
+		e = e.max(effect{Unknown, "xargs runs git with arguments from standard input"})
+	}
 	e = floor.max(e)
 	out := make([]string, len(inner))
 	for i, a := range inner {
 		out[i] = a.s
 	}
+	cmd := Command{Args: out, Context: context, Class: e.class, Reason: e.reason}
 	if e.class == ReadOnly {
-		e.reason = ""
+		cmd.Reason = ""
+		cmd.Outside = w.outsideReads(args, inner)
 	}
-	w.record(Command{Args: out, Context: context, Class: e.class, Reason: e.reason})
+	w.record(cmd)
 	if len(inner) > 0 {
 		w.chdir(inner)
 	}
@@ -555,12 +588,13 @@ func (w *walker) call(c *syntax.CallExpr, inh effect) {
 func (w *walker) chdir(args []arg) {
 	switch args[0].s {
 	case "cd", "pushd":
+		w.moved = true
 	case "popd":
-		w.cwd = ""
+		w.cwd, w.moved = "", true
 		return
 	default:
 		if w.funcs[args[0].s] {
-			w.cwd = "" // the function may have changed directory
+			w.cwd, w.moved = "", true // the function may have changed directory
 		}
 		return
 	}
@@ -577,7 +611,9 @@ func (w *walker) chdir(args []arg) {
 		// The home directory itself: relative writes land outside the
 		// workspace (writeTarget treats ~/x as outside as well).
 		w.cwd = homeDir
-	case dir == nil || !dir.lit || dir.s == "-" || strings.HasPrefix(dir.s, "~"):
+	case dir == nil || !dir.lit || dir.s == "-" || strings.HasPrefix(dir.s, "~") ||
+		(args[0].s == "pushd" && (strings.HasPrefix(dir.s, "+") || strings.HasPrefix(dir.s, "-"))):
+		// pushd +N / -N rotates the directory stack.
 		w.cwd = ""
 	case filepath.IsAbs(dir.s):
 		w.cwd = filepath.Clean(dir.s)

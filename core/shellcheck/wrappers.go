@@ -155,6 +155,15 @@ func unwrap(args []arg) ([]arg, effect, []string) {
 					context = append(context, a.s)
 				}
 				i++
+			case name == "env" && envChdir(a.s):
+				// env -C DIR: the command runs elsewhere, which the path
+				// and repository checks cannot follow.
+				floor = floor.max(effect{Unknown, "env -C runs the command in another directory"})
+				if _, _, attached, _ := clusterValue(a.s, spec.valueFlags); attached || strings.Contains(a.s, "=") {
+					i++
+				} else {
+					i += 2
+				}
 			case name == "env" && envSplit(a.s):
 				// env -S splits one string into the command and its args.
 				val := ""
@@ -241,6 +250,15 @@ func envSplit(s string) bool {
 	}
 	letter, _, _, ok := clusterValue(s, wrappers["env"].valueFlags)
 	return ok && letter == 'S'
+}
+
+func envChdir(s string) bool {
+	if strings.HasPrefix(s, "--") {
+		name, _, _ := strings.Cut(s, "=")
+		return len(name) >= 4 && strings.HasPrefix("--chdir", name)
+	}
+	letter, _, _, ok := clusterValue(s, wrappers["env"].valueFlags)
+	return ok && letter == 'C'
 }
 
 func hasWord(args []arg, w string) bool {

@@ -35,6 +35,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -67,10 +68,10 @@ type Problem struct {
 
 func (p Problem) String() string { return p.Path + ": " + p.Reason }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
 
 // ValidName reports whether name is an acceptable skill name.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
+func ValidName(name string) bool { return nameRE().MatchString(name) }
 
 // UserConfigDir is $XDG_CONFIG_HOME, or ~/.config when it is unset; the
 // same base the config package uses.

@@ -88,6 +88,20 @@ type Turn struct {
 	Snapshot string    `json:"snapshot,omitempty"` // commit id of the workspace before the turn
 	After    string    `json:"after,omitempty"`    // commit id of the workspace after the turn
 	Undone   bool      `json:"undone,omitempty"`
+	// Tracked turns list in Own every file their own tool calls changed,
+	// and /undo takes back only those; older sessions lack it and undo
+	// everything between Snapshot and After.
+	Tracked bool        `json:"tracked,omitempty"`
+	Own     []OwnedFile `json:"own,omitempty"`
+	// Snaps are the turn's further snapshots (taken around commands)
+	// whose refs it keeps.
+	Snaps []string `json:"snaps,omitempty"`
+}
+
+// OwnedFile is a file a turn changed itself.
+type OwnedFile struct {
+	Path string `json:"path"` // workspace-relative, slash-separated
+	Base string `json:"base"` // snapshot holding it as it was before the turn first changed it
 }
 
 // Summary describes a saved session for pickers.

@@ -43,8 +43,12 @@ func applyRun(ws *Workspace) func(ctx context.Context, inv *Invocation) Result {
 			switch {
 			case c.Op == OpAdd:
 				fmt.Fprintf(&out, "Created %s (%d lines)\n", c.Path, p)
+			case c.Op == OpDelete && c.Link != "":
+				fmt.Fprintf(&out, "Deleted the symbolic link %s (its target %s was not touched)\n", c.Path, c.Link)
 			case c.Op == OpDelete:
 				fmt.Fprintf(&out, "Deleted %s\n", c.Path)
+			case c.MoveTo != "" && c.Link != "":
+				fmt.Fprintf(&out, "Moved the symbolic link %s to %s (it still holds %s; its target was not touched)\n", c.Path, c.MoveTo, c.Link)
 			case c.MoveTo != "":
 				fmt.Fprintf(&out, "Moved %s to %s (+%d -%d)\n", c.Path, c.MoveTo, p, m)
 			default:
@@ -111,7 +115,7 @@ func (t *writeTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	abs, rel, err := ws.Resolve(args.Path)
+	abs, rel, ask, err := ws.resolveWrite(args.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +127,7 @@ func (t *writeTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMess
 		}
 		c.Op, c.Old, c.Mode = OpUpdate, old, mode
 	}
-	return newEditInvocation(ws, t.name, "write "+rel, []FileChange{c}), nil
+	return confirmIf(ask, newEditInvocation(ws, t.name, "write "+rel, []FileChange{c})), nil
 }
 
 // edit
@@ -147,7 +151,7 @@ func (t *editTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	abs, rel, err := ws.Resolve(args.Path)
+	abs, rel, ask, err := ws.resolveWrite(args.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +186,7 @@ func (t *editTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	}
 	updated := strings.ReplaceAll(content, old, repl)
 	c := FileChange{Path: rel, Op: OpUpdate, Old: content, New: updated, Mode: mode}
-	return newEditInvocation(ws, t.name, "edit "+rel, []FileChange{c}), nil
+	return confirmIf(ask, newEditInvocation(ws, t.name, "edit "+rel, []FileChange{c})), nil
 }
 
 // occurrenceLines lists the 1-based line numbers where sub starts, at most
@@ -283,59 +287,118 @@ func (t *patchTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMess
 		return nil, fmt.Errorf("invalid patch: %w", err)
 	}
 	changes := make([]FileChange, 0, len(p.Files))
+	confirm := false
 	for _, f := range p.Files {
-		c, err := planPatchFile(ctx, ws, f)
+		c, ask, err := planPatchFile(ctx, ws, f)
 		if err != nil {
 			return nil, fmt.Errorf("%w; nothing was changed", err)
 		}
 		changes = append(changes, c)
+		confirm = confirm || ask
 	}
 	title := fmt.Sprintf("patch %d files", len(changes))
 	if len(changes) == 1 {
 		title = "patch " + changes[0].Path
 	}
-	return newEditInvocation(ws, t.name, title, changes), nil
+	return confirmIf(confirm, newEditInvocation(ws, t.name, title, changes)), nil
 }
 
-func planPatchFile(ctx context.Context, ws *Workspace, f patch.File) (FileChange, error) {
-	abs, rel, err := ws.Resolve(f.Path)
-	if err != nil {
-		return FileChange{}, err
+// confirmIf marks an invocation that writes a skill as asked every time.
+func confirmIf(ask bool, inv *Invocation) *Invocation {
+	if ask {
+		inv.Confirm = SkillWriteReason
 	}
+	return inv
+}
+
+// planPatchFile works out one file section of a patch; ask reports a
+// write to a skill. Delete and Move act on a symbolic link itself, never on
+// its target; Update changes the target's content.
+func planPatchFile(ctx context.Context, ws *Workspace, f patch.File) (c FileChange, ask bool, err error) {
 	switch f.Op {
 	case patch.OpAdd:
-		if _, ok := exists(abs); ok {
-			return FileChange{}, fmt.Errorf("Add File %s: the file already exists; use Update File to change it", rel)
+		abs, rel, ask, err := ws.resolveWrite(f.Path)
+		if err != nil {
+			return FileChange{}, false, err
 		}
-		return FileChange{Path: rel, Op: OpAdd, New: f.Add, Mode: 0o644}, nil
+		if _, ok := exists(abs); ok {
+			return FileChange{}, false, fmt.Errorf("Add File %s: the file already exists; use Update File to change it", rel)
+		}
+		return FileChange{Path: rel, Op: OpAdd, New: f.Add, Mode: 0o644}, ask, nil
 	case patch.OpDelete:
+		abs, rel, link, ask, err := ws.resolveLink(f.Path)
+		if err != nil {
+			return FileChange{}, false, err
+		}
+		if link != "" {
+			return FileChange{Path: rel, Op: OpDelete, Link: link}, ask, nil
+		}
 		old, mode, err := currentFile(ctx, ws, abs, rel, false)
 		if err != nil {
-			return FileChange{}, fmt.Errorf("Delete File %s: %w", rel, err)
+			return FileChange{}, false, fmt.Errorf("Delete File %s: %w", rel, err)
 		}
-		return FileChange{Path: rel, Op: OpDelete, Old: old, Mode: mode}, nil
+		return FileChange{Path: rel, Op: OpDelete, Old: old, Mode: mode}, ask, nil
+	}
+	if f.MoveTo != "" {
+		if _, rel, link, ask, err := ws.resolveLink(f.Path); err != nil || link != "" {
+			if err != nil {
+				return FileChange{}, false, err
+			}
+			return planLinkMove(ws, f, rel, link, ask)
+		}
+	}
+	abs, rel, ask, err := ws.resolveWrite(f.Path)
+	if err != nil {
+		return FileChange{}, false, err
 	}
 	old, mode, err := currentFile(ctx, ws, abs, rel, false)
 	if err != nil {
-		return FileChange{}, fmt.Errorf("Update File %s: %w", rel, err)
+		return FileChange{}, false, fmt.Errorf("Update File %s: %w", rel, err)
 	}
-	c := FileChange{Path: rel, Op: OpUpdate, Old: old, New: old, Mode: mode}
+	c = FileChange{Path: rel, Op: OpUpdate, Old: old, New: old, Mode: mode}
 	if len(f.Chunks) > 0 {
 		if c.New, err = patch.Apply(old, f.Chunks); err != nil {
-			return FileChange{}, fmt.Errorf("Update File %s: %w. Read the file again and make the context and - lines match it", rel, err)
+			return FileChange{}, false, fmt.Errorf("Update File %s: %w. Read the file again and make the context and - lines match it", rel, err)
 		}
 	}
 	if f.MoveTo != "" {
-		dst, dstRel, err := ws.Resolve(f.MoveTo)
+		dstRel, dstAsk, err := planMoveTarget(ws, f.MoveTo, rel)
 		if err != nil {
-			return FileChange{}, fmt.Errorf("Move to %s: %w", f.MoveTo, err)
+			return FileChange{}, false, err
 		}
-		if dstRel != rel {
-			if _, ok := exists(dst); ok {
-				return FileChange{}, fmt.Errorf("Move to %s: the destination already exists", dstRel)
-			}
-			c.MoveTo = dstRel
-		}
+		c.MoveTo, ask = dstRel, ask || dstAsk
 	}
-	return c, nil
+	return c, ask, nil
+}
+
+// planLinkMove plans renaming the symbolic link rel (holding link) to
+// f.MoveTo: the link moves as it is, its target untouched.
+func planLinkMove(ws *Workspace, f patch.File, rel, link string, ask bool) (FileChange, bool, error) {
+	if len(f.Chunks) > 0 {
+		return FileChange{}, false, fmt.Errorf("Update File %s: it is a symbolic link (to %s); Move to renames the link itself, so it cannot also change content. Move it without chunks, and edit the target in its own section", rel, link)
+	}
+	dstRel, dstAsk, err := planMoveTarget(ws, f.MoveTo, rel)
+	if err != nil {
+		return FileChange{}, false, err
+	}
+	if dstRel == "" {
+		return FileChange{}, false, fmt.Errorf("Update File %s: it is a symbolic link and Move to names the link itself; there is nothing to change", rel)
+	}
+	return FileChange{Path: rel, Op: OpUpdate, MoveTo: dstRel, Link: link}, ask || dstAsk, nil
+}
+
+// planMoveTarget resolves a Move to destination: "" when it is the source
+// itself.
+func planMoveTarget(ws *Workspace, moveTo, rel string) (string, bool, error) {
+	dst, dstRel, ask, err := ws.resolveWrite(moveTo)
+	if err != nil {
+		return "", false, fmt.Errorf("Move to %s: %w", moveTo, err)
+	}
+	if dstRel == rel {
+		return "", false, nil
+	}
+	if _, ok := exists(dst); ok {
+		return "", false, fmt.Errorf("Move to %s: the destination already exists", dstRel)
+	}
+	return dstRel, ask, nil
 }

@@ -1,15 +1,19 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -146,7 +150,7 @@ func (t *globTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	return &Invocation{
 		Tool: t.name, Kind: t.kind, Title: "glob " + pattern, Paths: []string{rel},
 		run: func(ctx context.Context, _ *Invocation) Result {
-			files, err := ws.listFiles(ctx, abs)
+			files, listCapped, err := ws.globCandidates(ctx, abs, pattern)
 			if err != nil {
 				return errorResult(fmt.Sprintf("glob: %v", err))
 			}
@@ -163,6 +167,9 @@ func (t *globTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 				if !strings.Contains(pattern, "/") {
 					msg += fmt.Sprintf(" (the pattern matches names in %s only; use **/%s to search subdirectories)", rel, pattern)
 				}
+				if listCapped {
+					msg += "\n" + listCapNote(ws.listLimit())
+				}
 				return textResult(msg, "0 files")
 			}
 			matches = matches[:min(total, maxGlobResults)]
@@ -170,9 +177,42 @@ func (t *globTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 			if total > len(matches) {
 				out += fmt.Sprintf("\n[showing %d of %d matches; use a narrower pattern or path]", len(matches), total)
 			}
+			if listCapped {
+				out += "\n" + listCapNote(ws.listLimit())
+			}
 			return textResult(out, fmt.Sprintf("%d files", total))
 		},
 	}, nil
+}
+
+// listCapNote says that a listing stopped at its limit.
+func listCapNote(limit int) string {
+	return fmt.Sprintf("[the listing stopped at %d files; search a subdirectory to see the rest]", limit)
+}
+
+// globCandidates lists the files under dir that may match pattern. With rg
+// the listing is narrowed first: names must match the pattern's last part,
+// and a pattern without ** descends only as deep as it has parts.
+func (w *Workspace) globCandidates(ctx context.Context, dir, pattern string) ([]string, bool, error) {
+	if rg := w.ripgrep(); rg != "" {
+		name, depth := "", 0
+		if !strings.Contains(pattern, "{") { // braces may hide a slash
+			parts := strings.Split(pattern, "/")
+			if last := parts[len(parts)-1]; !strings.Contains(last, "**") {
+				name = last
+			}
+			if !strings.Contains(pattern, "**") {
+				depth = len(parts)
+			}
+		} else if !strings.Contains(pattern, "/") {
+			name, depth = pattern, 1
+		}
+		files, capped, err := rgFiles(ctx, rg, dir, name, depth, w.listLimit())
+		if !errors.Is(err, errRgFailed) {
+			return files, capped, err
+		}
+	}
+	return w.listFiles(ctx, dir)
 }
 
 // grep
@@ -217,23 +257,33 @@ func (t *grepTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	return &Invocation{
 		Tool: t.name, Kind: t.kind, Title: "grep " + args.Pattern, Paths: []string{rel},
 		run: func(ctx context.Context, _ *Invocation) Result {
-			var files []string // workspace-relative
-			if st.IsDir() {
-				list, err := ws.listFiles(ctx, abs)
-				if err != nil {
+			if !st.IsDir() {
+				return grepFiles(ctx, ws.Root(), re, []string{rel}, false, 0)
+			}
+			// rg reads \A and \z as the ends of its buffer, not of a line.
+			if rg := ws.ripgrep(); rg != "" && !hasTextAnchor(args.Pattern) {
+				r, err := rgGrep(ctx, rg, abs, rel, args.Pattern, args.Glob)
+				if err == nil {
+					return r
+				}
+				if !errors.Is(err, errRgFailed) {
 					return errorResult(fmt.Sprintf("grep: %v", err))
 				}
-				for _, f := range list {
-					if args.Glob != "" && !globMatch(args.Glob, f) {
-						continue
-					}
-					files = append(files, joinRel(rel, f))
-				}
-				sort.Strings(files)
-			} else {
-				files = []string{rel}
+				// rg's regex engine refused a Go pattern: search ourselves.
 			}
-			return grepFiles(ctx, ws.Root(), re, files)
+			list, capped, err := ws.listFiles(ctx, abs)
+			if err != nil {
+				return errorResult(fmt.Sprintf("grep: %v", err))
+			}
+			var files []string // workspace-relative
+			for _, f := range list {
+				if args.Glob != "" && !globMatch(args.Glob, f) {
+					continue
+				}
+				files = append(files, joinRel(rel, f))
+			}
+			sort.Strings(files)
+			return grepFiles(ctx, ws.Root(), re, files, capped, ws.listLimit())
 		},
 	}, nil
 }
@@ -247,51 +297,121 @@ func globMatch(glob, rel string) bool {
 	return doublestar.MatchUnvalidated(strings.TrimPrefix(glob, "./"), rel)
 }
 
-func grepFiles(ctx context.Context, root string, re *regexp.Regexp, files []string) Result {
+// grepFiles searches files (workspace-relative, in the order shown) on
+// every core, in chunks so that it can stop soon after the match cap.
+// listCapped says the file list itself was cut short.
+func grepFiles(ctx context.Context, root string, re *regexp.Regexp, files []string, listCapped bool, listLimit int) Result {
+	pre := grepPrefilter(re)
+	workers := runtime.GOMAXPROCS(0)
+	chunk := 64 * workers
 	var b strings.Builder
 	matches, inFiles := 0, 0
 	capped := false
-	for _, f := range files {
+	found := make([][]string, chunk)
+	for start := 0; start < len(files) && !capped; start += chunk {
 		if ctx.Err() != nil {
 			return errorResult("grep canceled")
 		}
-		abs := filepath.Join(root, filepath.FromSlash(f))
-		st, err := os.Stat(abs)
-		if err != nil || !st.Mode().IsRegular() || st.Size() > maxGrepFileSize {
-			continue
+		part := files[start:min(len(files), start+chunk)]
+		clear(found)
+		var wg sync.WaitGroup
+		next := make(chan int, len(part))
+		for i := range part {
+			next <- i
 		}
-		data, err := os.ReadFile(abs)
-		if err != nil || isBinary(data) {
-			continue
+		close(next)
+		for range min(workers, len(part)) {
+			wg.Go(func() {
+				for i := range next {
+					found[i] = grepFile(root, part[i], re, pre)
+				}
+			})
 		}
-		found := false
-		n := 0
-		for line := range strings.Lines(string(data)) {
-			n++
-			line = strings.TrimRight(line, "\r\n")
-			if !re.MatchString(line) {
+		wg.Wait()
+		for i := range part {
+			if len(found[i]) == 0 {
 				continue
 			}
-			if matches == maxGrepMatches {
-				capped = true
+			inFiles++
+			for _, line := range found[i] {
+				if matches == maxGrepMatches {
+					capped = true
+					break
+				}
+				matches++
+				b.WriteString(line)
+				b.WriteByte('\n')
+			}
+			if capped {
 				break
 			}
-			matches++
-			found = true
-			fmt.Fprintf(&b, "%s:%d:%s\n", f, n, truncateUTF8(line, maxGrepLine))
-		}
-		if found {
-			inFiles++
-		}
-		if capped {
-			break
 		}
 	}
 	if matches == 0 {
+		if listCapped {
+			return textResult("no matches\n"+listCapNote(listLimit), "0 matches")
+		}
 		return textResult("no matches", "0 matches")
 	}
 	if capped {
 		fmt.Fprintf(&b, "[stopped at %d matches; narrow the pattern, path or glob]\n", maxGrepMatches)
 	}
+	if listCapped {
+		b.WriteString(listCapNote(listLimit) + "\n")
+	}
 	return textResult(strings.TrimSuffix(b.String(), "\n"), fmt.Sprintf("%d matches in %d files", matches, inFiles))
+}
+
+// grepFile returns the formatted matching lines of one file (at most the
+// match cap). Files that are not regular, too large or binary are skipped.
+func grepFile(root, f string, re, pre *regexp.Regexp) []string {
+	abs := filepath.Join(root, filepath.FromSlash(f))
+	st, err := os.Stat(abs)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxGrepFileSize {
+		return nil
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil || isBinary(data) {
+		return nil
+	}
+	// One pass of the regex over the whole file rules most files out far
+	// faster than matching line by line. It must not rule out a file the
+	// line loop would match: lines are matched with their \r removed,
+	// which a multi-line $ does not see, so such files skip the prefilter.
+	if pre != nil && bytes.IndexByte(data, '\r') < 0 && !pre.Match(data) {
+		return nil
+	}
+	var out []string
+	n := 0
+	for line := range strings.Lines(string(data)) {
+		n++
+		line = strings.TrimRight(line, "\r\n")
+		if !re.MatchString(line) {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s:%d:%s", f, n, truncateUTF8(line, maxGrepLine)))
+		if len(out) == maxGrepMatches {
+			break
+		}
+	}
+	return out
+}
+
+// grepPrefilter returns re in multi-line mode, where ^ and $ match at line
+// boundaries: whatever matches a line of a file matches the whole file.
+func grepPrefilter(re *regexp.Regexp) *regexp.Regexp {
+	if hasTextAnchor(re.String()) {
+		return nil // text anchors would mean the file's ends, not a line's
+	}
+	pre, err := regexp.Compile("(?m:" + re.String() + ")")
+	if err != nil {
+		return nil
+	}
+	return pre
+}
+
+// hasTextAnchor reports whether a pattern may use \A or \z, which match at
+// the ends of a line when grep matches line by line.
+func hasTextAnchor(pattern string) bool {
+	return strings.Contains(pattern, `\A`) || strings.Contains(pattern, `\z`)
 }

@@ -27,8 +27,27 @@ var searchFiles = map[string]string{
 }
 
 // searchWorkspaces returns the same tree as a git repo and as a plain dir,
-// so both listing paths are tested.
+// each searched by the built-in search and, when rg is installed, by rg, so
+// every listing and search path is tested against the same answers.
 func searchWorkspaces(t *testing.T) map[string]*Workspace {
+	out := map[string]*Workspace{}
+	for kind, ws := range searchRepos(t) {
+		builtin, err := NewWorkspace(ws.Root())
+		if err != nil {
+			t.Fatal(err)
+		}
+		builtin.noRipgrep = true
+		out[kind+"/builtin"] = builtin
+		if findRipgrep() == "" {
+			t.Log("rg not installed; testing the built-in search only")
+			continue
+		}
+		out[kind+"/rg"] = ws
+	}
+	return out
+}
+
+func searchRepos(t *testing.T) map[string]*Workspace {
 	out := map[string]*Workspace{"plain": newWS(t, searchFiles)}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Log("git not installed; testing the walk only")
@@ -101,14 +120,34 @@ func TestGrep(t *testing.T) {
 	}
 }
 
-func TestGrepCap(t *testing.T) {
-	ws := newWS(t, map[string]string{"many.txt": strings.Repeat("match\n", 500)})
-	r := run(t, ws, "grep", m{"pattern": "match"})
-	if n := strings.Count(r.Output, "many.txt:"); n != maxGrepMatches {
-		t.Errorf("%d matches shown, want %d", n, maxGrepMatches)
+// bothSearches returns ws and a twin of it that uses the built-in search
+// (only the built-in one when rg is not installed).
+func bothSearches(t *testing.T, ws *Workspace) map[string]*Workspace {
+	builtin, err := NewWorkspace(ws.Root())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(r.Output, "[stopped at 200 matches") || !strings.Contains(r.Output, "many.txt:200:match") {
-		t.Errorf("cap not reported: ...%s", r.Output[len(r.Output)-100:])
+	builtin.noRipgrep = true
+	out := map[string]*Workspace{"builtin": builtin}
+	if findRipgrep() != "" {
+		out["rg"] = ws
+	}
+	return out
+}
+
+func TestGrepCap(t *testing.T) {
+	files := map[string]string{"many.txt": strings.Repeat("match\n", 500)}
+	for i := range 30 {
+		files["more/f"+strconv.Itoa(i)] = "match\n"
+	}
+	for kind, ws := range bothSearches(t, newWS(t, files)) {
+		r := run(t, ws, "grep", m{"pattern": "match"})
+		if n := strings.Count(r.Output, "many.txt:"); n != maxGrepMatches {
+			t.Errorf("%s: %d matches shown, want %d", kind, n, maxGrepMatches)
+		}
+		if !strings.Contains(r.Output, "[stopped at 200 matches") || !strings.Contains(r.Output, "many.txt:200:match") {
+			t.Errorf("%s: cap not reported: ...%s", kind, r.Output[len(r.Output)-100:])
+		}
 	}
 }
 
@@ -117,10 +156,71 @@ func TestGlobCap(t *testing.T) {
 	for i := range maxGlobResults + 10 {
 		files["d/f"+strconv.Itoa(i)] = ""
 	}
-	ws := newWS(t, files)
-	r := run(t, ws, "glob", m{"pattern": "d/*"})
-	if !strings.Contains(r.Output, "[showing 500 of 510 matches") {
-		t.Errorf("cap not reported: %q", r.Output[len(r.Output)-80:])
+	for kind, ws := range bothSearches(t, newWS(t, files)) {
+		r := run(t, ws, "glob", m{"pattern": "d/*"})
+		if !strings.Contains(r.Output, "[showing 500 of 510 matches") {
+			t.Errorf("%s: cap not reported: %q", kind, r.Output[len(r.Output)-80:])
+		}
+	}
+}
+
+// A listing that stops at its limit says so in every search tool.
+func TestListingCapIsStated(t *testing.T) {
+	files := map[string]string{}
+	for i := range 40 {
+		files["d/f"+strconv.Itoa(i)+".txt"] = "needle\n"
+	}
+	for kind, ws := range bothSearches(t, newWS(t, files)) {
+		ws.listed = 25
+		want := "[the listing stopped at 25 files"
+		if r := run(t, ws, "glob", m{"pattern": "**/*.txt"}); !strings.Contains(r.Output, want) {
+			t.Errorf("%s: glob: cap not stated: %q", kind, r.Output)
+		}
+		if kind == "rg" {
+			continue // rg greps without a listing
+		}
+		if r := run(t, ws, "grep", m{"pattern": "needle"}); !strings.Contains(r.Output, want) {
+			t.Errorf("%s: grep: cap not stated: %q", kind, r.Output)
+		}
+	}
+}
+
+// The built-in search rules files out with one pass over the whole file;
+// that must never hide a line the line-by-line match finds.
+func TestGrepPrefilterKeepsLineMatches(t *testing.T) {
+	ws := newWS(t, map[string]string{
+		"crlf.txt":  "first\r\nsecond line end\r\n",
+		"mid.txt":   "a\nstart here\nb\n",
+		"last.txt":  "x\nno newline at end",
+		"class.txt": "one\ntwo\n",
+	})
+	tests := []struct {
+		pattern, want string
+	}{
+		{`line end$`, "crlf.txt:2:second line end"},
+		{`^start`, "mid.txt:2:start here"},
+		{`\Astart here\z`, "mid.txt:2:start here"},
+		{`(?i)^SECOND.*END$`, "crlf.txt:2:second line end"},
+		{`(?i)NO NEWLINE at end$`, "last.txt:2:no newline at end"},
+		{`^two$`, "class.txt:2:two"},
+	}
+	for kind, ws := range bothSearches(t, ws) {
+		for _, tt := range tests {
+			if r := run(t, ws, "grep", m{"pattern": tt.pattern}); r.Output != tt.want {
+				t.Errorf("%s: grep %q = %q, want %q", kind, tt.pattern, r.Output, tt.want)
+			}
+		}
+	}
+}
+
+// A Go pattern that rg's engine refuses is searched by the built-in search.
+func TestGrepFallsBackWhenRgRefusesThePattern(t *testing.T) {
+	if findRipgrep() == "" {
+		t.Skip("rg not installed")
+	}
+	ws := newWS(t, map[string]string{"a.txt": "x a.b y\n", "b.txt": "x acb y\n"})
+	if r := run(t, ws, "grep", m{"pattern": `\Qa.b\E`}); r.Output != "a.txt:1:x a.b y" {
+		t.Errorf("got %q", r.Output)
 	}
 }
 

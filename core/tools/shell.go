@@ -49,16 +49,21 @@ func (r ShellResult) Output() string { return r.Stdout + r.Stderr }
 // killed, so background children do not outlive the call. Output beyond
 // capBytes is cut in the middle, keeping its head and tail.
 func RunShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int) ShellResult {
-	return runShell(ctx, dir, command, timeout, capBytes, false)
+	return runShell(ctx, dir, command, timeout, capBytes, false, nil)
+}
+
+// RunShellEnv is RunShell with env added to the environment.
+func RunShellEnv(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, env []string) ShellResult {
+	return runShell(ctx, dir, command, timeout, capBytes, false, env)
 }
 
 // RunShellSplit is RunShell with stdout and stderr captured apart (each
 // capped), for the user's `!command` whose result shows both.
 func RunShellSplit(ctx context.Context, dir, command string, timeout time.Duration, capBytes int) ShellResult {
-	return runShell(ctx, dir, command, timeout, capBytes, true)
+	return runShell(ctx, dir, command, timeout, capBytes, true, nil)
 }
 
-func runShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, split bool) ShellResult {
+func runShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, split bool, env []string) ShellResult {
 	if capBytes <= 0 {
 		capBytes = DefaultOutputCap
 	}
@@ -73,7 +78,7 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 	out := &headTail{limit: capBytes}
 	cmd := exec.CommandContext(runCtx, "bash", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"), env...)
 	// The same writer for both makes os/exec use a single pipe.
 	cmd.Stdout, cmd.Stderr = out, out
 	errOut := &headTail{limit: capBytes}
@@ -189,8 +194,8 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	}
 	return &Invocation{
 		Tool: t.name, Kind: t.kind, Title: "bash: " + title, Command: args.Command,
-		run: func(ctx context.Context, _ *Invocation) Result {
-			return bashResult(RunShell(ctx, ws.Root(), args.Command, timeout, DefaultOutputCap), timeout)
+		run: func(ctx context.Context, inv *Invocation) Result {
+			return bashResult(RunShellEnv(ctx, ws.Root(), args.Command, timeout, DefaultOutputCap, inv.Env), timeout)
 		},
 	}, nil
 }

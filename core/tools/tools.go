@@ -50,9 +50,15 @@ type Invocation struct {
 	Title   string   // short human title, e.g. "read main.go:1-200"
 	Paths   []string // workspace-relative paths it reads or touches
 	Command string   // bash: the command string
+	// Env is added to a bash command's environment; the pipeline sets it
+	// to shellcheck.ReadOnlyEnv for commands allowed as read-only.
+	Env []string
 	// Changes are the planned changes of write, edit and patch. The
 	// pipeline may replace Changes[i].New (inline review) before Run.
 	Changes []FileChange
+	// Confirm, when set, is why this call must be asked every time, in
+	// every mode (yolo too), and never remembered: it writes a skill.
+	Confirm string
 
 	run     func(ctx context.Context, inv *Invocation) Result
 	planned map[string]string // path → New as prepared, to notice review edits
@@ -100,6 +106,10 @@ type FileChange struct {
 	Old    string      // content before ("" for add)
 	New    string      // content after ("" for delete)
 	Mode   fs.FileMode // kept from the old file; 0644 for new files
+	// Link is set when Path is a symbolic link and the change acts on the
+	// link itself (delete, or move without content changes): what the link
+	// holds. Old and New are then empty; the target is never touched.
+	Link string
 }
 
 // Diff returns the change as a unified diff with a/ and b/ headers.
@@ -115,7 +125,7 @@ func (c FileChange) Diff() string {
 		to = "/dev/null"
 	}
 	d := udiff.Unified(from, to, c.Old, c.New)
-	if d == "" && c.MoveTo != "" {
+	if d == "" && (c.MoveTo != "" || c.Link != "") {
 		d = fmt.Sprintf("--- %s\n+++ %s\n", from, to)
 	}
 	return d

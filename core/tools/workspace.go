@@ -35,6 +35,11 @@ type Workspace struct {
 	seen  map[string][sha256.Size]byte // abs path -> hash of the content last read or written
 	guard func(ctx context.Context, abs string) error
 	fs    FS
+
+	rgOnce    sync.Once
+	rg        string // rg's path; "" for the built-in search
+	noRipgrep bool   // tests: always use the built-in search
+	listed    int    // tests: a lower listing limit than maxListed
 }
 
 // NewWorkspace returns a workspace rooted at root, made absolute and
@@ -89,37 +94,98 @@ func (w *Workspace) fileSystem() (FS, func(ctx context.Context, abs string) erro
 // workspace (by "..", absolute paths or symlinks) and anything inside .git.
 // The path need not exist.
 func (w *Workspace) Resolve(path string) (abs, rel string, err error) {
+	abs, rel, _, err = w.resolve(path)
+	return abs, rel, err
+}
+
+// clean makes path absolute and clean; lexRel is then its path relative to
+// the root, "" when it is outside. It refuses names inside .git.
+func (w *Workspace) clean(path string) (p, lexRel string, err error) {
 	if strings.TrimSpace(path) == "" {
 		return "", "", errors.New("the path is empty")
 	}
 	if strings.ContainsRune(path, 0) {
 		return "", "", fmt.Errorf("the path %q contains a NUL byte", path)
 	}
-	p := filepath.FromSlash(path)
+	p = filepath.FromSlash(path)
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(w.root, p)
 	}
 	p = filepath.Clean(p)
-	lexRel, lexInside := w.relative(p)
-	if lexInside && inGitDir(lexRel) {
+	lexRel, _ = w.relative(p)
+	if inGitDir(lexRel) {
 		return "", "", fmt.Errorf("%s is inside .git; git internals cannot be read or changed with file tools (use git commands through bash)", path)
+	}
+	return p, lexRel, nil
+}
+
+func (w *Workspace) resolve(path string) (abs, rel, lexRel string, err error) {
+	p, lexRel, err := w.clean(path)
+	if err != nil {
+		return "", "", "", err
 	}
 	real, err := evalExisting(p)
 	if err != nil {
-		return "", "", fmt.Errorf("%s: %w", path, err)
+		return "", "", "", fmt.Errorf("%s: %w", path, err)
 	}
+	rel, err = w.inside(path, real, lexRel != "")
+	return real, rel, lexRel, err
+}
+
+// inside checks that the real path lies in the workspace and outside .git.
+func (w *Workspace) inside(path, real string, lexInside bool) (string, error) {
 	// The real path decides: an absolute path through a symlinked alias of
 	// the root is fine, a workspace path through a symlink to elsewhere is not.
 	rel, ok := w.relative(real)
 	switch {
 	case !ok && lexInside:
-		return "", "", fmt.Errorf("%s leads outside the workspace through a symlink (to %s); only paths inside it can be used", path, real)
+		return "", fmt.Errorf("%s leads outside the workspace through a symlink (to %s); only paths inside it can be used", path, real)
 	case !ok:
-		return "", "", fmt.Errorf("%s is outside the workspace %s; only paths inside it can be used", path, w.root)
+		return "", fmt.Errorf("%s is outside the workspace %s; only paths inside it can be used", path, w.root)
 	case inGitDir(rel):
-		return "", "", fmt.Errorf("%s leads into .git; git internals cannot be read or changed with file tools (use git commands through bash)", path)
+		return "", fmt.Errorf("%s leads into .git; git internals cannot be read or changed with file tools (use git commands through bash)", path)
 	}
-	return real, rel, nil
+	return rel, nil
+}
+
+// resolveWrite is Resolve for a path about to be written (through a final
+// symlink, to its target): it also refuses the agent's own files and
+// reports whether the write must be asked every time (skills).
+func (w *Workspace) resolveWrite(path string) (abs, rel string, ask bool, err error) {
+	abs, rel, lexRel, err := w.resolve(path)
+	if err != nil {
+		return "", "", false, err
+	}
+	ask, err = w.checkWritable(path, lexRel, rel, abs)
+	return abs, rel, ask, err
+}
+
+// resolveLink resolves a path for an operation on the path itself (delete,
+// move). When its last element is a symbolic link, abs and rel name the
+// link, never its target, and target is what the link holds; otherwise it
+// is resolveWrite. The link's target may be anywhere: it is not followed.
+func (w *Workspace) resolveLink(path string) (abs, rel, target string, ask bool, err error) {
+	p, lexRel, err := w.clean(path)
+	if err != nil {
+		return "", "", "", false, err
+	}
+	if st, err := os.Lstat(p); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		abs, rel, ask, err = w.resolveWrite(path)
+		return abs, rel, "", ask, err
+	}
+	dir, err := evalExisting(filepath.Dir(p))
+	if err != nil {
+		return "", "", "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	abs = filepath.Join(dir, filepath.Base(p))
+	if rel, err = w.inside(path, abs, lexRel != ""); err != nil {
+		return "", "", "", false, err
+	}
+	if target, err = os.Readlink(abs); err != nil {
+		return "", "", "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	ask, err = w.checkWritable(path, lexRel, rel, abs)
+	return abs, rel, target, ask, err
 }
 
 // relative returns abs relative to the root, slash separated, and whether
@@ -132,8 +198,10 @@ func (w *Workspace) relative(abs string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
+// inGitDir reports whether a slash path has a .git component, compared as
+// case-insensitive file systems would.
 func inGitDir(rel string) bool {
-	return slices.Contains(strings.Split(rel, "/"), ".git")
+	return slices.ContainsFunc(strings.Split(rel, "/"), func(part string) bool { return sameName(part, ".git") })
 }
 
 // evalExisting evaluates the symlinks of the longest existing prefix of p
@@ -245,7 +313,17 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 	for _, c := range changes {
 		s := step{c: c}
 		var err error
-		if s.abs, _, err = w.Resolve(c.Path); err != nil {
+		if c.Link != "" {
+			// The change acts on the link itself; it must still be the
+			// same link.
+			var target string
+			if s.abs, _, target, _, err = w.resolveLink(c.Path); err != nil {
+				return err
+			}
+			if target != c.Link {
+				return fmt.Errorf("%s changed on disk since the change was prepared (it is no longer a symbolic link to %s); look at it again", c.Path, c.Link)
+			}
+		} else if s.abs, _, _, err = w.resolveWrite(c.Path); err != nil {
 			return err
 		}
 		if err := claim(s.abs, c.Path); err != nil {
@@ -258,7 +336,7 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 			}
 		case OpUpdate:
 			if c.MoveTo != "" && c.MoveTo != c.Path {
-				if s.dst, _, err = w.Resolve(c.MoveTo); err != nil {
+				if s.dst, _, _, err = w.resolveWrite(c.MoveTo); err != nil {
 					return err
 				}
 				if err := claim(s.dst, c.MoveTo); err != nil {
@@ -297,6 +375,17 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 		}
 		if !ok {
 			return fmt.Errorf("%s no longer exists on disk; it was removed after the change was prepared", s.c.Path)
+		}
+		if s.c.Link != "" {
+			if s.c.Op == OpUpdate && (s.dst == "" || s.c.New != s.c.Old) {
+				return fmt.Errorf("%s is a symbolic link: a change to it can only delete or move the link itself", s.c.Path)
+			}
+			if s.dst != "" {
+				if _, ok := exists(s.dst); ok {
+					return fmt.Errorf("cannot move %s to %s: the destination already exists", s.c.Path, s.c.MoveTo)
+				}
+			}
+			continue
 		}
 		if !st.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", s.c.Path)
@@ -340,6 +429,17 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 			}
 			undo = append(undo, func() { os.Remove(s.abs) })
 		case OpUpdate:
+			if c.Link != "" {
+				// Moving a link renames the link; its target is untouched.
+				if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
+					return rollback(c.Path, err)
+				}
+				if err := os.Rename(s.abs, s.dst); err != nil {
+					return rollback(c.Path, err)
+				}
+				undo = append(undo, func() { os.Rename(s.dst, s.abs) })
+				continue
+			}
 			target := s.abs
 			if s.dst != "" {
 				target = s.dst
@@ -360,6 +460,10 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 			if err := os.Remove(s.abs); err != nil {
 				return rollback(c.Path, err)
 			}
+			if c.Link != "" {
+				undo = append(undo, func() { os.Symlink(c.Link, s.abs) })
+				continue
+			}
 			undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
 		}
 	}
@@ -367,6 +471,8 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 	for _, s := range steps {
 		switch {
 		case s.c.Op == OpDelete:
+			w.forget(s.abs)
+		case s.c.Link != "":
 			w.forget(s.abs)
 		case s.dst != "":
 			w.forget(s.abs)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -34,22 +35,26 @@ func (o Outcome) String() string {
 
 // Output lines that mean the toolchain, not the code, is at fault. They
 // are checked only on a non-zero exit.
-var envPatterns = []struct {
+type envPattern struct {
 	re     *regexp.Regexp
 	reason string
-}{
-	{regexp.MustCompile(`(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh:( line \d+:| \d+:)? \S+: (command )?not found\s*$|executable file not found in \$PATH`), "command not found"},
-	{regexp.MustCompile(`(?m)^(bash: )?\./gradlew: (No such file or directory|Permission denied)`), "gradle wrapper not runnable"},
-	{regexp.MustCompile(`No module named pytest\b`), "pytest is not installed"},
-	{regexp.MustCompile(`(?m)^(=+ )?no tests ran\b`), "no tests were collected"},
-	{regexp.MustCompile(`(?i)npm (ERR!|error) Missing script: "?test`), "no test script"},
-	{regexp.MustCompile(`(?i)ERR_PNPM_NO_SCRIPT|error Command "test" not found|Couldn't find a script named "test"`), "no test script"},
-	{regexp.MustCompile(`go: go\.mod file not found|go: cannot find main module`), "no Go module"},
-	{regexp.MustCompile(`toolchain not available|go: cannot find GOROOT`), "Go toolchain missing"},
-	{regexp.MustCompile("could not find `Cargo\\.toml`|toolchain '[^']+' is not installed|no default toolchain configured|rustup could not choose a version"), "Rust toolchain missing"},
-	{regexp.MustCompile(`JAVA_HOME is not set|Unable to locate a Java Runtime|no Java runtime present|Could not find or load main class org\.gradle\.wrapper|The JAVA_HOME environment variable is not defined correctly`), "Java toolchain missing"},
-	{regexp.MustCompile(`(?i)ENOSPC|No space left on device`), "disk full"},
 }
+
+var envPatterns = sync.OnceValue(func() []envPattern {
+	return []envPattern{
+		{regexp.MustCompile(`(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh:( line \d+:| \d+:)? \S+: (command )?not found\s*$|executable file not found in \$PATH`), "command not found"},
+		{regexp.MustCompile(`(?m)^(bash: )?\./gradlew: (No such file or directory|Permission denied)`), "gradle wrapper not runnable"},
+		{regexp.MustCompile(`No module named pytest\b`), "pytest is not installed"},
+		{regexp.MustCompile(`(?m)^(=+ )?no tests ran\b`), "no tests were collected"},
+		{regexp.MustCompile(`(?i)npm (ERR!|error) Missing script: "?test`), "no test script"},
+		{regexp.MustCompile(`(?i)ERR_PNPM_NO_SCRIPT|error Command "test" not found|Couldn't find a script named "test"`), "no test script"},
+		{regexp.MustCompile(`go: go\.mod file not found|go: cannot find main module`), "no Go module"},
+		{regexp.MustCompile(`toolchain not available|go: cannot find GOROOT`), "Go toolchain missing"},
+		{regexp.MustCompile("could not find `Cargo\\.toml`|toolchain '[^']+' is not installed|no default toolchain configured|rustup could not choose a version"), "Rust toolchain missing"},
+		{regexp.MustCompile(`JAVA_HOME is not set|Unable to locate a Java Runtime|no Java runtime present|Could not find or load main class org\.gradle\.wrapper|The JAVA_HOME environment variable is not defined correctly`), "Java toolchain missing"},
+		{regexp.MustCompile(`(?i)ENOSPC|No space left on device`), "disk full"},
+	}
+})
 
 // Classify reads a finished run of a verify command. Canceled runs are not
 // classified: the turn ends with them.
@@ -84,7 +89,7 @@ func Diagnose(exitCode int, timedOut bool, output string) (Outcome, string) {
 	case exitCode == 129 || exitCode == 130 || exitCode == 137 || exitCode == 143:
 		return EnvError, fmt.Sprintf("killed by signal %d", exitCode-128)
 	}
-	for _, p := range envPatterns {
+	for _, p := range envPatterns() {
 		if p.re.MatchString(output) {
 			return EnvError, p.reason
 		}

@@ -3,6 +3,7 @@ package verify
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -95,47 +96,55 @@ func anyMatch(res []*regexp.Regexp, s string) bool {
 }
 
 // Requests to run verification, matched against a lower-cased clause.
-var askPatterns = []*regexp.Regexp{
-	// run the tests / rerun all unit tests / execute the test suite / run verification
-	regexp.MustCompile(`\b(do|perform)\s+(a\s+|the\s+)?(verification|verify)\b`),
-	regexp.MustCompile(`\b(run|re-?run|execute|exec)\s+(the\s+|all\s+|of\s+|our\s+|my\s+|your\s+|its\s+|existing\s+|project\s+|relevant\s+|full\s+|a\s+|unit\s+|integration\s+)*(tests?|test\s*suite|specs?|verification|verify)\b`),
-	// verify it / validate your changes
-	regexp.MustCompile(`\b(verify|validate|double-check)\s+(it|this|them|everything|the\s+(change|changes|fix|fixes|edit|edits|result|results|build|code|behaviou?r)|your\s+(change|changes|work|fix|edit|edits))\b`),
-	// a clause that is just "verify" / "and test it" / "then verify again"
-	regexp.MustCompile(`(^|\b(and|then)\s+)(please\s+|also\s+|finally\s+|now\s+)*(verify|validate|test)(\s+(it|this|them|everything))?(\s+again)?(\s+please)?\s*$`),
-	// test it / test your changes
-	regexp.MustCompile(`\btest\s+(it|your\s+changes?|the\s+changes?|the\s+fix|everything)\b`),
-	// make sure the tests pass / ensure the test suite still passes
-	regexp.MustCompile(`\b(make\s+sure|ensure|confirm|check)\s+(that\s+)?(all\s+)?(of\s+)?(the\s+)?(unit\s+)?(tests?|test\s+suite|it|everything|the\s+build|build)\s+(still\s+)?(pass|passes|works?|compiles?|builds?|succeeds?|is\s+green|are\s+green)\b`),
-	// the tests must still pass
-	regexp.MustCompile(`\btests?\s+(must|should|need\s+to|have\s+to)\s+(still\s+)?pass\b`),
-	// 跑测试 / 运行测试 / 执行验证 / 跑一下单测 / 重新跑一遍用例
-	regexp.MustCompile(`(跑|运行|执行|重跑|重新跑|重新运行|重新执行)\s*(一下|下|一遍|一次|遍)?\s*(所有的?|全部的?|现有的?|项目的?)?(单元|集成)?(测试|单测|用例|验证|自测)`),
-	// 验证一下 / 测试一下 / 验证下吧. A bare 下 counts only where it ends
-	// the phrase: 测试下载, 验证下单 and 检验下游 are nouns (test the
-	// download, validate the order, check the downstream).
-	regexp.MustCompile(`(验证|测试|校验|检验)(一下|一遍|下($|吧|看|呢|啊|了|是否|能否|有没有))`),
-	// 修复并验证 / 然后测试, but not 合并测试用例 (merge the test cases) or
-	// 不再验证证书 (no longer verify certificates).
-	regexp.MustCompile(`(^|[^合归兼吞不])(并|然后|再|之后|最后|顺便)(验证|测试|自测)`),
-	// 确保测试都通过 / 保证单测能跑通
-	regexp.MustCompile(`(确保|保证|确认)(所有的?|全部)?(测试|单测|用例)(都|全部|仍然|依然)?(能)?(通过|跑通|过)`),
-	regexp.MustCompile(`(跑通|跑过)(测试|单测|用例)`),
-	// a clause that is just 验证 / 请自测
-	regexp.MustCompile(`^(请)?(验证|自测|测试)(一下)?$`),
-}
+// The patterns of this package compile on first use, not at start-up:
+// `coder-nvim --version` and a cold host must not pay for them.
+var askPatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		// run the tests / rerun all unit tests / execute the test suite / run verification
+		regexp.MustCompile(`\b(do|perform)\s+(a\s+|the\s+)?(verification|verify)\b`),
+		regexp.MustCompile(`\b(run|re-?run|execute|exec)\s+(the\s+|all\s+|of\s+|our\s+|my\s+|your\s+|its\s+|existing\s+|project\s+|relevant\s+|full\s+|a\s+|unit\s+|integration\s+)*(tests?|test\s*suite|specs?|verification|verify)\b`),
+		// verify it / validate your changes
+		regexp.MustCompile(`\b(verify|validate|double-check)\s+(it|this|them|everything|the\s+(change|changes|fix|fixes|edit|edits|result|results|build|code|behaviou?r)|your\s+(change|changes|work|fix|edit|edits))\b`),
+		// a clause that is just "verify" / "and test it" / "then verify again"
+		regexp.MustCompile(`(^|\b(and|then)\s+)(please\s+|also\s+|finally\s+|now\s+)*(verify|validate|test)(\s+(it|this|them|everything))?(\s+again)?(\s+please)?\s*$`),
+		// test it / test your changes
+		regexp.MustCompile(`\btest\s+(it|your\s+changes?|the\s+changes?|the\s+fix|everything)\b`),
+		// make sure the tests pass / ensure the test suite still passes
+		regexp.MustCompile(`\b(make\s+sure|ensure|confirm|check)\s+(that\s+)?(all\s+)?(of\s+)?(the\s+)?(unit\s+)?(tests?|test\s+suite|it|everything|the\s+build|build)\s+(still\s+)?(pass|passes|works?|compiles?|builds?|succeeds?|is\s+green|are\s+green)\b`),
+		// the tests must still pass
+		regexp.MustCompile(`\btests?\s+(must|should|need\s+to|have\s+to)\s+(still\s+)?pass\b`),
+		// 跑测试 / 运行测试 / 执行验证 / 跑一下单测 / 重新跑一遍用例
+		regexp.MustCompile(`(跑|运行|执行|重跑|重新跑|重新运行|重新执行)\s*(一下|下|一遍|一次|遍)?\s*(所有的?|全部的?|现有的?|项目的?)?(单元|集成)?(测试|单测|用例|验证|自测)`),
+		// 验证一下 / 测试一下 / 验证下吧. A bare 下 counts only where it ends
+		// the phrase: 测试下载, 验证下单 and 检验下游 are nouns (test the
+		// download, validate the order, check the downstream).
+		regexp.MustCompile(`(验证|测试|校验|检验)(一下|一遍|下($|吧|看|呢|啊|了|是否|能否|有没有))`),
+		// 修复并验证 / 然后测试, but not 合并测试用例 (merge the test cases) or
+		// 不再验证证书 (no longer verify certificates).
+		regexp.MustCompile(`(^|[^合归兼吞不])(并|然后|再|之后|最后|顺便)(验证|测试|自测)`),
+		// 确保测试都通过 / 保证单测能跑通
+		regexp.MustCompile(`(确保|保证|确认)(所有的?|全部)?(测试|单测|用例)(都|全部|仍然|依然)?(能)?(通过|跑通|过)`),
+		regexp.MustCompile(`(跑通|跑过)(测试|单测|用例)`),
+		// a clause that is just 验证 / 请自测
+		regexp.MustCompile(`^(请)?(验证|自测|测试)(一下)?$`),
+	}
+})
 
 // Refusals, matched against a lower-cased clause. A clause with a refusal
 // asks for nothing.
-var declinePatterns = []*regexp.Regexp{
-	regexp.MustCompile(`\b(don'?t|do\s+not|never|without|no\s+need\s+to|not\s+need\s+to|needn'?t)\s+((bother|need|have|want|try)\s+(to\s+)?)?(re-?run|run|running|execute|executing|verify|verifying|test|testing)\b`),
-	regexp.MustCompile(`\bskip(ping)?\s+(the\s+|all\s+)*(tests?|testing|verification|verify|auto-?verify)\b`),
-	regexp.MustCompile(`\bno\s+(need\s+(for|of)\s+)?(tests?|testing|verification)\b`),
-	regexp.MustCompile(`(不要|不用|别|无需|不需要|不必|先不|没必要|跳过)(再)?(去)?(跑|运行|执行)?(一下|下)?(测试|单测|用例|验证|自测)`),
-}
+var declinePatterns = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`\b(don'?t|do\s+not|never|without|no\s+need\s+to|not\s+need\s+to|needn'?t)\s+((bother|need|have|want|try)\s+(to\s+)?)?(re-?run|run|running|execute|executing|verify|verifying|test|testing)\b`),
+		regexp.MustCompile(`\bskip(ping)?\s+(the\s+|all\s+)*(tests?|testing|verification|verify|auto-?verify)\b`),
+		regexp.MustCompile(`\bno\s+(need\s+(for|of)\s+)?(tests?|testing|verification)\b`),
+		regexp.MustCompile(`(不要|不用|别|无需|不需要|不必|先不|没必要|跳过)(再)?(去)?(跑|运行|执行)?(一下|下)?(测试|单测|用例|验证|自测)`),
+	}
+})
 
 // Negation words that make a command named after them a refusal.
-var negationRE = regexp.MustCompile(`\b(don'?t|do\s+not|never|without|no\s+need|skip|skipping)\b|不要|不用|别跑|别运行|别执行|无需|不需要|不必|先不|没必要|跳过`)
+var negationRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(don'?t|do\s+not|never|without|no\s+need|skip|skipping)\b|不要|不用|别跑|别运行|别执行|无需|不需要|不必|先不|没必要|跳过`)
+})
 
 // UserAskedToVerify reports whether input explicitly asks for verification
 // to run: "run the tests", "verify it", "make sure the tests pass", "fix it
@@ -146,10 +155,10 @@ var negationRE = regexp.MustCompile(`\b(don'?t|do\s+not|never|without|no\s+need|
 // verifies ("add a verify function", "写测试") is not a request.
 func UserAskedToVerify(input string) bool {
 	for _, c := range splitClauses(input) {
-		if anyMatch(declinePatterns, c.low) {
+		if anyMatch(declinePatterns(), c.low) {
 			continue
 		}
-		if anyMatch(askPatterns, c.low) {
+		if anyMatch(askPatterns(), c.low) {
 			return true
 		}
 	}
@@ -167,7 +176,7 @@ func UserAskedToVerify(input string) bool {
 func UserDeclinedVerify(input string) bool {
 	declined := false
 	for _, c := range splitClauses(input) {
-		if anyMatch(declinePatterns, c.low) {
+		if anyMatch(declinePatterns(), c.low) {
 			declined = true
 		}
 	}
@@ -239,7 +248,9 @@ var stopWords = map[string]bool{
 	"passed": true, "still": true, "should": true, "must": true, "will": true, "works": true,
 }
 
-var verbRE = regexp.MustCompile(`\b(run|re-?run|execute|exec|use|using|via|with)\b\s*(the\s+)?(command\s+)?|(运行|执行|重跑|跑|用|使用)\s*(一下|下|一遍)?\s*(命令)?\s*`)
+var verbRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(run|re-?run|execute|exec|use|using|via|with)\b\s*(the\s+)?(command\s+)?|(运行|执行|重跑|跑|用|使用)\s*(一下|下|一遍)?\s*(命令)?\s*`)
+})
 
 // namedCommands finds the commands the input names: backtick spans, quoted
 // or fenced text after a run verb, running text after a run verb that starts
@@ -265,7 +276,7 @@ func namedCommands(input string) []named {
 				cmd:       cmd,
 				canonical: canonicalOf(cmd),
 				requested: requested,
-				negated:   negationRE.MatchString(c.low[:start]),
+				negated:   negationRE().MatchString(c.low[:start]),
 			})
 		}
 		// covered marks bytes of commands already read (and of backtick
@@ -277,7 +288,7 @@ func namedCommands(input string) []named {
 			}
 		}
 		// After a run verb.
-		for _, m := range verbRE.FindAllStringIndex(c.low, -1) {
+		for _, m := range verbRE().FindAllStringIndex(c.low, -1) {
 			at := m[1]
 			if span, ok := quoted(c.text[at:]); ok {
 				for _, line := range strings.Split(span, "\n") {

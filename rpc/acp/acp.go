@@ -79,7 +79,7 @@ func (a *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List:   &sdk.SessionListCapabilities{},
 				Close:  &sdk.SessionCloseCapabilities{},
@@ -214,7 +214,11 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	stop, err := s.prompt(ctx, foldPrompt(p.Prompt))
+	input, images, err := foldPrompt(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	stop, err := s.prompt(ctx, input, images)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}

@@ -1,10 +1,13 @@
 package acp
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -13,11 +16,15 @@ import (
 // resource is named inline by its path (or URI); embedded texts follow the
 // input as attachments, so the model sees the editor's version of a file.
 //
+// Image blocks become the turn's images, marked in the text as [image N]
+// where they stood; an image that cannot be sent is an error, never
+// dropped. Audio is named but not sent (promptCapabilities.audio is off).
+//
 // Input whose leading text starts with `/` or `!` is a command line: names
 // stay bare paths (`!cat /w/a.go`) and attachments are left out, since they
 // would become part of the command's argument. Elsewhere names are quoted
 // as code, so a prompt that starts with a file is never taken for a command.
-func foldPrompt(blocks []sdk.ContentBlock) string {
+func foldPrompt(blocks []sdk.ContentBlock) (string, []llm.Image, error) {
 	command := isCommand(blocks)
 	name := func(uri string) string {
 		if command {
@@ -27,6 +34,7 @@ func foldPrompt(blocks []sdk.ContentBlock) string {
 	}
 	var text strings.Builder
 	var attached []string
+	var images []llm.Image
 	for _, b := range blocks {
 		switch {
 		case b.Text != nil:
@@ -43,15 +51,55 @@ func foldPrompt(blocks []sdk.ContentBlock) string {
 				attached = append(attached, fmt.Sprintf("Attached %s: binary content, not included.", uriPath(r.BlobResourceContents.Uri)))
 			}
 		case b.Image != nil:
-			text.WriteString("[an image was attached; this agent cannot see images]")
+			if command {
+				return "", nil, errors.New("images cannot be attached to a / or ! command")
+			}
+			img, err := imagePart(b.Image)
+			if err != nil {
+				return "", nil, fmt.Errorf("image %d: %w", len(images)+1, err)
+			}
+			images = append(images, img)
+			fmt.Fprintf(&text, "[image %d]", len(images))
 		case b.Audio != nil:
 			text.WriteString("[an audio clip was attached; this agent cannot hear audio]")
 		}
 	}
 	if command || len(attached) == 0 {
-		return text.String()
+		return text.String(), images, nil
 	}
-	return text.String() + "\n\n" + strings.Join(attached, "\n\n")
+	return text.String() + "\n\n" + strings.Join(attached, "\n\n"), images, nil
+}
+
+// imageBlock is the content block of an image sent earlier, for replay.
+func imageBlock(img llm.Image) sdk.ContentBlock {
+	rest, ok := strings.CutPrefix(img.URL, "data:")
+	mime, data, isData := strings.Cut(rest, ";base64,")
+	if !ok || !isData {
+		return sdk.ContentBlock{Image: &sdk.ContentBlockImage{Type: "image", Uri: sdk.Ptr(img.URL)}}
+	}
+	return sdk.ImageBlock(data, mime)
+}
+
+// imageTypes are the formats chat-completion endpoints accept.
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// imagePart turns an image block into what the model is sent: its data as
+// a data: URL, or else its http(s) URI.
+func imagePart(b *sdk.ContentBlockImage) (llm.Image, error) {
+	if b.Data == "" {
+		if b.Uri != nil && (strings.HasPrefix(*b.Uri, "https://") || strings.HasPrefix(*b.Uri, "http://")) {
+			return llm.Image{URL: *b.Uri}, nil
+		}
+		return llm.Image{}, errors.New("the block has no data and no http(s) URI; send the image's bytes")
+	}
+	mime := strings.ToLower(strings.TrimSpace(b.MimeType))
+	if !imageTypes[mime] {
+		return llm.Image{}, fmt.Errorf("unsupported type %q (want image/png, image/jpeg, image/gif or image/webp)", b.MimeType)
+	}
+	if _, err := base64.StdEncoding.DecodeString(b.Data); err != nil {
+		return llm.Image{}, fmt.Errorf("data is not valid base64: %v", err)
+	}
+	return llm.Image{URL: "data:" + mime + ";base64," + b.Data}, nil
 }
 
 // isCommand reports whether the text before the first non-text block

@@ -9,6 +9,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/backend"
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -176,6 +177,10 @@ func (s *session) handle(ev event.Event) {
 		s.send(sdk.UpdateAgentMessageText(text))
 	case event.Notice:
 		s.send(sdk.UpdateAgentMessageText("\n\n" + ev.Text + "\n"))
+	case event.Retrying:
+		// A thought, not the answer: it says why nothing arrives yet and
+		// must not become part of the text a client keeps as the reply.
+		s.send(sdk.UpdateAgentThoughtText(ev.Text + "\n\n"))
 	case event.Error:
 		// Held until the end: a failed model turn returns it as the
 		// prompt's error; a command shows it as its answer.
@@ -284,7 +289,7 @@ func (s *session) answer(id string, d agent.Decision) {
 }
 
 // prompt runs one input as a turn and returns its stop reason.
-func (s *session) prompt(ctx context.Context, input string) (sdk.StopReason, error) {
+func (s *session) prompt(ctx context.Context, input string, images []llm.Image) (sdk.StopReason, error) {
 	s.promptMu.Lock()
 	defer s.promptMu.Unlock()
 	if ctx.Err() != nil {
@@ -298,7 +303,7 @@ func (s *session) prompt(ctx context.Context, input string) (sdk.StopReason, err
 	s.mu.Lock()
 	s.turn = t
 	s.mu.Unlock()
-	if _, err := s.eng.Submit(input); err != nil {
+	if _, err := s.eng.SubmitImages(input, images); err != nil {
 		s.mu.Lock()
 		s.turn = nil
 		s.mu.Unlock()

@@ -75,6 +75,7 @@ func TestFilterInput(t *testing.T) {
 		t.Errorf("passed on:\n%s\nwant:\n%s", passed, wantPassed)
 	}
 	var codes []int
+	var ids []string
 	sc := bufio.NewScanner(&out)
 	for sc.Scan() {
 		var r struct {
@@ -82,13 +83,47 @@ func TestFilterInput(t *testing.T) {
 			ID      json.RawMessage `json:"id"`
 			Error   struct{ Code int }
 		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.JSONRPC != "2.0" || string(r.ID) != "null" {
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.JSONRPC != "2.0" {
 			t.Errorf("bad error line %s", sc.Bytes())
 		}
 		codes = append(codes, r.Error.Code)
+		ids = append(ids, string(r.ID))
 	}
 	if len(codes) != 2 || codes[0] != codeParseError || codes[1] != codeInvalidRequest {
 		t.Errorf("error codes %v, want [-32700 -32600]", codes)
+	}
+	// The oversized request is answered under its own id.
+	if strings.Join(ids, " ") != `null "big"` {
+		t.Errorf("error ids %v, want [null \"big\"]", ids)
+	}
+}
+
+func TestOversizedID(t *testing.T) {
+	huge := strings.Repeat("x", oversizedHead+oversizedTail)
+	for _, tc := range []struct {
+		name, line, want string
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"s":"` + huge + `"}}`, "7"},
+		{"string id", `{"id":"a\"b","jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `"}}`, `"a\"b"`},
+		{"id last", `{"jsonrpc":"2.0","method":"session/prompt","params":{"s":"` + huge + `"},"id":12}`, "12"},
+		{"id last with spaces", `{"jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `"} , "id" : "q" }  `, `"q"`},
+		{"nested id is not the request's", `{"jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `","id":3}}`, ""},
+		{"escaped id inside a string", `{"jsonrpc":"2.0","method":"x","params":{"s":"` + huge + `,\"id\":3}"}}`, ""},
+		{"notification", `{"jsonrpc":"2.0","method":"session/cancel","params":{"s":"` + huge + `"}}`, ""},
+		{"response to our request", `{"jsonrpc":"2.0","id":4,"result":{"content":"` + huge + `"}}`, ""},
+		{"response, id last", `{"jsonrpc":"2.0","result":{"content":"` + huge + `"},"id":4}`, ""},
+		{"not JSON", `xx` + huge, ""},
+	} {
+		var o oversized
+		o.start([]byte(tc.line[:100]))
+		for rest := tc.line[100:]; rest != ""; {
+			n := min(len(rest), 1000)
+			o.addTail([]byte(rest[:n]))
+			rest = rest[n:]
+		}
+		if got := string(o.id()); got != tc.want {
+			t.Errorf("%s: id %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
@@ -115,9 +150,61 @@ func TestFoldPrompt(t *testing.T) {
 		{"blob", []sdk.ContentBlock{sdk.ResourceBlock(sdk.EmbeddedResourceResource{BlobResourceContents: &sdk.BlobResourceContents{Uri: "file:///w/i.png", Blob: "AAAA"}})},
 			"`/w/i.png`\n\nAttached /w/i.png: binary content, not included."},
 	} {
-		if got := foldPrompt(tc.blocks); got != tc.want {
-			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		got, images, err := foldPrompt(tc.blocks)
+		if got != tc.want || images != nil || err != nil {
+			t.Errorf("%s: got %q %v %v, want %q", tc.name, got, images, err, tc.want)
 		}
+	}
+}
+
+func TestFoldPromptImages(t *testing.T) {
+	web := "https://example.com/cat.png"
+	file := "file:///w/cat.png"
+	for _, tc := range []struct {
+		name   string
+		blocks []sdk.ContentBlock
+		want   string
+		urls   []string
+		err    string
+	}{
+		{"data", []sdk.ContentBlock{sdk.TextBlock("what is "), sdk.ImageBlock("iVBORw0KGgo=", "image/png"), sdk.TextBlock(" and "), sdk.ImageBlock("R0lGOD==", "IMAGE/GIF")},
+			"what is [image 1] and [image 2]", []string{"data:image/png;base64,iVBORw0KGgo=", "data:image/gif;base64,R0lGOD=="}, ""},
+		{"only an image", []sdk.ContentBlock{sdk.ImageBlock("iVBORw0KGgo=", "image/jpeg")}, "[image 1]", []string{"data:image/jpeg;base64,iVBORw0KGgo="}, ""},
+		{"web uri", []sdk.ContentBlock{{Image: &sdk.ContentBlockImage{Type: "image", MimeType: "image/png", Uri: &web}}}, "[image 1]", []string{web}, ""},
+		{"file uri without data", []sdk.ContentBlock{{Image: &sdk.ContentBlockImage{Type: "image", MimeType: "image/png", Uri: &file}}}, "", nil, "image 1: the block has no data"},
+		{"unsupported type", []sdk.ContentBlock{sdk.ImageBlock("AAAA", "image/tiff")}, "", nil, `unsupported type "image/tiff"`},
+		{"bad base64", []sdk.ContentBlock{sdk.ImageBlock("not base64!", "image/png")}, "", nil, "not valid base64"},
+		{"command", []sdk.ContentBlock{sdk.TextBlock("/model "), sdk.ImageBlock("AAAA", "image/png")}, "", nil, "cannot be attached to a / or ! command"},
+	} {
+		got, images, err := foldPrompt(tc.blocks)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		var urls []string
+		for _, im := range images {
+			urls = append(urls, im.URL)
+		}
+		if err != nil || got != tc.want || strings.Join(urls, " ") != strings.Join(tc.urls, " ") {
+			t.Errorf("%s: got %q %v %v, want %q %v", tc.name, got, urls, err, tc.want, tc.urls)
+		}
+	}
+}
+
+func TestReplayImages(t *testing.T) {
+	ups := replay("/w", []llm.Message{{Role: llm.RoleUser, Content: "see [image 1] [image 2]", Images: []llm.Image{
+		{URL: "data:image/png;base64,iVBORw0KGgo="}, {URL: "https://example.com/c.png"},
+	}}})
+	if len(ups) != 3 {
+		t.Fatalf("%d updates", len(ups))
+	}
+	if c := ups[1].UserMessageChunk; c == nil || c.Content.Image == nil || c.Content.Image.Data != "iVBORw0KGgo=" || c.Content.Image.MimeType != "image/png" {
+		t.Errorf("data image replayed as %+v", ups[1])
+	}
+	if c := ups[2].UserMessageChunk; c == nil || c.Content.Image == nil || c.Content.Image.Uri == nil || *c.Content.Image.Uri != "https://example.com/c.png" {
+		t.Errorf("web image replayed as %+v", ups[2])
 	}
 }
 

@@ -283,6 +283,9 @@ func replay(root string, history []llm.Message) []sdk.SessionUpdate {
 		switch m.Role {
 		case llm.RoleUser:
 			out = append(out, sdk.UpdateUserMessageText(m.Content))
+			for _, img := range m.Images {
+				out = append(out, sdk.UpdateUserMessage(imageBlock(img)))
+			}
 		case llm.RoleAssistant:
 			if m.Reasoning != "" {
 				out = append(out, sdk.UpdateAgentThoughtText(m.Reasoning))

@@ -67,13 +67,18 @@ func (s *syncWriter) writeError(id json.RawMessage, code int, msg string, data a
 func filterInput(in io.Reader, dst *io.PipeWriter, out *syncWriter, log *slog.Logger) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	var line []byte
+	var big oversized // the ends of a line past the limit
 	tooLong := false
 	for {
 		chunk, err := r.ReadSlice('\n')
 		switch {
 		case tooLong:
+			big.addTail(chunk)
 		case len(line)+len(chunk) > maxMessage:
-			tooLong, line = true, line[:0]
+			tooLong = true
+			big.start(line)
+			big.addTail(chunk)
+			line = line[:0]
 		default:
 			line = append(line, chunk...)
 		}
@@ -81,8 +86,10 @@ func filterInput(in io.Reader, dst *io.PipeWriter, out *syncWriter, log *slog.Lo
 			continue
 		}
 		if tooLong {
-			log.Warn("dropped an oversized message", "limit", maxMessage)
-			out.writeError(nil, codeInvalidRequest, "Invalid request", map[string]any{"error": fmt.Sprintf("message larger than %d bytes", maxMessage)})
+			id := big.id()
+			log.Warn("dropped an oversized message", "limit", maxMessage, "id", string(id))
+			out.writeError(id, codeInvalidRequest, "Invalid request", map[string]any{"error": fmt.Sprintf(
+				"message larger than %d MB (%d bytes); send large files as resource links, not embedded", maxMessage>>20, maxMessage)})
 		} else if msg := bytes.TrimSpace(line); len(msg) > 0 {
 			if id, code, reason := checkMessage(msg); code != 0 {
 				log.Warn("rejected an incoming message", "reason", reason)

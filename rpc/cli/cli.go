@@ -70,7 +70,8 @@ func (p *Printer) Handle(ev event.Event) {
 	case event.CommandOutput:
 		p.newline()
 		fmt.Fprintln(p.Out, strings.TrimRight(ev.Text, "\n"))
-	case event.Notice:
+	case event.Notice, event.Retrying:
+		p.endReasoning()
 		p.newline()
 		fmt.Fprintln(p.Err, "note:", ev.Text)
 	case event.Error:

@@ -64,6 +64,16 @@ func TestPrinter(t *testing.T) {
 			err: "→ conv.send: handed to conversation sub00000…\n  ● ls — completed: 2 entries (0ms)\n  error: sub failed\n← conversation sub00000… answered; back to conversation root0000…\n",
 		},
 		{
+			name: "retry wait on its own stderr line",
+			events: []event.Event{
+				{Kind: event.AgentReasoningDelta, Text: "hm"},
+				{Kind: event.Retrying, Text: "rate limited; retrying in 20 s (attempt 2 of 4)", Retry: &event.Retry{Reason: "rate_limited", WaitMS: 20000}},
+				{Kind: event.AgentMessageDelta, Text: "ok"},
+			},
+			out: "ok",
+			err: "thinking: hm\nnote: rate limited; retrying in 20 s (attempt 2 of 4)\n",
+		},
+		{
 			name:   "command output and demo label",
 			demo:   true,
 			events: []event.Event{{Kind: event.CommandOutput, Text: "mode: plan\n"}, {Kind: event.Notice, Text: "hi"}},

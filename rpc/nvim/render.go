@@ -236,6 +236,10 @@ func (r *renderer) event(ev event.Event) {
 	case event.Notice:
 		r.line(hlNotice, "ℹ "+ev.Text)
 		r.stream = ""
+	case event.Retrying:
+		// Says why nothing arrives yet; the turn is still busy.
+		r.line(hlNotice, "⟳ "+ev.Text)
+		r.stream = ""
 	case event.Error:
 		r.line(hlError, "✗ "+ev.Text)
 		r.stream = ""

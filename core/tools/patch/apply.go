@@ -21,18 +21,12 @@ func (e *ChunkError) Error() string {
 // returns the new content. Chunks are located in order, each searching after
 // the previous one, trying progressively looser matches: exact, ignoring
 // trailing whitespace, ignoring surrounding whitespace, and finally with
-// Unicode punctuation folded to ASCII. CRLF files stay CRLF. A file without a
-// final newline keeps it that way.
+// Unicode punctuation folded to ASCII. Every line keeps its own ending (LF
+// or CRLF, so mixed files stay mixed); a new line takes the ending of the
+// line above it. A file without a final newline keeps it that way.
 func Apply(content string, chunks []Chunk) (string, error) {
-	crlf := strings.Contains(content, "\r\n")
-	if crlf {
-		content = strings.ReplaceAll(content, "\r\n", "\n")
-	}
+	lines, eols := splitLines(content)
 	finalNL := content == "" || strings.HasSuffix(content, "\n")
-	var lines []string
-	if content != "" {
-		lines = strings.Split(strings.TrimSuffix(content, "\n"), "\n")
-	}
 
 	m := matcher{lines: lines}
 	type replacement struct {
@@ -86,24 +80,104 @@ func Apply(content string, chunks []Chunk) (string, error) {
 
 	// Insertions at the end of the file may precede later chunks in the list.
 	slices.SortStableFunc(reps, func(a, b replacement) int { return a.start - b.start })
-	out := make([]string, 0, len(lines)+16)
+	out := make([]outLine, 0, len(lines)+16)
+	keep := func(from, to int) {
+		for i := from; i < to; i++ {
+			out = append(out, outLine{lines[i], eols[i]})
+		}
+	}
 	next := 0
 	for _, r := range reps {
-		out = append(out, lines[next:r.start]...)
-		out = append(out, r.with...)
+		keep(next, r.start)
+		// A line of the replacement equal to one it replaces (a context
+		// line) keeps that line's ending; the others are new.
+		j := r.start
+		for _, text := range r.with {
+			eol := ""
+			for k := j; k < r.start+r.n; k++ {
+				if lines[k] == text {
+					eol, j = eols[k], k+1
+					if eol == "" {
+						eol = noEOL
+					}
+					break
+				}
+			}
+			out = append(out, outLine{text, eol})
+		}
 		next = r.start + r.n
 	}
-	out = append(out, lines[next:]...)
+	keep(next, len(lines))
+	return joinLines(out, eols, finalNL), nil
+}
 
-	nl := "\n"
-	if crlf {
-		nl = "\r\n"
+// noEOL marks the line that ended the file without a newline; "" marks a
+// new line whose ending comes from its neighbours.
+const noEOL = "\x00"
+
+type outLine struct{ text, eol string }
+
+// splitLines splits content into lines without their endings, and the
+// endings: "\r\n", "\n", or noEOL for a last line without one.
+func splitLines(content string) (lines, eols []string) {
+	for content != "" {
+		i := strings.IndexByte(content, '\n')
+		if i < 0 {
+			lines, eols = append(lines, content), append(eols, noEOL)
+			break
+		}
+		line, eol := content[:i], "\n"
+		if strings.HasSuffix(line, "\r") {
+			line, eol = line[:len(line)-1], "\r\n"
+		}
+		lines, eols = append(lines, line), append(eols, eol)
+		content = content[i+1:]
 	}
-	result := strings.Join(out, nl)
-	if len(out) > 0 && finalNL {
-		result += nl
+	return lines, eols
+}
+
+// joinLines gives each new line the ending of the line above it (of the
+// line below at the top; the file's most common ending when there is
+// neither), and ends the last line as the file ended.
+func joinLines(out []outLine, eols []string, finalNL bool) string {
+	crlf, lf := 0, 0
+	for _, e := range eols {
+		switch e {
+		case "\r\n":
+			crlf++
+		case "\n":
+			lf++
+		}
 	}
-	return result, nil
+	common := "\n"
+	if crlf > lf {
+		common = "\r\n"
+	}
+	real := func(e string) bool { return e != "" && e != noEOL }
+	var b strings.Builder
+	prev := ""
+	for i, l := range out {
+		eol := l.eol
+		if !real(eol) {
+			eol = prev
+			if eol == "" {
+				eol = common
+				for _, n := range out[i+1:] {
+					if real(n.eol) {
+						eol = n.eol
+						break
+					}
+				}
+			}
+		}
+		if i == len(out)-1 && !finalNL {
+			eol = ""
+		}
+		b.WriteString(l.text)
+		b.WriteString(eol)
+		prev = eol
+	}
+	return b.String()
 }
 
 func after(pos int) string {

@@ -234,6 +234,12 @@ func (p *parser) chunks() ([]Chunk, error) {
 			p.pos++
 			continue
 		}
+		if cur == nil && trimmed == "" {
+			// Blank lines between chunks (after "*** End of File", or
+			// before the first chunk) separate; they are not context.
+			p.pos++
+			continue
+		}
 		if cur == nil {
 			// The first chunk of a section may omit its "@@" line.
 			if len(chunks) > 0 {

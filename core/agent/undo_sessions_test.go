@@ -1,0 +1,233 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/provider"
+)
+
+// openOn opens a yolo session on root with its own fake model server.
+func openOn(t *testing.T, root string) (*Session, *fakellm.Server, *recorder) {
+	t.Helper()
+	srv := fakellm.New()
+	t.Cleanup(srv.Close)
+	cfg := config.Defaults()
+	cfg.Model = "test-model"
+	cfg.Mode = "yolo"
+	cfg.Workflow.AutoVerifyAfterEdit = false
+	rec := &recorder{}
+	sess, err := Open(Options{
+		Config:   cfg,
+		Root:     root,
+		Provider: provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 2}),
+		OnEvent:  rec.handle,
+		Prompter: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sess.Close)
+	return sess, srv, rec
+}
+
+func runOn(t *testing.T, s *Session, input string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := s.Run(ctx, input); err != nil {
+		t.Error(err)
+	}
+}
+
+// Eight sessions write in one workspace while the first one's turn runs,
+// and the user edits a file too: /undo in a session takes back that
+// session's files only and names the others.
+func TestUndoTakesBackOnlyThisSessionsFiles(t *testing.T) {
+	root := gitRepo(t)
+	writeFile(t, filepath.Join(root, ".gitignore"), ".coder\n") // as in this project
+	writeFile(t, filepath.Join(root, "shared.txt"), "v1\n")
+
+	first, firstSrv, firstRec := openOn(t, root)
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	firstSrv.SetScript(func(req fakellm.Request) fakellm.Reply {
+		switch last := req.Messages[len(req.Messages)-1]; {
+		case last.Role == llm.RoleUser:
+			close(asked)
+			<-release
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{
+				call("w", "write", map[string]any{"path": "mine.txt", "content": "mine\n"}),
+				call("b", "bash", map[string]any{"command": "echo cmd > by-command.txt && echo v2 > shared.txt"}),
+			}}
+		default:
+			return fakellm.Reply{Content: "done"}
+		}
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runOn(t, first, "write mine")
+	}()
+	select {
+	case <-asked: // the first turn waits on the model
+	case <-done:
+		t.Fatal("the first turn ended before asking the model")
+	}
+	// Its first snapshot runs beside the request: wait for its ref.
+	for deadline := time.Now().Add(30 * time.Second); len(snapshotRefs(t, root)) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the first turn took no snapshot")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	others := make([]*Session, 7)
+	var wg sync.WaitGroup
+	for i := range others {
+		s, srv, _ := openOn(t, root)
+		others[i] = s
+		srv.Enqueue(
+			fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": fmt.Sprintf("other%d.txt", i), "content": "theirs\n"})}},
+			fakellm.Reply{Content: "done"},
+		)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runOn(t, s, "write yours")
+		}()
+	}
+	wg.Wait()
+	writeFile(t, filepath.Join(root, "user.txt"), "the user's\n")
+	close(release)
+	<-done
+	for _, p := range []string{"mine.txt", "by-command.txt", "other0.txt", "other6.txt", "user.txt"} {
+		if read(t, filepath.Join(root, p)) == "<missing>" {
+			t.Fatalf("%s was not written", p)
+		}
+	}
+	for _, ev := range firstRec.find(event.Notice) {
+		if strings.Contains(ev.Text, "snapshot failed") {
+			t.Errorf("notice: %s", ev.Text)
+		}
+	}
+
+	runOn(t, first, "/undo")
+	out := ""
+	if outs := firstRec.find(event.CommandOutput); len(outs) > 0 {
+		out = outs[len(outs)-1].Text
+	}
+	for p, want := range map[string]string{
+		"mine.txt":       "<missing>",
+		"by-command.txt": "<missing>",
+		"shared.txt":     "v1\n",
+		"user.txt":       "the user's\n",
+		"other0.txt":     "theirs\n",
+		"other6.txt":     "theirs\n",
+	} {
+		if got := read(t, filepath.Join(root, p)); got != want {
+			t.Errorf("after /undo in the first session, %s = %q, want %q", p, got, want)
+		}
+	}
+	for _, p := range []string{"user.txt", "other0.txt", "other6.txt"} {
+		if !strings.Contains(out, p) {
+			t.Errorf("/undo does not name %s, changed by others:\n%s", p, out)
+		}
+	}
+
+	// Another session's /undo takes back its own file only.
+	runOn(t, others[3], "/undo")
+	if got := read(t, filepath.Join(root, "other3.txt")); got != "<missing>" {
+		t.Errorf("other3.txt after its session's /undo = %q", got)
+	}
+	for _, p := range []string{"other2.txt", "other4.txt", "user.txt"} {
+		if read(t, filepath.Join(root, p)) == "<missing>" {
+			t.Errorf("%s removed by another session's /undo", p)
+		}
+	}
+}
+
+func snapshotRefs(t *testing.T, root string) []string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "for-each-ref", "--format=%(refname)", "refs/coder-nvim/").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(out))
+}
+
+// Only the last undo.keep_turns turns keep snapshot refs; a command's
+// snapshots that no file needs are dropped at once.
+func TestOldSnapshotsForgotten(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) {
+		c.Mode = "yolo"
+		c.Undo.KeepTurns = 2
+	})
+	for i := range 4 {
+		f.srv.Enqueue(
+			fakellm.Reply{ToolCalls: []llm.ToolCall{
+				call("w", "write", map[string]any{"path": fmt.Sprintf("f%d.txt", i), "content": "x\n"}),
+				call("b", "bash", map[string]any{"command": "true"}),
+			}},
+			fakellm.Reply{Content: "done"},
+		)
+		f.run(t, fmt.Sprintf("turn %d", i))
+	}
+	// Two turns: before and after each (the snapshot after the command,
+	// the turn's last write, is its end).
+	if refs := snapshotRefs(t, f.root); len(refs) != 4 {
+		t.Errorf("%d snapshot refs, want 4: %v", len(refs), refs)
+	}
+	f.run(t, "/undo")
+	f.run(t, "/undo")
+	if got := read(t, filepath.Join(f.root, "f2.txt")); got != "<missing>" {
+		t.Errorf("f2.txt = %q after two undos", got)
+	}
+	f.run(t, "/undo")
+	if e := lastError(f); !strings.Contains(e, "nothing to undo") {
+		t.Errorf("third undo, beyond keep_turns: %q", e)
+	}
+	if got := read(t, filepath.Join(f.root, "f1.txt")); got != "x\n" {
+		t.Errorf("f1.txt = %q, a forgotten turn was undone", got)
+	}
+}
+
+// A large generated file is not snapshotted, and /undo says so.
+func TestUndoNamesLargeFiles(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) {
+		c.Mode = "yolo"
+		c.Undo.MaxFileMB = 1
+	})
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("b", "bash", map[string]any{"command": "head -c 2000000 /dev/zero > big.bin && echo s > small.txt"}),
+		}},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "generate")
+	objects, err := exec.Command("git", "-C", f.root, "cat-file", "--batch-all-objects", "--batch-check=%(objectsize)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(objects), "2000000") {
+		t.Error("the large file went into .git")
+	}
+	f.run(t, "/undo")
+	out := lastOutput(f)
+	if !strings.Contains(out, "big.bin") || !strings.Contains(out, "undo.max_file_mb") {
+		t.Errorf("/undo does not name the large file and the setting:\n%s", out)
+	}
+	if read(t, filepath.Join(f.root, "small.txt")) != "<missing>" {
+		t.Error("small.txt not removed")
+	}
+}

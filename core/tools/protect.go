@@ -1,0 +1,126 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The agent's own files live in .coder/: the configuration (mode,
+// base_url, approval settings) and the sessions. A model that could write
+// them could widen its own permissions or have the next run send the API
+// key elsewhere, so file tools never write there, in any mode. Skills
+// (.coder/skills/**) are instructions the agent will follow: they may be
+// written, but every such write is asked.
+
+// protection is how a path about to be written is guarded.
+type protection int
+
+const (
+	unprotected protection = iota
+	askEveryTime
+	refused
+)
+
+const (
+	agentDir  = ".coder"
+	skillsDir = "skills"
+)
+
+// SkillWriteReason is the approval reason of a write to a skill.
+const SkillWriteReason = "writes a skill under .coder/skills/: skills are instructions the agent follows, so every such write is asked, in every mode, and never remembered"
+
+// protectionOf classifies a slash path relative to the root by its names:
+// any component named .coder (compared as case-insensitive file systems
+// would) protects what is below it.
+func protectionOf(rel string) protection {
+	parts := strings.Split(rel, "/")
+	p := unprotected
+	for i, part := range parts {
+		if !sameName(part, agentDir) {
+			continue
+		}
+		if i+2 < len(parts) && sameName(parts[i+1], skillsDir) {
+			p = max(p, askEveryTime)
+		} else {
+			p = max(p, refused)
+		}
+	}
+	return p
+}
+
+// sameName compares a path component with a name as the file systems that
+// fold names would: ignoring case (macOS, Windows), trailing dots and
+// spaces (Windows) and the code points HFS+ ignores.
+func sameName(part, name string) bool {
+	part = strings.Map(func(r rune) rune {
+		if hfsIgnorable(r) {
+			return -1
+		}
+		return r
+	}, part)
+	return strings.EqualFold(strings.TrimRight(part, ". "), name)
+}
+
+func hfsIgnorable(r rune) bool {
+	switch {
+	case r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
+		return true
+	}
+	return false
+}
+
+// protectionAt classifies the absolute, symlink-evaluated path abs inside
+// the root by identity: when one of its existing parent directories is the
+// workspace's .coder (or .coder/skills) directory, whatever name or link
+// leads there. This catches aliases the names do not show: a .coder that is
+// itself a symlink to another directory, or a name only a case-insensitive
+// file system equates.
+func (w *Workspace) protectionAt(abs string) protection {
+	agent, err := os.Stat(filepath.Join(w.root, agentDir))
+	if err != nil || !agent.IsDir() {
+		return unprotected
+	}
+	skills, err := os.Stat(filepath.Join(w.root, agentDir, skillsDir))
+	if err != nil || !skills.IsDir() {
+		skills = nil
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if st, err := os.Stat(dir); err == nil {
+			if skills != nil && os.SameFile(st, skills) {
+				return askEveryTime
+			}
+			if os.SameFile(st, agent) {
+				// Below it, only names are left (.coder/skills/new/x).
+				rest, err := filepath.Rel(dir, abs)
+				if err != nil {
+					return refused
+				}
+				if protectionOf(agentDir+"/"+filepath.ToSlash(rest)) == askEveryTime {
+					return askEveryTime
+				}
+				return refused
+			}
+		}
+		if dir == w.root || dir == filepath.Dir(dir) {
+			return unprotected
+		}
+	}
+}
+
+// checkWritable refuses writes to the agent's own files and reports
+// whether the write must be asked. lexRel is the path as given (cleaned,
+// relative to the root), rel and abs the real path it leads to.
+func (w *Workspace) checkWritable(path, lexRel, rel, abs string) (ask bool, err error) {
+	p := max(protectionOf(lexRel), protectionOf(rel), w.protectionAt(abs))
+	if p == refused {
+		return false, errAgentFiles(path)
+	}
+	return p == askEveryTime, nil
+}
+
+func errAgentFiles(path string) error {
+	return fmt.Errorf("%s is the agent's own configuration or session data (.coder/); file tools never change it, in any mode. "+
+		"Ask the user to change the setting (/model switches the model); only skills (.coder/skills/<name>/...) can be written, after asking", path)
+}

@@ -1,0 +1,96 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// benchTree writes a synthetic source tree of n files (CODER_BENCH_FILES,
+// default 20,000; the issue's figure is for 100,000) under a temp dir:
+// 100 directories of Go-like files of ~2 KB, one in 500 holding the
+// literal "needleLiteral".
+func benchTree(b *testing.B) string {
+	n := 20_000
+	if v, err := strconv.Atoi(os.Getenv("CODER_BENCH_FILES")); err == nil && v > 0 {
+		n = v
+	}
+	dir := b.TempDir()
+	line := "func example(x int) int { return x * 2 } // some ordinary source text here\n"
+	body := strings.Repeat(line, 26)
+	for i := range n {
+		sub := filepath.Join(dir, "pkg"+strconv.Itoa(i%100), "sub"+strconv.Itoa(i%7))
+		if i < 700 {
+			os.MkdirAll(sub, 0o755)
+		}
+		text := body
+		if i%500 == 0 {
+			text += "var needleLiteral = 1\n"
+		}
+		if err := os.WriteFile(filepath.Join(sub, "f"+strconv.Itoa(i)+".go"), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkSearch compares grep and glob (through rg and built in) with
+// running rg itself on the same tree and query.
+func BenchmarkSearch(b *testing.B) {
+	dir := benchTree(b)
+	rg := findRipgrep()
+	queries := []struct {
+		name, tool string
+		args       map[string]string
+		rgArgs     []string
+	}{
+		{"grep-literal", "grep", map[string]string{"pattern": "needleLiteral"}, []string{"-n", "needleLiteral"}},
+		{"grep-regex-ci", "grep", map[string]string{"pattern": `(?i)NEEDLE\w+ =`}, []string{"-n", "-i", `NEEDLE\w+ =`}},
+		{"glob", "glob", map[string]string{"pattern": "**/f1*.go"}, []string{"--files", "-g", "**/f1*.go"}},
+	}
+	for _, q := range queries {
+		raw, _ := json.Marshal(q.args)
+		if rg != "" {
+			b.Run(q.name+"/rg-itself", func(b *testing.B) {
+				for b.Loop() {
+					cmd := exec.Command(rg, append([]string{"--no-config"}, q.rgArgs...)...)
+					cmd.Dir = dir
+					if out, err := cmd.Output(); err != nil || len(out) == 0 {
+						b.Fatalf("rg: %v", err)
+					}
+				}
+			})
+		}
+		for _, builtin := range []bool{false, true} {
+			name := "tool-rg"
+			if builtin {
+				name = "tool-builtin"
+			} else if rg == "" {
+				continue
+			}
+			b.Run(q.name+"/"+name, func(b *testing.B) {
+				ws, err := NewWorkspace(dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ws.noRipgrep = builtin
+				tool := map[string]Tool{"grep": newGrepTool(), "glob": newGlobTool()}[q.tool]
+				for b.Loop() {
+					inv, err := tool.Prepare(context.Background(), ws, raw)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if r := inv.Run(context.Background()); r.IsError || strings.HasPrefix(r.Output, "no ") {
+						b.Fatalf("%s: %s", q.name, r.Output)
+					}
+				}
+			})
+		}
+	}
+
+}
