@@ -2,7 +2,7 @@ GO      ?= go
 VERSION := $(shell cat VERSION)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build test bench run deps vet
+.PHONY: build test bench run deps vet fuzz
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/coder-nvim ./cmd/coder-nvim
@@ -22,6 +22,34 @@ test: deps build vet
 
 bench: deps build
 	CODER_NVIM_BIN=$(CURDIR)/bin/coder-nvim $(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+# fuzz runs every Go fuzz target for FUZZTIME each, one after another (go
+# fuzzes one target per invocation). Not part of `test`, which only runs
+# the seed corpora (f.Add and testdata/fuzz/). A crasher is written to
+# testdata/fuzz/FuzzX/ of its package: commit it with the fix. Spare a
+# loaded machine with FUZZFLAGS=-parallel=1. Go's default of 60 s to
+# minimise every new input would eat the whole run of the slower targets.
+FUZZTIME  ?= 60s
+FUZZFLAGS ?=
+FUZZMINIMIZETIME ?= 10s
+FUZZ_TARGETS := \
+	./core/tools/patch:FuzzParse \
+	./core/tools/patch:FuzzApply \
+	./core/tools:FuzzPatchTool \
+	./core/shellcheck:FuzzAnalyze \
+	./core/provider:FuzzStreamBody \
+	./core/provider:FuzzStreamText \
+	./core/config:FuzzLoad \
+	./rpc/acp:FuzzFilterInput \
+	./rpc/acp:FuzzFoldPrompt \
+	./core/complexity:FuzzDetect
+
+fuzz: build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		CODER_NVIM_BIN=$(CURDIR)/bin/coder-nvim $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $(FUZZFLAGS) $$pkg; \
+	done
 
 # run opens Neovim with the plugin loaded from this checkout.
 run: deps build

@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,7 +50,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := &task{s: s, id: "00000000-bench", conv: s.rootConv}
+	t := &task{s: s, id: "00000000-bench", conv: s.rootConv, snaps: &turnSnaps{}}
 	var hist []llm.Message
 	for i := 0; len(hist) < 200; i++ {
 		id := fmt.Sprint("call", i)
@@ -64,4 +68,60 @@ func BenchmarkStepOverhead(b *testing.B) {
 	}
 	b.StopTimer()
 	s.saver.flush()
+}
+
+// BenchmarkTurnLargeRepo is the wall time of a one-answer turn (a local
+// model that answers at once) in a committed repository of
+// CODER_BENCH_FILES files (default 20,000; the figure is for
+// 100,000) with 1% untracked files: what the harness adds, snapshots
+// included, to a turn whose model takes no time.
+func BenchmarkTurnLargeRepo(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	n := 20_000
+	if v, err := strconv.Atoi(os.Getenv("CODER_BENCH_FILES")); err == nil && v > 0 {
+		n = v
+	}
+	root := b.TempDir()
+	body := []byte(strings.Repeat("some line of code\n", 20))
+	for i := range n {
+		dir := filepath.Join(root, fmt.Sprintf("d%04d", i/100))
+		if i%100 == 0 {
+			os.MkdirAll(dir, 0o755)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%06d.go", i)), body, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b", "GIT_CONFIG_GLOBAL=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-qm", "tree")
+	os.MkdirAll(filepath.Join(root, "gen"), 0o755)
+	for i := range n / 100 {
+		os.WriteFile(filepath.Join(root, "gen", fmt.Sprintf("u%05d.txt", i)), body, 0o644)
+	}
+	cfg := config.Defaults()
+	cfg.Workflow.AutoVerifyAfterEdit = false
+	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "hi"}, FinishReason: "stop"}
+	s, err := Open(Options{Config: cfg, Root: root, Provider: instantProvider{resp}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	b.ReportMetric(float64(n), "files")
+	for b.Loop() {
+		if err := s.Run(ctx, "say hi"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -33,8 +33,8 @@ type taskPlan struct {
 	// a target, inherited by its continuation when the target itself hands
 	// over. When a task carrying it ends for good, HandBack follows.
 	returnsTo *closure
-	// before is closed once the chain's first snapshot is taken (turns.go).
-	before chan struct{}
+	// snaps is the snapshot state of the chain's user turn (turns.go).
+	snaps *turnSnaps
 }
 
 // closure is an interrupting tool call waiting for its result.
@@ -202,7 +202,10 @@ func (sc *scheduler) work(done chan struct{}) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		t := &task{s: s, id: p.id, conv: conv, plan: p, cancel: cancel, done: make(chan struct{}), images: imagesOf(p)}
-		t.snaps.before = p.before
+		if p.snaps == nil {
+			p.snaps = &turnSnaps{}
+		}
+		t.snaps = p.snaps
 		ctx = withTask(ctx, t)
 		sc.current, sc.tasks[t.id] = t, t
 		sc.mu.Unlock()
@@ -229,8 +232,8 @@ func (sc *scheduler) work(done chan struct{}) {
 		ho := t.handover
 		switch {
 		case ho != nil && !sc.interrupted:
-			cont := &taskPlan{id: TaskID(s.newID()), kind: planContinue, conv: conv.ID, turn: p.turn, depth: p.depth, closure: ho.closure, returnsTo: p.returnsTo, before: t.snaps.before}
-			ho.target.before = t.snaps.before
+			cont := &taskPlan{id: TaskID(s.newID()), kind: planContinue, conv: conv.ID, turn: p.turn, depth: p.depth, closure: ho.closure, returnsTo: p.returnsTo, snaps: t.snaps}
+			ho.target.snaps = t.snaps
 			sc.queue = append([]*taskPlan{ho.target, cont}, sc.queue...)
 		case ho != nil:
 			s.closeCallLater(ho.closure, interruptedResult)

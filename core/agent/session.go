@@ -68,6 +68,7 @@ type Session struct {
 	saver  *saver
 	sched  *scheduler
 	newID  func() string
+	bg     sync.WaitGroup // background snapshot work, waited for by Close
 
 	mu        sync.Mutex // guards the fields below; taken before any Conversation.mu
 	id        string
@@ -377,6 +378,7 @@ func (s *Session) Wait() { s.sched.wait() }
 // for it to stop; a task that does not stop is abandoned and reported. The
 // session file stays. Closing twice is harmless.
 func (s *Session) Close() {
+	defer s.bg.Wait() // snapshots still being taken or dropped in the background
 	done := s.sched.interrupt()
 	if done == nil {
 		return

@@ -30,7 +30,7 @@ type task struct {
 	call       llm.ToolCall // the tool call running now
 	images     []llm.Image  // attached to the user message of the turn
 
-	snaps turnSnaps // the turn's snapshots in progress (turns.go)
+	snaps *turnSnaps // the turn's snapshot state, shared by its hand-over chain (turns.go)
 }
 
 // emit stamps the task's conversation and task ids on an event.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
@@ -16,6 +17,9 @@ import (
 // turnSnaps is a task's snapshot state.
 type turnSnaps struct {
 	before chan struct{} // closed once the turn's first snapshot is taken
+	// acted is set when something of the turn is about to write or run;
+	// a turn that never acts has nothing to undo.
+	acted atomic.Bool
 	// clean is the snapshot taken after the turn's last command when
 	// nothing of the turn wrote since: it can serve as the turn's end.
 	clean string
@@ -37,7 +41,9 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 	// turn writes before a tool call, and those wait for it (awaitBefore).
 	done := make(chan struct{})
 	t.snaps.before = done
+	s.bg.Add(1)
 	go func() {
+		defer s.bg.Done()
 		defer close(done)
 		ctx := context.WithoutCancel(ctx)
 		if gitsnap.Available(ctx, s.root) != nil {
@@ -59,8 +65,10 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 	}
 }
 
-// awaitBefore waits until the turn's first snapshot is taken (or failed).
+// awaitBefore waits until the turn's first snapshot is taken (or failed);
+// it is called before anything of the turn writes or runs.
 func (s *Session) awaitBefore(t *task) {
+	t.snaps.acted.Store(true)
 	if t.snaps.before != nil {
 		<-t.snaps.before
 	}
@@ -88,6 +96,19 @@ func (s *Session) endTurn(t *task) {
 	if s.sched.continues(t) {
 		return // the chain goes on: its last task ends the turn
 	}
+	if t.snaps.before != nil && !t.snaps.acted.Load() {
+		// Nothing of the turn wrote or ran, so there is nothing to undo:
+		// the turn neither waits for its first snapshot (a second or more
+		// in a large repository) nor takes a second one, and the first is
+		// dropped once it is done.
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			<-t.snaps.before
+			s.dropBefore(t)
+		}()
+		return
+	}
 	s.awaitBefore(t)
 	s.mu.Lock()
 	i := s.currentTurnLocked(t)
@@ -112,6 +133,22 @@ func (s *Session) endTurn(t *task) {
 	s.mu.Unlock()
 	s.forgetOldTurns(t)
 	s.save()
+}
+
+// dropBefore forgets the first snapshot of t's turn, which did nothing.
+func (s *Session) dropBefore(t *task) {
+	s.mu.Lock()
+	var id string
+	for i := len(s.turns) - 1; i >= 0; i-- { // later turns may have begun
+		if s.turns[i].Task == string(t.turnID()) && s.turns[i].After == "" {
+			id, s.turns[i].Snapshot = s.turns[i].Snapshot, ""
+			break
+		}
+	}
+	s.mu.Unlock()
+	if id != "" {
+		gitsnap.Forget(context.Background(), s.root, id) //nolint:errcheck // best effort, like pruning
+	}
 }
 
 // forgetOldTurns deletes the snapshot refs of the turns beyond

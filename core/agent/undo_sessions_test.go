@@ -231,3 +231,28 @@ func TestUndoNamesLargeFiles(t *testing.T) {
 		t.Error("small.txt not removed")
 	}
 }
+
+// A turn whose model only answers writes nothing, so it keeps no snapshot
+// (and does not wait for one): its refs are gone once the session closes,
+// and /undo still reaches the turn before it.
+func TestAnswerOnlyTurnKeepsNoSnapshot(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "yolo" })
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "kept.txt", "content": "x\n"})}},
+		fakellm.Reply{Content: "wrote it"},
+	)
+	f.run(t, "write kept.txt")
+	before := snapshotRefs(t, f.root)
+	for i := range 3 {
+		f.srv.Enqueue(fakellm.Reply{Content: fmt.Sprintf("answer %d", i)})
+		f.run(t, fmt.Sprintf("question %d", i))
+	}
+	f.sess.Close() // waits for the dropped snapshots
+	if after := snapshotRefs(t, f.root); len(after) != len(before) {
+		t.Errorf("answer-only turns left snapshot refs: %d before, %d after: %v", len(before), len(after), after)
+	}
+	f.run(t, "/undo")
+	if got := read(t, filepath.Join(f.root, "kept.txt")); got != "<missing>" {
+		t.Errorf("/undo after answer-only turns: kept.txt = %q", got)
+	}
+}

@@ -74,7 +74,7 @@ func Apply(content string, chunks []Chunk) (string, error) {
 			}
 			return "", &ChunkError{i, c, fmt.Sprintf("could not find these lines %s%s:\n%s", where, after(pos), indent(c.Old))}
 		}
-		reps = append(reps, replacement{at, len(old), with})
+		reps = append(reps, replacement{at, len(old), keepContext(lines[at:at+len(old)], old, with)})
 		pos = at + len(old)
 	}
 
@@ -178,6 +178,22 @@ func joinLines(out []outLine, eols []string, finalNL bool) string {
 		prev = eol
 	}
 	return b.String()
+}
+
+// keepContext returns with, its leading and trailing context lines (those
+// equal in old and with) replaced by the file's own lines: a loose match
+// must not rewrite the whitespace or punctuation of lines the chunk keeps.
+func keepContext(file, old, with []string) []string {
+	out := slices.Clone(with)
+	n := 0
+	for n < len(old) && n < len(out) && old[n] == out[n] {
+		out[n] = file[n]
+		n++
+	}
+	for k := 1; k <= len(old)-n && k <= len(out)-n && old[len(old)-k] == out[len(out)-k]; k++ {
+		out[len(out)-k] = file[len(file)-k]
+	}
+	return out
 }
 
 func after(pos int) string {
