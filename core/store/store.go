@@ -120,14 +120,21 @@ func Save(dir string, s *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("encode session %s: %w", s.ID, err)
-	}
 	if err := ensureDir(dir); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(p, data, 0o644); err != nil {
+	f, err := renameio.NewPendingFile(p, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
+	if err != nil {
+		return fmt.Errorf("save session: %w", err)
+	}
+	defer f.Cleanup()
+	// An Encoder writes its buffer out directly; json.Marshal would copy
+	// it once more, which for a session holding a long answer is as much
+	// memory again.
+	if err := json.NewEncoder(f).Encode(s); err != nil {
+		return fmt.Errorf("save session %s: %w", s.ID, err)
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
 	return nil

@@ -113,7 +113,12 @@ func BenchmarkFlood(b *testing.B) {
 			bridge.apply = function(ops)
 				local t0 = vim.loop.hrtime()
 				local r = apply(ops)
-				_G.apply_max = math.max(_G.apply_max, (vim.loop.hrtime() - t0) / 1e6)
+				local ms = (vim.loop.hrtime() - t0) / 1e6
+				if ms > _G.apply_max then
+					local kinds = {}
+					for _, o in ipairs(ops) do table.insert(kinds, o.t) end
+					_G.apply_max, _G.apply_slowest = ms, table.concat(kinds, ',')
+				end
 				_G.apply_n = _G.apply_n + 1
 				return r
 			end`, nil)
@@ -154,6 +159,8 @@ func BenchmarkFlood(b *testing.B) {
 		var applies int
 		e.lua(`return _G.apply_max`, &applyMax)
 		e.lua(`return _G.apply_n`, &applies)
+		var slowest string
+		e.lua(`return _G.apply_slowest`, &slowest)
 
 		slices.Sort(rtts)
 		p50 := rtts[len(rtts)*50/100]
@@ -167,8 +174,8 @@ func BenchmarkFlood(b *testing.B) {
 		b.ReportMetric(float64(base)/1024, "host-base-MB")
 		b.ReportMetric(float64(peak)/1024, "host-peak-MB")
 		b.ReportMetric(float64(total)/(1<<20)/elapsed.Seconds(), "MB/s")
-		b.Logf("p50 %v p99 %v max %v over %d probes; %d batches, slowest apply %.1f ms; host RSS %d KiB before, peak %d KiB; %.1f s",
-			p50, p99, worst, len(rtts), applies, applyMax, base, peak, elapsed.Seconds())
+		b.Logf("p50 %v p99 %v max %v over %d probes; %d batches, slowest apply %.1f ms (%s); host RSS %d KiB before, peak %d KiB; %.1f s",
+			p50, p99, worst, len(rtts), applies, applyMax, slowest, base, peak, elapsed.Seconds())
 		if p99 >= p99Limit || worst >= maxLimit {
 			b.Errorf("round trip p99 %v, max %v while flooding, want < %v and < %v", p99, worst, p99Limit, maxLimit)
 		}

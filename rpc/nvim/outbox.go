@@ -19,8 +19,8 @@ const flushInterval = 33 * time.Millisecond
 // batches at once; each is its own request, so Neovim serves what queued
 // up in between.
 const (
-	maxBatchBytes = 64 << 10
-	maxBatchLines = 1000
+	maxBatchBytes = 32 << 10
+	maxBatchLines = 500
 )
 
 // outbox collects operations for Neovim and merges streamed text, so a
