@@ -28,6 +28,15 @@ function handlers.rewrite(o)
   ui.rewrite_last(o.s, o.hl)
 end
 
+-- fold_start / fold_end bracket a hand-over's block (Go decides where).
+function handlers.fold_start(_)
+  ui.fold_start()
+end
+
+function handlers.fold_end(o)
+  ui.fold_end(o.closed)
+end
+
 function handlers.status(o)
   if o.status and o.status.session_id and o.status.session_id ~= '' then
     require('coder.host').state.session_id = o.status.session_id

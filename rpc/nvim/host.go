@@ -12,7 +12,10 @@
 //	coder_status (rpcrequest)       current status
 //	coder_commands (rpcrequest)     built-in command names
 //	coder_health (rpcrequest)       provider configuration and reachability
-//	coder_full_text id (rpcrequest) a folded answer or tool output, whole
+//	coder_full_text id (rpcrequest)     a folded answer or tool output, whole
+//	coder_conversations (rpcrequest)    the conversations, for a picker
+//	coder_target id (rpcrequest)        send input to conversation id ("" the root)
+//	coder_transcript id (rpcrequest)    a conversation's messages as transcript text
 //
 // Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
 // ~30 times per second for streamed text, at once for anything else; and
@@ -101,14 +104,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 
 func (h *host) register() error {
 	handlers := map[string]any{
-		"coder_start":     h.start,
-		"coder_submit":    h.submit,
-		"coder_cancel":    h.cancel,
-		"coder_answer":    h.answer,
-		"coder_status":    h.statusRequest,
-		"coder_commands":  h.commandsRequest,
-		"coder_health":    h.healthRequest,
-		"coder_full_text": h.fullTextRequest,
+		"coder_start":         h.start,
+		"coder_submit":        h.submit,
+		"coder_cancel":        h.cancel,
+		"coder_answer":        h.answer,
+		"coder_status":        h.statusRequest,
+		"coder_commands":      h.commandsRequest,
+		"coder_health":        h.healthRequest,
+		"coder_conversations": h.conversationsRequest,
+		"coder_target":        h.targetRequest,
+		"coder_transcript":    h.transcriptRequest,
+		"coder_full_text":     h.fullTextRequest,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -283,7 +289,16 @@ func (h *host) submit(text string) {
 		h.pickSession(sess)
 		return
 	}
-	if _, err := sess.Submit(text); err != nil {
+	h.renderMu.Lock()
+	target := h.render.target
+	h.renderMu.Unlock()
+	if _, err := sess.SubmitTo(agent.ConversationID(target), text); err != nil {
+		if errors.Is(err, agent.ErrNotFound) {
+			// The target was destroyed (conv.destroy) or belongs to
+			// another session: input goes to the root again.
+			h.setTarget("")
+			err = fmt.Errorf("%w; input goes to the root conversation again", err)
+		}
 		h.out.add(op{"t": "input_rejected", "text": text, "msg": "coder: " + err.Error()}, true)
 	}
 }

@@ -1,6 +1,7 @@
 package nvimhost
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -53,8 +54,10 @@ type renderer struct {
 	blankLine bool   // the transcript ends with an empty line
 	status    event.Status
 	session   string
-	depth     int        // hand-overs in progress
+	depth     int        // hand-overs in progress: the indent of the text written now
 	chain     bool       // a hand-over chain runs: one turn for the user
+	running   []string   // the targets of the hand-overs in progress, innermost last
+	target    string     // the conversation input goes to ("" the root); set by the host
 	sf        streamFold // the answer block being streamed (fold.go)
 	folds     folds      // folded texts the user can open whole
 	openKey   string     // the key that opens them, named in the notices
@@ -75,9 +78,37 @@ func (r *renderer) write(hl, s string) {
 		return
 	}
 	r.toolLine = ""
-	r.emitText(hl, s)
+	r.emitText(hl, r.indent(s))
 	r.blankLine = strings.HasSuffix(s, "\n\n") || (r.atStart && s == "\n")
 	r.atStart = strings.HasSuffix(s, "\n")
+}
+
+// blockPrefix marks one level of hand-over: the target conversation's
+// text is indented under the call that handed over.
+const blockPrefix = "  │ "
+
+// prefix is the indent of a line written now.
+func (r *renderer) prefix() string { return strings.Repeat(blockPrefix, r.depth) }
+
+// indent puts the hand-over indent at the start of every line s begins.
+func (r *renderer) indent(s string) string {
+	if r.depth == 0 {
+		return s
+	}
+	p := r.prefix()
+	var b strings.Builder
+	start := r.atStart
+	for _, part := range strings.SplitAfter(s, "\n") {
+		if part == "" {
+			continue
+		}
+		if start {
+			b.WriteString(p)
+		}
+		b.WriteString(part)
+		start = strings.HasSuffix(part, "\n")
+	}
+	return b.String()
 }
 
 // line writes s as whole lines, starting on a fresh line.
@@ -129,8 +160,20 @@ func (r *renderer) statusOp() op {
 			"demo":           st.Demo,
 			"busy":           st.Busy,
 			"session_id":     r.session,
+			// conversation: the sub-conversation running now; target: the
+			// one input goes to ("" the root).
+			"conversation": r.runningConv(),
+			"target":       shortConv(r.target),
 		},
 	}
+}
+
+// runningConv is the short id of the innermost running hand-over target.
+func (r *renderer) runningConv() string {
+	if n := len(r.running); n > 0 {
+		return shortConv(r.running[n-1])
+	}
+	return ""
 }
 
 // event renders one engine event.
@@ -146,24 +189,23 @@ func (r *renderer) event(ev event.Event) {
 	// TurnAborted(Replaced) and the target's own end.
 	switch {
 	case ev.Kind == event.HandOver:
-		r.agentSection()
-		r.line(hlNotice, "↳ "+strings.Replace(ev.Tool.Name, "conv_", "conv.", 1)+" → conversation "+shortConv(ev.Target))
-		r.depth++
+		r.handOver(ev)
 		return
 	case ev.Kind == event.HandBack:
-		r.depth = max(0, r.depth-1)
-		r.line(hlNotice, "↲ back from conversation "+shortConv(ev.Target))
-		r.section, r.stream = "", ""
+		r.handBack()
 		return
 	case ev.Kind == event.TurnAborted && ev.Reason == event.ReasonReplaced:
-		r.newline()
-		r.chain = true
+		r.chain = true // the call's line stays the last line: HandOver rewrites it
 		return
 	case r.depth > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
 		r.newline()
-		r.section, r.stream = "", ""
+		r.stream = ""
 		return
 	case ev.Kind == event.TaskStarted && r.chain:
+		return
+	case ev.Kind == event.UserMessage && r.depth > 0:
+		r.line(hlUser, "» "+ev.Text) // the message handed to the target
+		r.stream = ""
 		return
 	}
 	switch ev.Kind {
@@ -212,7 +254,12 @@ func (r *renderer) event(ev event.Event) {
 			r.status = *ev.Status
 			r.emitOp(r.statusOp(), true)
 		}
-		// Another session was loaded (/resume): show what it holds.
+		// Another session was loaded (/resume): show what it holds. Its
+		// conversations are others: input goes to the root again.
+		if prev != "" && r.session != prev {
+			r.target = ""
+			r.emitOp(r.statusOp(), true)
+		}
 		if prev != "" && r.session != prev && r.history != nil {
 			if msgs := r.history(); len(msgs) > 0 {
 				r.replay(r.session, msgs)
@@ -274,6 +321,71 @@ func (r *renderer) event(ev event.Event) {
 	}
 }
 
+// handOver ends the interrupting call's line with its target and opens
+// the indented block the target's output goes into; the Lua side folds
+// it (fold_start … fold_end).
+func (r *renderer) handOver(ev event.Event) {
+	title := "▸ " + handTitle(ev.Tool, ev.Target)
+	if ev.Tool != nil && r.toolLine == ev.Tool.CallID && r.toolLine != "" {
+		r.toolLine = ""
+		r.emitOp(op{"t": "rewrite", "s": r.prefix() + title, "hl": hlToolRunning}, false)
+		r.write("", "\n")
+	} else {
+		r.agentSection()
+		r.line(hlToolRunning, title)
+	}
+	r.emitOp(op{"t": "fold_start"}, false)
+	r.depth++
+	r.running = append(r.running, ev.Target)
+	r.section, r.stream = "agent", ""
+	if ev.Tool != nil && ev.Tool.Name == "conv_create" {
+		var args struct {
+			UserInstruction string `json:"user_instruction"`
+		}
+		if json.Unmarshal([]byte(ev.Tool.Arguments), &args) == nil && strings.TrimSpace(args.UserInstruction) != "" {
+			r.line(hlUser, "» "+strings.TrimSpace(args.UserInstruction))
+		}
+	}
+	r.emitOp(r.statusOp(), true)
+}
+
+// handBack closes the innermost block; folded, it shows as its first line.
+func (r *renderer) handBack() {
+	if r.depth == 0 {
+		return
+	}
+	r.newline()
+	r.depth--
+	r.running = r.running[:len(r.running)-1]
+	r.emitOp(op{"t": "fold_end", "closed": true}, true)
+	r.section, r.stream = "agent", ""
+	r.emitOp(r.statusOp(), true)
+}
+
+// handTitle is an interrupting call as users see it: "conv.send →
+// conversation 3f2a…".
+func handTitle(t *event.Tool, target string) string {
+	name := "conv"
+	if t != nil {
+		name = displayTool(t.Name)
+	}
+	return name + " → conversation " + shortConv(target)
+}
+
+// displayTool is a tool's name for users: the conversation tools are
+// conv.create etc. (their wire names allow no dots).
+func displayTool(name string) string {
+	if rest, ok := strings.CutPrefix(name, "conv_"); ok {
+		return "conv." + rest
+	}
+	return name
+}
+
+// isHandTool reports an interrupting conversation tool.
+func isHandTool(t *event.Tool) bool {
+	return t.Name == "conv_create" || t.Name == "conv_send"
+}
+
 // shortConv is the first 8 characters of a conversation id.
 func shortConv(id string) string {
 	if len(id) > 8 {
@@ -283,15 +395,18 @@ func shortConv(id string) string {
 }
 
 func (r *renderer) turnDone(ev event.Event) {
-	r.depth, r.chain = 0, false
 	r.newline()
+	for r.depth > 0 {
+		r.handBack() // interrupted mid-chain: no HandBack comes
+	}
+	r.chain = false
 	r.section, r.stream = "", ""
 	r.status.Busy = false
 	r.emitOp(op{"t": "turn_done", "task": ev.Task, "reason": ev.Reason}, true)
 }
 
 func (r *renderer) agentSection() {
-	if r.section == "agent" {
+	if r.section == "agent" || r.depth > 0 {
 		return
 	}
 	r.paragraph()
@@ -343,6 +458,10 @@ func (r *renderer) toolEnd(t *event.Tool) {
 	case event.ToolAborted:
 		icon, hl = "⏹", hlToolFailed
 	}
+	if isHandTool(t) {
+		r.handEnd(t, icon, hl)
+		return
+	}
 	summary := icon + " " + toolTitle(t)
 	// Some summaries carry their own duration ("exit 0 (1.2s)"): it is
 	// shown like every other duration.
@@ -369,6 +488,21 @@ func (r *renderer) toolEnd(t *event.Tool) {
 	if t.Name != "read" {
 		r.output(toolTitle(t), t.Output)
 	}
+	r.stream = ""
+}
+
+// handEnd closes an interrupting call, below its folded block. The
+// target's answer is in the block: no output.
+func (r *renderer) handEnd(t *event.Tool, icon, hl string) {
+	summary := icon + " " + toolTitle(t)
+	if t.Status == event.ToolCompleted || t.Status == event.ToolFailed {
+		summary += ", then back"
+	}
+	if t.Status != event.ToolCompleted && t.Summary != "" {
+		summary += " — " + t.Summary
+	}
+	r.agentSection()
+	r.line(hl, strings.ReplaceAll(summary, "\n", " "))
 	r.stream = ""
 }
 
@@ -462,8 +596,9 @@ func toolTitle(t *event.Tool) string {
 	if title == "" {
 		title = t.Name
 	}
-	if t.Name != "" && !strings.HasPrefix(title, t.Name) && !strings.HasPrefix(title, "!") {
-		title = t.Name + ": " + title
+	name := displayTool(t.Name)
+	if name != "" && !strings.HasPrefix(title, t.Name) && !strings.HasPrefix(title, name) && !strings.HasPrefix(title, "!") {
+		title = name + ": " + title
 	}
 	return strings.ReplaceAll(title, "\n", " ")
 }
