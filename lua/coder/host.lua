@@ -122,7 +122,11 @@ function M.ensure()
     return nil
   end
   state.chan = chan
-  vim.rpcnotify(chan, 'coder_start', { cwd = cwd, resume = state.session_id or '' })
+  vim.rpcnotify(chan, 'coder_start', {
+    cwd = cwd,
+    resume = state.session_id or '',
+    mcp_servers = require('coder.config').mcp_json(),
+  })
   return chan
 end
 

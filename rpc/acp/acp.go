@@ -80,6 +80,7 @@ func (a *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List:   &sdk.SessionListCapabilities{},
 				Close:  &sdk.SessionCloseCapabilities{},
@@ -166,6 +167,11 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	if err != nil {
 		return nil, failure(fmt.Sprintf("configuration: %v", err))
 	}
+	servers, err := mcpServers(mcp)
+	if err != nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	cfg.AddMCPServers(servers)
 	be, err := backend.New(cfg)
 	if err != nil {
 		return nil, failure(fmt.Sprintf("model provider: %v", err))

@@ -138,6 +138,8 @@ func (h *host) send(ops []op) error {
 type startArgs struct {
 	Cwd    string `msgpack:"cwd"`
 	Resume string `msgpack:"resume"`
+	// MCPServers is setup({ mcp_servers }) as a JSON object ("" for none).
+	MCPServers string `msgpack:"mcp_servers"`
 }
 
 // start opens the session for the editor's working directory. A second
@@ -162,6 +164,14 @@ func (h *host) start(args startArgs) {
 	if err != nil {
 		h.failLocked(fmt.Errorf("configuration: %w", err))
 		return
+	}
+	if args.MCPServers != "" {
+		servers, err := config.DecodeMCPServers([]byte(args.MCPServers))
+		if err != nil {
+			h.failLocked(fmt.Errorf("setup({ mcp_servers }): %w", err))
+			return
+		}
+		cfg.AddMCPServers(servers)
 	}
 	h.cfg = cfg
 	be, err := backend.New(cfg)
