@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/backend"
@@ -58,13 +59,23 @@ func run(args []string) int {
 // serve runs a stdio front end. Nothing but protocol messages may reach
 // stdout, so logs go to stderr.
 func serve(name string, f func(ctx context.Context, in io.Reader, out io.Writer, log io.Writer, version string) error) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := stopSignals()
 	defer stop()
 	if err := f(ctx, os.Stdin, os.Stdout, os.Stderr, version); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(os.Stderr, "coder-nvim %s: %v\n", name, err)
 		return 1
 	}
 	return 0
+}
+
+// stopSignals is a context ended by SIGINT, SIGTERM (how Neovim stops its
+// jobs) or SIGHUP (the terminal went away): the running turn is cancelled,
+// every tool call gets its result and the session is saved before exit. A
+// second signal kills at once.
+func stopSignals() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
 }
 
 const usage = `usage:
@@ -136,7 +147,8 @@ func runExec(args []string) int {
 		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer sess.Close() // the lock goes, the file stays
+	ctx, stop := stopSignals()
 	defer stop()
 	err = sess.Run(ctx, prompt)
 	// A /command alone (exec "/diff") saves no session: name none.

@@ -49,8 +49,15 @@ type result struct {
 
 func execHost(t *testing.T, bin, dir, baseURL string, args ...string) result {
 	t.Helper()
+	return execWithEnv(t, bin, dir, append(os.Environ(), "OPENAI_BASE_URL="+baseURL, "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir()), args...)
+}
+
+// execWithEnv runs `exec --cwd dir args…` with env and returns what it printed
+// and its exit code.
+func execWithEnv(t *testing.T, bin, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"exec", "--cwd", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+baseURL, "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir())
+	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -257,12 +264,26 @@ func TestMain(m *testing.M) {
 }
 
 // TestSessionFileSurvivesKill9 kills exec mid-turn, repeatedly, while it
-// writes snapshots after every message: the file on disk always loads.
+// writes snapshots after every message: the file on disk always loads. The
+// kills come at moments observed, not timed: right after the first save,
+// and once the second and the third model request arrived.
 func TestSessionFileSurvivesKill9(t *testing.T) {
 	bin := hostBinary(t)
 	srv := fakellm.New()
 	defer srv.Close()
 	dir := gitRepo(t)
+	saved := func(n int) func() bool {
+		return func() bool {
+			entries, _ := os.ReadDir(store.Dir(dir))
+			count := 0
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".json") {
+					count++
+				}
+			}
+			return count > n
+		}
+	}
 	for i := range 5 {
 		// Many quick tool calls: a snapshot after each message.
 		var calls []llm.ToolCall
@@ -270,16 +291,23 @@ func TestSessionFileSurvivesKill9(t *testing.T) {
 			calls = append(calls, toolCall(fmt.Sprintf("c%d_%d", i, j), "ls", map[string]any{"path": "."}))
 		}
 		srv.Enqueue(fakellm.Reply{ToolCalls: calls}, fakellm.Reply{ToolCalls: calls}, fakellm.Reply{Content: strings.Repeat("slow ", 400), Chunk: 5, Delay: 5 * time.Millisecond})
-		cmd := exec.Command(bin, "exec", "--cwd", dir, "list files")
-		cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+srv.URL(), "XDG_CONFIG_HOME="+t.TempDir())
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(100+60*i) * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		cmd.Wait()
+		before := len(srv.Requests())
+		killAt := []func() bool{
+			saved(i),
+			func() bool { return len(srv.Requests()) >= before+2 },
+			func() bool { return len(srv.Requests()) >= before+3 },
+		}[i%3]
+		h := startExec(t, bin, dir, srv.URL(), nil, "list files")
+		waitFor(t, fmt.Sprintf("kill point %d", i), func() bool {
+			select {
+			case <-h.done:
+				return true // ended before the kill point: still checked below
+			default:
+			}
+			return killAt()
+		})
+		h.cmd.Process.Signal(syscall.SIGKILL)
+		h.wait(t)
 		list, err := store.List(store.Dir(dir))
 		if err != nil {
 			t.Fatal(err)
@@ -288,5 +316,37 @@ func TestSessionFileSurvivesKill9(t *testing.T) {
 			t.Fatalf("after kill %d: %d loadable sessions, want %d", i, len(list), i+1)
 		}
 		srv.Reset()
+	}
+}
+
+// exec: a hand-over to a sub-conversation and back shows as one stderr
+// line each; stdout carries the root's answer only; the session file keeps
+// the sub-conversation.
+func TestExecHandOver(t *testing.T) {
+	bin := hostBinary(t)
+	srv := fakellm.New()
+	defer srv.Close()
+	dir := gitRepo(t)
+	srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("c1", "conv_create", map[string]any{"user_instruction": "say SUBANSWER"})}},
+		fakellm.Reply{Content: "SUBANSWER"},
+		fakellm.Reply{Content: "root got it"},
+	)
+	r := execHost(t, bin, dir, srv.URL(), "delegate")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "root got it\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if strings.Count(r.stderr, "→ conv.create: handed to conversation") != 1 || strings.Count(r.stderr, "answered; back to conversation") != 1 {
+		t.Errorf("stderr = %s", r.stderr)
+	}
+	snap, err := store.Load(store.Dir(dir), sessionID(t, r.stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Conversations) != 1 || len(snap.Conversations[0].Messages) != 2 || snap.Conversations[0].Messages[1].Content != "SUBANSWER" {
+		t.Errorf("saved conversations = %+v", snap.Conversations)
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/google/uuid"
@@ -14,9 +15,10 @@ import (
 // ids, duplicate ids or stray tool messages; any of these makes real
 // providers reject the request. Every assistant tool call ends up with a
 // unique id and exactly one tool message right after its assistant
-// message (an "aborted" one when it had none); tool messages answering no
-// call are dropped.
-func repairHistory(msgs []llm.Message) []llm.Message {
+// message (when it had none: "outcome unknown" if it is in started, the
+// calls that had begun running, else "aborted"); tool messages answering
+// no call are dropped.
+func repairHistory(msgs []llm.Message, started map[string]bool) []llm.Message {
 	out := make([]llm.Message, 0, len(msgs))
 	used := map[string]bool{}
 	for i := 0; i < len(msgs); {
@@ -38,6 +40,9 @@ func repairHistory(msgs []llm.Message) []llm.Message {
 		var answers []llm.Message
 		for j, c := range calls {
 			res := llm.Message{Role: llm.RoleTool, Name: c.Function.Name, Content: abortedResult}
+			if c.ID != "" && started[c.ID] {
+				res.Content = unknownResult
+			}
 			if c.ID != "" {
 				for k, r := range results {
 					if !taken[k] && r.ToolCallID == c.ID {
@@ -85,7 +90,7 @@ func newCallID() string {
 }
 
 // toolNameChars matches what OpenAI accepts in a function name.
-var toolNameChars = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var toolNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // sanitizeToolNames rewrites function names a provider would reject in the
 // history (empty, dots, spaces, too long), so one bad call from the model
@@ -94,7 +99,7 @@ var toolNameChars = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func sanitizeToolNames(calls []llm.ToolCall) {
 	for i := range calls {
 		name := calls[i].Function.Name
-		if toolNameChars.MatchString(name) {
+		if toolNameChars().MatchString(name) {
 			continue
 		}
 		clean := strings.Map(func(r rune) rune {

@@ -21,7 +21,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// Provider streams one chat completion.
+// Provider streams one chat completion. On an error after deltas were
+// passed to onDelta, the returned response holds the text streamed so
+// far (the transcript already shows it).
 type Provider interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
 }
@@ -47,80 +49,45 @@ type Options struct {
 	Tools []tools.Tool
 	// Now replaces the clock (tests).
 	Now func() time.Time
+	// NewID replaces the uuid generator for conversation and task ids
+	// (determinism tests).
+	NewID func() string
 }
 
 // ErrBusy is returned when input arrives while a task runs.
 var ErrBusy = errors.New("a task is already running; wait for it or interrupt it")
 
-// Session is one agent session: conversations, settings, approvals, and the
-// single running task.
+// Session is one agent session (seed 004 §2): the workspace, settings,
+// approval memory, the event stream, the scheduler with its task registry
+// and the store. Conversations own their history; the session never edits
+// it except through them.
 type Session struct {
 	opts   Options
 	root   string
 	ws     *tools.Workspace
 	tools  []tools.Tool
 	emitMu sync.Mutex
+	saver  *saver
+	sched  *scheduler
+	newID  func() string
 	bg     sync.WaitGroup // background snapshot work, waited for by Close
 
-	mu        sync.Mutex
+	mu        sync.Mutex // guards the fields below; taken before any Conversation.mu
 	id        string
 	created   time.Time
 	model     string
 	mode      policy.Mode
 	policy    policy.Policy
 	memory    *policy.Memory
-	convs     map[string]*Conversation
+	convs     map[ConversationID]*Conversation
+	order     []*Conversation // root first, then in creation order
 	rootConv  *Conversation
-	running   *task
 	approvals map[string]chan Answer
-	ctxTokens int
-	todos     []store.Todo
 	turns     []store.Turn
-	sentTools []llm.Tool
-	saver     *saver
 	skills    []skills.Skill
-}
-
-// Conversation is one isolated context inside a session: its own history,
-// instructions and tool view (seed 004).
-type Conversation struct {
-	ID           string
-	Instructions string // base instructions; empty: the built-in ones
-	history      []llm.Message
-	turnNote     string // extra instructions for the running turn only
-	// Policy, when set, narrows the session's policy for this
-	// conversation; it can never widen it (seed 002, seed 004).
-	Policy *policy.Policy
-}
-
-// OpenConversation adds a conversation with its own instructions ("" for
-// the built-in ones) and an optional narrower policy, and returns its id.
-func (s *Session) OpenConversation(instructions string, pol *policy.Policy) (string, error) {
-	if pol != nil {
-		if err := pol.Validate(); err != nil {
-			return "", fmt.Errorf("conversation policy: %w", err)
-		}
-	}
-	c := &Conversation{ID: uuid.NewString(), Instructions: instructions, Policy: pol}
-	s.mu.Lock()
-	s.convs[c.ID] = c
-	s.mu.Unlock()
-	return c.ID, nil
-}
-
-type task struct {
-	id     string
-	conv   *Conversation
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	edited     []string    // paths written since the last auto-verify
-	verifyRuns int         // auto-verify runs in this turn
-	end        event.Event // the closing event, sent after the task is cleared
-	refused    bool        // the last answer was stopped by the content filter
-	images     []llm.Image // attached to the user message of the turn
-
-	snaps turnSnaps // the turn's snapshots in progress (turns.go)
+	lock      *store.Lock     // this process is the session's one writer
+	started   map[string]bool // tool calls running now, by call id
+	slashNote bool            // the server/tool deprecation notice was given
 }
 
 // Open starts a new session.
@@ -151,6 +118,9 @@ func newSession(opts Options) (*Session, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = uuid.NewString
 	}
 	if opts.OnEvent == nil {
 		opts.OnEvent = func(event.Event) {}
@@ -185,9 +155,22 @@ func newSession(opts Options) (*Session, error) {
 		policy:    pol,
 		memory:    policy.NewMemory(opts.Now),
 		approvals: map[string]chan Answer{},
+		newID:     opts.NewID,
 	}
+	s.sched = newScheduler(s)
 	if s.tools == nil {
 		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
+	}
+	// The conversation tools come after the built-ins, in a fixed order.
+	names := map[string]bool{}
+	for _, t := range s.tools {
+		names[t.Spec().Function.Name] = true
+	}
+	for _, t := range convTools(s) {
+		if names[t.Spec().Function.Name] {
+			return nil, fmt.Errorf("tool %s: %w: a conversation tool has that name", t.Spec().Function.Name, ErrToolConflict)
+		}
+		s.tools = append(s.tools, t)
 	}
 	s.discoverSkills()
 	s.saver = newSaver(store.Dir(s.root), func(err error) {
@@ -202,21 +185,34 @@ func (s *Session) reset(id string) {
 	defer s.mu.Unlock()
 	s.id = id
 	s.created = s.opts.Now()
-	s.rootConv = &Conversation{ID: uuid.NewString()}
-	s.convs = map[string]*Conversation{s.rootConv.ID: s.rootConv}
-	s.ctxTokens = 0
-	s.todos = nil
+	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created})
 	s.turns = nil
-	s.sentTools = nil
+	s.started = nil
 	s.memory = policy.NewMemory(s.opts.Now)
 }
 
+// setRootLocked replaces every conversation by a new root. s.mu is held.
+func (s *Session) setRootLocked(root *Conversation) {
+	s.rootConv = root
+	s.convs = map[ConversationID]*Conversation{root.ID: root}
+	s.order = []*Conversation{root}
+}
+
 func (s *Session) load(id string) error {
-	snap, err := store.Load(store.Dir(s.root), id)
+	// Locked before it is read: what is read is what this process owns.
+	l, err := s.lockFor(id)
 	if err != nil {
 		return err
 	}
+	snap, err := store.Load(store.Dir(s.root), id)
+	if err != nil {
+		l.Release()
+		return err
+	}
 	s.reset(snap.ID)
+	if l != nil {
+		s.setLock(l)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = snap.CreatedAt
@@ -233,14 +229,25 @@ func (s *Session) load(id string) error {
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
 		msgs = msgs[1:] // rebuilt for every request
 	}
-	s.rootConv.history = repairHistory(msgs)
-	for _, c := range snap.Conversations {
-		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: repairHistory(c.Messages)}
+	started := map[string]bool{}
+	for _, id := range snap.Started {
+		started[id] = true
 	}
-	s.todos = snap.Todos
+	root := s.rootConv
+	if snap.Root != nil {
+		root = restoreConversation(*snap.Root, started)
+		s.setRootLocked(root)
+	}
+	root.history = repairHistory(msgs, started)
+	root.todos = snap.Todos
+	root.sentTools = snap.Tools
+	root.ctxTokens = estimateTokens(root.history)
+	for _, sc := range snap.Conversations {
+		c := restoreConversation(sc, started)
+		s.convs[c.ID] = c
+		s.order = append(s.order, c)
+	}
 	s.turns = snap.Turns
-	s.sentTools = snap.Tools
-	s.ctxTokens = estimateTokens(s.rootConv.history)
 	return nil
 }
 
@@ -259,24 +266,19 @@ func (s *Session) Root() string { return s.root }
 func (s *Session) Workspace() *tools.Workspace { return s.ws }
 
 // RootConversation is the id of the root conversation.
-func (s *Session) RootConversation() string {
+func (s *Session) RootConversation() ConversationID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rootConv.ID
 }
 
 // History returns a copy of a conversation's messages (root when id is "").
-func (s *Session) History(convID string) []llm.Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.rootConv
-	if convID != "" {
-		c = s.convs[convID]
-	}
-	if c == nil {
+func (s *Session) History(convID ConversationID) []llm.Message {
+	c, err := s.conversation(convID)
+	if err != nil {
 		return nil
 	}
-	return append([]llm.Message(nil), c.history...)
+	return c.messages()
 }
 
 // Status is what front ends show beside the input.
@@ -287,14 +289,17 @@ func (s *Session) Status() event.Status {
 }
 
 func (s *Session) statusLocked() event.Status {
+	s.rootConv.mu.Lock()
+	tokens := s.rootConv.ctxTokens
+	s.rootConv.mu.Unlock()
 	return event.Status{
 		Model:         s.model,
 		Mode:          string(s.mode),
 		Preset:        string(s.policy.Preset),
-		ContextTokens: s.ctxTokens,
+		ContextTokens: tokens,
 		Cwd:           s.root,
 		Demo:          s.opts.Demo,
-		Busy:          s.running != nil,
+		Busy:          s.sched.busy(),
 	}
 }
 
@@ -312,14 +317,13 @@ func (s *Session) SetMode(m policy.Mode) {
 	st := s.statusLocked()
 	conv := s.rootConv.ID
 	s.mu.Unlock()
-	s.emit(event.Event{Kind: event.StatusChanged, Conversation: conv, Status: &st})
+	s.emit(event.Event{Kind: event.StatusChanged, Conversation: string(conv), Status: &st})
 }
 
-// Todos returns the session's todo list.
+// Todos returns the root conversation's todo list.
 func (s *Session) Todos() []store.Todo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]store.Todo(nil), s.todos...)
+	c, _ := s.conversation("")
+	return c.todoList()
 }
 
 // Submit starts a task for the input in the root conversation and returns
@@ -330,12 +334,24 @@ func (s *Session) Submit(input string) (string, error) {
 }
 
 // SubmitTo is Submit for a given conversation ("" is the root).
-func (s *Session) SubmitTo(convID, input string) (string, error) {
-	t, err := s.start(convID, input)
+func (s *Session) SubmitTo(convID ConversationID, input string) (string, error) {
+	id, _, err := s.start(convID, input)
+	return string(id), err
+}
+
+// start queues the input as a new chain (single flight: ErrBusy while one
+// runs) and returns its task id and the chain's done channel.
+func (s *Session) start(convID ConversationID, input string, images ...llm.Image) (TaskID, chan struct{}, error) {
+	c, err := s.conversation(convID)
 	if err != nil {
-		return "", err
+		return "", nil, fmt.Errorf("no conversation %q in this session: %w", convID, err)
 	}
-	return t.id, nil
+	id := TaskID(s.newID())
+	done, err := s.sched.submit(&taskPlan{id: id, kind: planInput, conv: c.ID, input: input, images: images, turn: id})
+	if err != nil {
+		return "", nil, err
+	}
+	return id, done, nil
 }
 
 // SubmitImages is Submit with pictures attached to the user message. They
@@ -344,94 +360,56 @@ func (s *Session) SubmitImages(input string, images []llm.Image) (string, error)
 	if t := strings.TrimSpace(input); len(images) > 0 && (strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!")) {
 		return "", errors.New("images cannot be attached to a / or ! command")
 	}
-	t, err := s.start("", input, images...)
-	if err != nil {
-		return "", err
-	}
-	return t.id, nil
+	id, _, err := s.start("", input, images...)
+	return string(id), err
 }
 
-// start registers and launches a task (single flight).
-func (s *Session) start(convID, input string, images ...llm.Image) (*task, error) {
-	s.mu.Lock()
-	if s.running != nil {
-		s.mu.Unlock()
-		return nil, ErrBusy
-	}
-	conv := s.rootConv
-	if convID != "" {
-		if conv = s.convs[convID]; conv == nil {
-			s.mu.Unlock()
-			return nil, fmt.Errorf("no conversation %q in this session", convID)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{id: uuid.NewString(), conv: conv, cancel: cancel, done: make(chan struct{}), images: images}
-	s.running = t
-	s.mu.Unlock()
-
-	go func() {
-		defer close(t.done)
-		defer cancel()
-		s.runTask(ctx, t, input)
-		s.saver.flush() // the turn's messages are on disk before it is reported done
-		s.mu.Lock()
-		s.running = nil
-		st := s.statusLocked()
-		s.mu.Unlock()
-		// Front ends may send the next input as soon as they see the end
-		// of this task: by then the session accepts it.
-		s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
-		if t.end.Kind != "" {
-			s.emit(t.end)
-		}
-	}()
-	return t, nil
-}
-
-// Run submits input and waits for the task to end. Cancelling ctx
-// interrupts the task.
+// Run submits input and waits until it and every hand-over it starts have
+// ended. Cancelling ctx interrupts them.
 func (s *Session) Run(ctx context.Context, input string) error {
-	t, err := s.start("", input)
+	_, done, err := s.start("", input)
 	if err != nil {
 		return err
 	}
 	select {
-	case <-t.done:
+	case <-done:
 	case <-ctx.Done():
-		t.cancel()
-		<-t.done
+		s.Cancel()
 	}
 	return nil
 }
 
-// Cancel interrupts the running task, if any, and waits until it has
-// stopped. The history stays valid: every tool call gets its result.
+// Cancel is the user's interrupt: it clears the queue of hand-overs,
+// answers their pending calls "interrupted by the user", interrupts the
+// running task and waits until it has stopped. The history stays valid:
+// every tool call gets its result.
 func (s *Session) Cancel() {
-	s.mu.Lock()
-	t := s.running
-	s.mu.Unlock()
-	if t == nil {
-		return
+	if done := s.sched.interrupt(); done != nil {
+		<-done
 	}
-	t.cancel()
-	<-t.done
 }
 
 // Wait blocks until no task runs.
-func (s *Session) Wait() {
-	s.mu.Lock()
-	t := s.running
-	s.mu.Unlock()
-	if t != nil {
-		<-t.done
-	}
-}
+func (s *Session) Wait() { s.sched.wait() }
 
-// Close interrupts any task. The session file stays.
+// Close interrupts any task and waits up to conversations.close_timeout
+// for it to stop; a task that does not stop is abandoned and reported.
+// Then it waits for snapshots still being taken or dropped in the
+// background and gives the session's lock up once the session file is
+// written. The session file stays. Closing twice is harmless.
 func (s *Session) Close() {
-	s.Cancel()
-	s.bg.Wait() // snapshots still being taken or dropped in the background
+	defer s.setLock(nil)
+	defer s.bg.Wait()
+	done := s.sched.interrupt()
+	if done == nil {
+		return
+	}
+	wait := s.opts.Config.CloseWait()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: fmt.Sprintf("the running task did not stop within %s (%v); abandoned", wait, ErrTimeout)})
+	}
 }
 
 // Answer is the user's decision on an approval request.
@@ -485,6 +463,12 @@ func (s *Session) emit(ev event.Event) {
 // never fatal.
 func (s *Session) save() {
 	s.mu.Lock()
+	if err := s.holdLockLocked(); err != nil {
+		s.mu.Unlock()
+		s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
+		return
+	}
+	root := s.rootConv.saved()
 	snap := &store.Snapshot{
 		ID:        s.id,
 		CreatedAt: s.created,
@@ -493,20 +477,21 @@ func (s *Session) save() {
 		Mode:      string(s.mode),
 		Preset:    string(s.policy.Preset),
 		Cwd:       s.root,
-		Messages:  append([]llm.Message{{Role: llm.RoleSystem, Content: s.systemPromptLocked(s.rootConv)}}, s.rootConv.history...),
-		Tools:     s.sentTools,
-		Todos:     s.todos,
+		Messages:  append([]llm.Message{{Role: llm.RoleSystem, Content: s.systemPromptLocked(s.rootConv)}}, root.Messages...),
+		Tools:     s.rootConv.tools(),
+		Todos:     root.Todos,
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
-		Turns: append([]store.Turn(nil), s.turns...),
+		Turns:   append([]store.Turn(nil), s.turns...),
+		Started: s.startedLocked(),
 	}
 	if snap.Tools == nil {
-		snap.Tools = tools.Specs(s.offeredToolsLocked())
+		snap.Tools = tools.Specs(s.offeredToolsLocked(s.rootConv))
 	}
-	for _, c := range s.convs {
-		if c != s.rootConv {
-			snap.Conversations = append(snap.Conversations, store.Conversation{ID: c.ID, Instructions: c.Instructions, Messages: c.history})
-		}
+	root.Messages, root.Todos = nil, nil // in Messages and Todos
+	snap.Root = &root
+	for _, c := range s.order[1:] {
+		snap.Conversations = append(snap.Conversations, c.saved())
 	}
 	s.mu.Unlock()
 	s.saver.put(snap)

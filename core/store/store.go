@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/google/renameio/v2"
 	"github.com/google/uuid"
 )
@@ -34,19 +35,47 @@ type Snapshot struct {
 	Messages []llm.Message `json:"messages"`
 	// Tools is the OpenAI tools array exactly as sent.
 	Tools []llm.Tool `json:"tools"`
-	// Conversations holds the conversations other than the root.
+	// Root is the root conversation's context; its messages and todos are
+	// in Messages and Todos.
+	Root *Conversation `json:"root,omitempty"`
+	// Conversations holds the conversations other than the root, in
+	// creation order.
 	Conversations []Conversation `json:"conversations,omitempty"`
 	Todos         []Todo         `json:"todos,omitempty"`
 	// Turns records per user turn the workspace snapshot taken before it,
 	// so /undo works after a restart.
 	Turns []Turn `json:"turns,omitempty"`
+	// Started lists the tool calls that had begun running, and had no
+	// result yet, when this was saved: after a crash they are answered
+	// "outcome unknown", not "never ran".
+	Started []string `json:"started,omitempty"`
 }
 
-// Conversation is a non-root conversation's saved state.
+// Conversation is a non-root conversation's saved state: its context
+// (instructions, model, tool preferences, MCP allowlist, narrowing policy)
+// and its messages, so a resumed session restores it whole.
 type Conversation struct {
-	ID           string        `json:"id"`
-	Instructions string        `json:"instructions,omitempty"`
-	Messages     []llm.Message `json:"messages"`
+	ID               string         `json:"id"`
+	Instructions     string         `json:"instructions,omitempty"`
+	UserInstructions string         `json:"user_instructions,omitempty"`
+	Model            string         `json:"model,omitempty"`
+	Tools            *ToolPrefs     `json:"tools,omitempty"`
+	MCPAllowlist     []string       `json:"mcp_allowlist,omitempty"`
+	Policy           *policy.Policy `json:"policy,omitempty"`
+	StoragePolicy    string         `json:"storage_policy,omitempty"`
+	CreatedAt        time.Time      `json:"created_at,omitempty"`
+	LastActiveAt     time.Time      `json:"last_active_at,omitempty"`
+	Messages         []llm.Message  `json:"messages,omitempty"`
+	Todos            []Todo         `json:"todos,omitempty"`
+}
+
+// ToolPrefs are a conversation's built-in tool switches (seed 000
+// internal_tools).
+type ToolPrefs struct {
+	Plan      bool `json:"include_plan_tool"`
+	Patch     bool `json:"include_apply_patch_tool"`
+	WebSearch bool `json:"web_search_request"`
+	Shell     bool `json:"use_streamable_shell_tool"`
 }
 
 // Todo is one todo entry.
@@ -114,23 +143,83 @@ func path(dir, id string) (string, error) {
 }
 
 // Save writes the snapshot atomically (temp file, fsync, rename), so the
-// file on disk is always a whole snapshot, also under kill -9.
+// file on disk is always a whole snapshot, also under kill -9 and power
+// loss.
 func Save(dir string, s *Snapshot) error {
-	p, err := path(dir, s.ID)
+	p, data, err := encode(dir, s)
 	if err != nil {
-		return err
-	}
-	data, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("encode session %s: %w", s.ID, err)
-	}
-	if err := ensureDir(dir); err != nil {
 		return err
 	}
 	if err := renameio.WriteFile(p, data, 0o644); err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
 	return nil
+}
+
+// Write is Save without the fsync: the file is whole and survives the
+// death of the process (the kernel has it), at a fraction of the cost; Sync
+// makes it survive the machine's too. The agent writes this way while a
+// task runs, so it can wait for every write.
+func Write(dir string, s *Snapshot) error {
+	p, data, err := encode(dir, s)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+s.ID+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("save session: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("save session: %w", err)
+	}
+	return nil
+}
+
+// Sync flushes a session file written by Write, and its directory entry,
+// to stable storage.
+func Sync(dir, id string) error {
+	p, err := path(dir, id)
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{p, dir} {
+		f, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("sync session: %w", err)
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("sync session: %w", err)
+		}
+	}
+	return nil
+}
+
+func encode(dir string, s *Snapshot) (string, []byte, error) {
+	p, err := path(dir, s.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return "", nil, fmt.Errorf("encode session %s: %w", s.ID, err)
+	}
+	if err := ensureDir(dir); err != nil {
+		return "", nil, err
+	}
+	return p, data, nil
 }
 
 // Load reads one snapshot.

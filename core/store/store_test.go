@@ -88,3 +88,29 @@ func BenchmarkSave1000Messages(b *testing.B) {
 		}
 	}
 }
+
+func TestWriteThenSync(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions")
+	s := sample(10)
+	for range 2 { // the second replaces the first
+		if err := Write(dir, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Sync(dir, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir, s.ID)
+	if err != nil || !reflect.DeepEqual(got, s) {
+		t.Fatalf("Load after Write = %v, %v", got, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temp file left: %s", e.Name())
+		}
+	}
+	if err := Sync(dir, uuid.NewString()); err == nil {
+		t.Error("Sync of a session never written succeeded")
+	}
+}

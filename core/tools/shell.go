@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -19,7 +22,7 @@ const (
 	// half of it are kept.
 	DefaultOutputCap = 32 << 10
 	// waitDelay bounds how long a finished command's output is still read
-	// when background children keep its pipes open.
+	// when a child that left its process group keeps the pipe open.
 	waitDelay = 2 * time.Second
 )
 
@@ -45,9 +48,11 @@ type ShellResult struct {
 func (r ShellResult) Output() string { return r.Stdout + r.Stderr }
 
 // RunShell runs command with `bash -c` in dir, stdin from /dev/null, in its
-// own process group. On timeout or when ctx is canceled the whole group is
-// killed, so background children do not outlive the call. Output beyond
-// capBytes is cut in the middle, keeping its head and tail.
+// own process group. The whole group is killed when bash exits (background
+// children, `nohup` included, do not outlive the call), on timeout, when
+// ctx is canceled, and when the host dies, even by SIGKILL. A child that
+// leaves the group (`setsid`) escapes all of these. Output beyond capBytes
+// is cut in the middle, keeping its head and tail.
 func RunShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int) ShellResult {
 	return runShell(ctx, dir, command, timeout, capBytes, false, nil)
 }
@@ -63,6 +68,15 @@ func RunShellSplit(ctx context.Context, dir, command string, timeout time.Durati
 	return runShell(ctx, dir, command, timeout, capBytes, true, nil)
 }
 
+// groupGuard is the script bash runs before the command. It leaves a
+// watcher in the process group that reads fd 3, a pipe whose write end
+// only the host holds: the kernel closes it when the host dies, however it
+// dies, and the watcher then kills the group. The command itself runs by
+// exec, so its exit status is bash's and fd 3 is closed for it.
+const groupGuard = `( read -r _ <&3; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &
+exec 3<&-
+exec bash -c "$1" bash`
+
 func runShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, split bool, env []string) ShellResult {
 	if capBytes <= 0 {
 		capBytes = DefaultOutputCap
@@ -76,24 +90,85 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 	defer cancel()
 
 	out := &headTail{limit: capBytes}
-	cmd := exec.CommandContext(runCtx, "bash", "-c", command)
+	errOut := &headTail{limit: capBytes}
+	// Our own pipes rather than os/exec's copying: Wait then returns when
+	// bash exits, so the group is killed at once, not after background
+	// children have held the output open for waitDelay.
+	var pipes []*os.File // the host's ends, closed on return
+	defer func() {
+		for _, f := range pipes {
+			f.Close()
+		}
+	}()
+	pipe := func() (r, w *os.File, err error) {
+		if r, w, err = os.Pipe(); err == nil {
+			pipes = append(pipes, r, w)
+		}
+		return r, w, err
+	}
+	outR, outW, err1 := pipe()
+	errR, errW := outR, outW
+	var err2 error
+	if split {
+		errR, errW, err2 = pipe()
+	}
+	guardR, guardW, err3 := pipe()
+	if err := errors.Join(err1, err2, err3); err != nil {
+		res.ExitCode, res.Stderr = -1, err.Error()
+		return res
+	}
+
+	cmd := exec.CommandContext(runCtx, "bash", "-c", groupGuard, "bash", command)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"), env...)
-	// The same writer for both makes os/exec use a single pipe.
-	cmd.Stdout, cmd.Stderr = out, out
-	errOut := &headTail{limit: capBytes}
-	if split {
-		cmd.Stderr = errOut
-	}
+	// The same file for both: one pipe, output in the order written.
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.ExtraFiles = []*os.File{guardR}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
 	cmd.Cancel = func() error {
 		// Negative pid: the whole process group.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	cmd.WaitDelay = waitDelay
 
+	// The death signal fires when the OS thread that started the child
+	// ends, not the process: keep this goroutine on its thread until the
+	// child is gone (Go ends a thread only when a locked goroutine exits).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	// The child has its copies; ours would keep the reads from ending.
+	outW.Close()
+	errW.Close()
+	guardR.Close()
+	var copies sync.WaitGroup
+	if err == nil {
+		drain := func(r *os.File, w io.Writer) {
+			copies.Add(1)
+			go func() {
+				defer copies.Done()
+				io.Copy(w, r)
+			}()
+		}
+		drain(outR, out)
+		if split {
+			drain(errR, errOut)
+		}
+		err = cmd.Wait()
+		// Background children end with the call; the watcher too, before
+		// it sees the guard pipe close.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		guardW.Close()
+		// A child that left the group may hold the output open: read what
+		// is there, within waitDelay.
+		if !waitTimeout(&copies, waitDelay) {
+			outR.SetReadDeadline(time.Now())
+			errR.SetReadDeadline(time.Now())
+			copies.Wait()
+		}
+	}
 	res.Duration = time.Since(start)
 	res.Stdout = out.String()
 	res.Stderr = errOut.String()
@@ -115,6 +190,23 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 		res.Stderr += err.Error()
 	}
 	return res
+}
+
+// waitTimeout waits for wg at most d and reports whether it finished.
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // headTail keeps the first and last limit/2 bytes written to it.

@@ -191,3 +191,38 @@ func TestBashTimeoutArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestBashBackgroundChildrenEndWithTheCall: what a call starts in the
+// background dies when its bash exits, also detached by nohup, disown or a
+// subshell, and the call returns without waiting for it.
+func TestBashBackgroundChildrenEndWithTheCall(t *testing.T) {
+	tests := []struct{ name, command string }{
+		{"ampersand", "sleep 300 & echo $! > bg.pid"},
+		{"holding stdout", "(exec sleep 300) & echo $! > bg.pid"},
+		{"nohup", "nohup sleep 300 >/dev/null 2>&1 & echo $! > bg.pid"},
+		{"disown", "sleep 300 & echo $! > bg.pid; disown"},
+		{"double fork", "( sleep 300 & echo $! > bg.pid )"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := RunShell(context.Background(), dir, tt.command+"\necho done", time.Minute, 0)
+			if r.ExitCode != 0 || !strings.Contains(r.Stdout, "done") {
+				t.Fatalf("result %+v", r)
+			}
+			waitGone(t, readPid(t, filepath.Join(dir, "bg.pid")))
+		})
+	}
+}
+
+func TestBashKeepsBackgroundOutputAndHidesGuard(t *testing.T) {
+	dir := t.TempDir()
+	r := RunShell(context.Background(), dir, "(echo from-background) & wait; if [ -e /dev/fd/3 ]; then echo fd3-open; fi; echo $0", time.Minute, 0)
+	if r.ExitCode != 0 || r.Stdout != "from-background\nbash\n" {
+		t.Fatalf("result %+v", r)
+	}
+	r = RunShellSplit(context.Background(), dir, "echo out; echo err >&2; exit 4", time.Minute, 0)
+	if r.ExitCode != 4 || r.Stdout != "out\n" || r.Stderr != "err\n" {
+		t.Fatalf("split result %+v", r)
+	}
+}

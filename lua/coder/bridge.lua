@@ -20,6 +20,10 @@ function handlers.text(o)
   ui.append(o.c)
 end
 
+function handlers.fold(o)
+  ui.mark_fold(o.id)
+end
+
 function handlers.rewrite(o)
   ui.rewrite_last(o.s, o.hl)
 end

@@ -122,9 +122,12 @@ function M.ensure()
     return nil
   end
   state.chan = chan
+  -- open_key: the key the fold notices name (keys.open_full).
+  local open_key = require('coder.config').current.keys.open_full
   vim.rpcnotify(chan, 'coder_start', {
     cwd = cwd,
     resume = state.session_id or '',
+    open_key = type(open_key) == 'string' and open_key or '',
     mcp_servers = require('coder.config').mcp_json(),
   })
   return chan

@@ -66,6 +66,7 @@ local function set_keys()
   if valid_buf(st.tbuf) then
     map(st.tbuf, 'n', keys.stop, coder.stop, 'coder: interrupt the turn')
     map(st.tbuf, 'n', keys.close, M.close, 'coder: close')
+    map(st.tbuf, 'n', keys.open_full, M.open_full, 'coder: open the folded text whole')
   end
 end
 M.set_keys = set_keys
@@ -301,6 +302,54 @@ function M.rewrite_last(s, hl)
   if hl and hl ~= '' then
     pcall(api.nvim_buf_set_extmark, b, ns, last, 0, { end_row = last, end_col = #s, hl_group = hl })
   end
+end
+
+-- Folded texts: the host shows the first lines of a long answer or tool
+-- output and a notice; a mark on the notice line keeps the text's id, and
+-- open_full asks the host for the whole text.
+local fold_ns = api.nvim_create_namespace('coder_folds')
+local folds = {} -- extmark id -> { id = text id, chan = host channel }
+
+-- mark_fold marks the notice just appended (the line above the last).
+function M.mark_fold(id)
+  local b = M.transcript_buf()
+  local row = math.max(0, api.nvim_buf_line_count(b) - 2)
+  local mark = api.nvim_buf_set_extmark(b, fold_ns, row, 0, {})
+  folds[mark] = { id = id, chan = require('coder.host').state.chan }
+end
+
+-- open_full opens the folded text at or below the cursor (else the last
+-- one above it) whole, in a scratch buffer in a new tab.
+function M.open_full()
+  local b = M.transcript_buf()
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  local found = api.nvim_buf_get_extmarks(b, fold_ns, { row, 0 }, -1, { limit = 1 })[1]
+    or api.nvim_buf_get_extmarks(b, fold_ns, { row, 0 }, 0, { limit = 1 })[1]
+  local f = found and folds[found[1]]
+  if not f then
+    vim.notify('coder: no folded text here', vim.log.levels.INFO, { title = 'coder' })
+    return
+  end
+  local host = require('coder.host')
+  if f.chan ~= host.state.chan then
+    vim.notify('coder: that text was kept by a host that has exited', vim.log.levels.WARN, { title = 'coder' })
+    return
+  end
+  local res, err = host.request('coder_full_text', f.id)
+  if not res then
+    vim.notify('coder: ' .. tostring(err), vim.log.levels.WARN, { title = 'coder' })
+    return
+  end
+  vim.cmd('tabnew')
+  local buf = api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(api.nvim_buf_set_name, buf, ('coder://full/%d %s'):format(f.id, res.title or ''))
+  api.nvim_buf_set_lines(buf, 0, -1, false, res.lines or {})
+  vim.bo[buf].modifiable = false
+  vim.keymap.set('n', 'q', '<cmd>tabclose<cr>', { buffer = buf, nowait = true, desc = 'coder: close the text' })
+  return buf
 end
 
 -- ensure_line_start makes the transcript end with an empty line, so a new

@@ -12,6 +12,7 @@
 //	coder_status (rpcrequest)       current status
 //	coder_commands (rpcrequest)     built-in command names
 //	coder_health (rpcrequest)       provider configuration and reachability
+//	coder_full_text id (rpcrequest) a folded answer or tool output, whole
 //
 // Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
 // ~30 times per second for streamed text, at once for anything else; and
@@ -100,13 +101,14 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 
 func (h *host) register() error {
 	handlers := map[string]any{
-		"coder_start":    h.start,
-		"coder_submit":   h.submit,
-		"coder_cancel":   h.cancel,
-		"coder_answer":   h.answer,
-		"coder_status":   h.statusRequest,
-		"coder_commands": h.commandsRequest,
-		"coder_health":   h.healthRequest,
+		"coder_start":     h.start,
+		"coder_submit":    h.submit,
+		"coder_cancel":    h.cancel,
+		"coder_answer":    h.answer,
+		"coder_status":    h.statusRequest,
+		"coder_commands":  h.commandsRequest,
+		"coder_health":    h.healthRequest,
+		"coder_full_text": h.fullTextRequest,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -140,6 +142,9 @@ type startArgs struct {
 	Resume string `msgpack:"resume"`
 	// MCPServers is setup({ mcp_servers }) as a JSON object ("" for none).
 	MCPServers string `msgpack:"mcp_servers"`
+	// OpenKey is the key that opens a folded text (keys.open_full); the
+	// fold notices name it. "": unmapped.
+	OpenKey string `msgpack:"open_key"`
 }
 
 // start opens the session for the editor's working directory. A second
@@ -187,6 +192,11 @@ func (h *host) start(args startArgs) {
 			resumed = true
 		} else {
 			h.log.Printf("resume %s: %v; opening a new session", args.Resume, err)
+			if errors.Is(err, store.ErrLocked) {
+				// Another Neovim has it: say so, rather than silently
+				// continuing in a new session.
+				h.notify("warn", err.Error()+"\nThis editor continues in a new session.")
+			}
 		}
 	}
 	if sess == nil {
@@ -201,6 +211,7 @@ func (h *host) start(args startArgs) {
 	h.renderMu.Lock()
 	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
 	h.render.history = func() []llm.Message { return sess.History("") }
+	h.render.openKey = args.OpenKey
 	h.renderMu.Unlock()
 	h.readyLocked(resumed)
 }
@@ -231,6 +242,9 @@ func (h *host) failLocked(err error) {
 
 // onEvent renders engine events; the session calls it one at a time.
 func (h *host) onEvent(ev event.Event) {
+	if ev.Kind == event.Error && ev.Reason == event.ReasonSessionLocked {
+		h.notify("warn", ev.Text)
+	}
 	h.renderMu.Lock()
 	defer h.renderMu.Unlock()
 	if h.render != nil {
@@ -368,6 +382,26 @@ func (h *host) statusRequest() (map[string]any, error) {
 	defer h.renderMu.Unlock()
 	h.render.status = sess.Status()
 	return h.render.statusOp()["status"].(map[string]any), nil
+}
+
+// fullTextRequest gives a folded text whole, for the scratch buffer the
+// Lua side opens: {title, lines}.
+func (h *host) fullTextRequest(id int) (map[string]any, error) {
+	sess, err := h.session()
+	if err != nil {
+		return nil, err
+	}
+	h.renderMu.Lock()
+	x, err := h.render.folds.get(id)
+	h.renderMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	lines, err := x.whole(func(conv string) []llm.Message { return sess.History(agent.ConversationID(conv)) })
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"title": x.title, "lines": lines}, nil
 }
 
 func (h *host) commandsRequest() ([]string, error) {

@@ -32,10 +32,6 @@ const (
 	hlTodo          = "CoderTodo"
 )
 
-// maxOutputLines caps the tool output copied into the transcript, so one
-// runaway command cannot make the buffer unusable.
-const maxOutputLines = 5000
-
 // op is one instruction for the Lua side (lua/coder/bridge.lua), in order.
 type op = map[string]any
 
@@ -57,6 +53,11 @@ type renderer struct {
 	blankLine bool   // the transcript ends with an empty line
 	status    event.Status
 	session   string
+	depth     int        // hand-overs in progress
+	chain     bool       // a hand-over chain runs: one turn for the user
+	sf        streamFold // the answer block being streamed (fold.go)
+	folds     folds      // folded texts the user can open whole
+	openKey   string     // the key that opens them, named in the notices
 
 	emitText func(hl, s string)
 	emitOp   func(o op, urgent bool)
@@ -138,6 +139,33 @@ func (r *renderer) event(ev event.Event) {
 	if ev.Session != "" {
 		r.session = ev.Session
 	}
+	if r.sf.size > 0 && !r.continuesStream(ev.Kind) {
+		r.endStream()
+	}
+	// Hand-overs (core/event): the user's turn goes on through
+	// TurnAborted(Replaced) and the target's own end.
+	switch {
+	case ev.Kind == event.HandOver:
+		r.agentSection()
+		r.line(hlNotice, "↳ "+strings.Replace(ev.Tool.Name, "conv_", "conv.", 1)+" → conversation "+shortConv(ev.Target))
+		r.depth++
+		return
+	case ev.Kind == event.HandBack:
+		r.depth = max(0, r.depth-1)
+		r.line(hlNotice, "↲ back from conversation "+shortConv(ev.Target))
+		r.section, r.stream = "", ""
+		return
+	case ev.Kind == event.TurnAborted && ev.Reason == event.ReasonReplaced:
+		r.newline()
+		r.chain = true
+		return
+	case r.depth > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
+		r.newline()
+		r.section, r.stream = "", ""
+		return
+	case ev.Kind == event.TaskStarted && r.chain:
+		return
+	}
 	switch ev.Kind {
 	case event.TaskStarted:
 		r.status.Busy = true
@@ -149,9 +177,9 @@ func (r *renderer) event(ev event.Event) {
 		r.line("", ev.Text)
 		r.section, r.stream = "you", ""
 	case event.AgentReasoningDelta:
-		r.agentText("reasoning", hlReasoning, ev.Text)
+		r.agentText("reasoning", hlReasoning, ev.Text, ev.Conversation)
 	case event.AgentMessageDelta:
-		r.agentText("message", "", ev.Text)
+		r.agentText("message", "", ev.Text, ev.Conversation)
 	case event.ToolCallBegin:
 		r.agentSection()
 		r.newline()
@@ -246,7 +274,16 @@ func (r *renderer) event(ev event.Event) {
 	}
 }
 
+// shortConv is the first 8 characters of a conversation id.
+func shortConv(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}
+
 func (r *renderer) turnDone(ev event.Event) {
+	r.depth, r.chain = 0, false
 	r.newline()
 	r.section, r.stream = "", ""
 	r.status.Busy = false
@@ -262,12 +299,27 @@ func (r *renderer) agentSection() {
 	r.section, r.stream = "agent", ""
 }
 
-func (r *renderer) agentText(kind, hl, text string) {
+// continuesStream reports that an event of kind leaves the streamed
+// answer block open: more of the same text, or nothing written.
+func (r *renderer) continuesStream(kind event.Kind) bool {
+	switch kind {
+	case event.AgentMessageDelta:
+		return r.stream == "message"
+	case event.AgentReasoningDelta:
+		return r.stream == "reasoning"
+	case event.TokenCount, event.FilesChanged:
+		return true
+	}
+	return false
+}
+
+func (r *renderer) agentText(kind, hl, text, conv string) {
 	if text == "" {
 		return
 	}
 	r.agentSection()
 	if r.stream != kind {
+		r.endStream()
 		if r.stream != "" {
 			r.paragraph() // reasoning and answer are separate paragraphs
 		} else {
@@ -275,7 +327,7 @@ func (r *renderer) agentText(kind, hl, text string) {
 		}
 		r.stream = kind
 	}
-	r.write(hl, text)
+	r.streamText(hl, text, conv)
 }
 
 func (r *renderer) toolEnd(t *event.Tool) {
@@ -315,24 +367,23 @@ func (r *renderer) toolEnd(t *event.Tool) {
 	}
 	// A read's output is the file itself: the summary line says enough.
 	if t.Name != "read" {
-		r.output(t.Output)
+		r.output(toolTitle(t), t.Output)
 	}
 	r.stream = ""
 }
 
-// output writes a tool's full output indented under its summary, with diff
-// lines highlighted.
-func (r *renderer) output(out string) {
-	out = strings.TrimRight(out, "\n")
-	if strings.TrimSpace(out) == "" {
+// output writes a tool's output indented under its summary, with diff
+// lines highlighted; a long one is folded (fold.go).
+func (r *renderer) output(title, out string) {
+	full := strings.TrimRight(out, "\n")
+	if strings.TrimSpace(full) == "" {
 		return
 	}
-	lines := strings.Split(out, "\n")
-	more := 0
-	if len(lines) > maxOutputLines {
-		more = len(lines) - maxOutputLines
-		lines = lines[:maxOutputLines]
+	shown := full
+	if len(full) > foldOutputBytes || strings.Count(full, "\n") >= foldOutputLines {
+		shown = full[:cutPoint(full, foldOutputBytes, foldOutputLines, true)]
 	}
+	lines := strings.Split(strings.TrimRight(shown, "\n"), "\n")
 	for _, l := range lines {
 		hl := hlToolOutput
 		switch {
@@ -347,8 +398,9 @@ func (r *renderer) output(out string) {
 		}
 		r.write(hl, "    "+strings.TrimRight(l, "\r")+"\n")
 	}
-	if more > 0 {
-		r.write(hlNotice, fmt.Sprintf("    … %d more lines not shown\n", more))
+	if rest := full[len(shown):]; rest != "" {
+		id := r.folds.add(folded{title: title, text: out})
+		r.foldNotice(id, strings.Count(rest, "\n")+1, len(rest))
 	}
 }
 

@@ -19,7 +19,8 @@ func (r *renderer) replay(sessionID string, msgs []llm.Message) {
 			r.event(event.Event{Kind: event.UserMessage, Text: strings.TrimRight(m.Content, "\n")})
 		case llm.RoleAssistant:
 			if strings.TrimSpace(m.Content) != "" {
-				r.agentText("message", "", strings.TrimRight(m.Content, "\n"))
+				r.agentText("message", "", strings.TrimRight(m.Content, "\n"), "")
+				r.endStream()
 			}
 			for _, tc := range m.ToolCalls {
 				r.agentSection()

@@ -1,0 +1,91 @@
+package agent
+
+import (
+	"github.com/coder-nvim/coder-nvim/core/store"
+)
+
+// unknownResult answers, on resume, a tool call that had started when the
+// host died: it may have done all, some or none of its work.
+const unknownResult = "outcome unknown: the host stopped while this ran; check before running it again"
+
+// lockFor takes the OS lock of session id, or returns nil when this session
+// holds it already. Another process holding it is store.ErrLocked.
+func (s *Session) lockFor(id string) (*store.Lock, error) {
+	s.mu.Lock()
+	held := s.lock != nil && s.lock.ID() == id
+	s.mu.Unlock()
+	if held {
+		return nil, nil
+	}
+	return store.Acquire(store.Dir(s.root), id)
+}
+
+// holdLockLocked makes sure this process holds the lock of the current session
+// before its file is written; a new session takes it at its first save.
+// s.mu is held.
+func (s *Session) holdLockLocked() error {
+	if s.lock != nil && s.lock.ID() == s.id {
+		return nil
+	}
+	l, err := store.Acquire(store.Dir(s.root), s.id)
+	if err != nil {
+		return err
+	}
+	s.lock.Release()
+	s.lock = l
+	return nil
+}
+
+// setLock makes l the session's lock and gives the previous one up once
+// every snapshot queued under it is written. A nil l releases the lock.
+func (s *Session) setLock(l *store.Lock) {
+	s.saver.sync()
+	s.mu.Lock()
+	old := s.lock
+	s.lock = l
+	s.mu.Unlock()
+	old.Release()
+}
+
+// saveNow writes the session's snapshot and waits until it is on disk: the
+// few points where a kill -9 must lose nothing (the user's message before
+// the turn's first slow step, a tool's start before it runs, tool results
+// before the next request).
+func (s *Session) saveNow() {
+	s.save()
+	s.saver.flush()
+}
+
+// markStarted records durably that a tool call is about to run, so that
+// if the host dies before its result is saved, resume answers it with
+// unknownResult rather than claiming it never ran. Read-only tools are
+// marked in memory only (saved if a save happens while they run): running
+// them again is harmless, so they are not worth a synchronous write.
+func (s *Session) markStarted(callID string, durable bool) {
+	s.mu.Lock()
+	if s.started == nil {
+		s.started = map[string]bool{}
+	}
+	s.started[callID] = true
+	s.mu.Unlock()
+	if durable {
+		s.saveNow()
+	}
+}
+
+// markEnded drops the marker; the result message saved next replaces it.
+func (s *Session) markEnded(callID string) {
+	s.mu.Lock()
+	delete(s.started, callID)
+	s.mu.Unlock()
+}
+
+// startedLocked lists the calls running now, for the snapshot. s.mu is
+// held.
+func (s *Session) startedLocked() []string {
+	var ids []string
+	for id := range s.started {
+		ids = append(ids, id)
+	}
+	return ids
+}

@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+)
+
+func TestResumeAnswersStartedCallsOutcomeUnknown(t *testing.T) {
+	f := newFixture(t, nil)
+	id := f.sess.ID()
+	ls := func(id string) llm.ToolCall { return call(id, "ls", map[string]any{}) }
+	snap := &store.Snapshot{ID: id, Model: "test-model", Mode: "default", Started: []string{"a", "c"},
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "do it"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{ls("c"), ls("a"), ls("b")}},
+			{Role: llm.RoleTool, ToolCallID: "c", Name: "ls", Content: "c ran"}}}
+	if err := store.Save(store.Dir(f.root), snap); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Resume(f.sess.opts, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Close)
+	hist := again.History("")
+	checkValid(t, hist)
+	got := map[string]string{}
+	for _, m := range hist {
+		if m.Role == llm.RoleTool {
+			got[m.ToolCallID] = m.Content
+		}
+	}
+	// a started and has no result: unknown; b never started: aborted; c
+	// started and finished: its own result.
+	want := map[string]string{"a": unknownResult, "b": abortedResult, "c": "c ran"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("result of %s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+// probeTool is a side-effecting tool that reports what the session file
+// held when it started running.
+type probeTool struct{ seen func() }
+
+func (probeTool) Spec() llm.Tool {
+	return llm.Tool{Type: "function", Function: llm.FunctionDef{Name: "probe", Parameters: json.RawMessage(`{"type":"object"}`)}}
+}
+func (probeTool) Kind() tools.Kind { return tools.KindExecute }
+func (p probeTool) Prepare(context.Context, *tools.Workspace, json.RawMessage) (*tools.Invocation, error) {
+	inv := tools.NewInvocation("probe", tools.KindExecute, "probe", func(context.Context) tools.Result {
+		p.seen()
+		return tools.Result{Output: "probed", Summary: "ok"}
+	})
+	inv.Command = "probe"
+	return inv, nil
+}
+
+// TestPersistedBeforeSlowSteps checks, from the file on disk, that a tool
+// call is recorded as started before it runs and that every tool result is
+// written before the next model request is sent.
+func TestPersistedBeforeSlowSteps(t *testing.T) {
+	var f *fixture
+	var startedOnDisk []string
+	probe := probeTool{seen: func() {
+		snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+		if err != nil {
+			t.Errorf("no session file when the tool started: %v", err)
+			return
+		}
+		startedOnDisk = snap.Started
+	}}
+	f = newFixture(t, func(_ *config.Config, o *Options) {
+		o.Tools = []tools.Tool{probe}
+		o.AllowAsks = true
+	})
+	replies := []fakellm.Reply{
+		{ToolCalls: []llm.ToolCall{call("p1", "probe", map[string]any{}), call("p2", "probe", map[string]any{})}},
+		{Content: "done"},
+	}
+	var mismatch []string
+	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
+		n := len(f.srv.Requests()) - 1
+		snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+		switch {
+		case err != nil:
+			mismatch = append(mismatch, fmt.Sprintf("request %d: %v", n, err))
+		case len(snap.Messages) != len(req.Messages):
+			mismatch = append(mismatch, fmt.Sprintf("request %d has %d messages, the file %d", n, len(req.Messages), len(snap.Messages)))
+		}
+		return replies[min(n, len(replies)-1)]
+	})
+	f.run(t, "probe twice")
+	if len(mismatch) > 0 {
+		t.Errorf("requests sent before the history was on disk: %v", mismatch)
+	}
+	if !slices.Equal(startedOnDisk, []string{"p2"}) {
+		t.Errorf("started calls on disk when p2 ran = %v, want [p2]", startedOnDisk)
+	}
+	snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+	if err != nil || len(snap.Started) != 0 {
+		t.Errorf("after the turn: started %v, %v; want none", snap.Started, err)
+	}
+}
+
+func TestSessionHasOneWriter(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(fakellm.Reply{Content: "one"})
+	f.run(t, "first")
+	id := f.sess.ID()
+
+	// Another engine (another editor, another exec) is refused at once.
+	if _, err := Resume(f.sess.opts, id); !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("Resume of a session in use: %v, want ErrLocked", err)
+	}
+	other, err := Open(f.sess.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(other.Close)
+	rec := &recorder{}
+	other.opts.OnEvent = rec.handle
+	if err := other.Run(context.Background(), "/resume "+id); err != nil {
+		t.Fatal(err)
+	}
+	var locked bool
+	for _, ev := range rec.events {
+		locked = locked || ev.Kind == event.Error && ev.Reason == event.ReasonSessionLocked
+	}
+	if !locked || other.ID() == id {
+		t.Errorf("/resume of a session in use: locked error %v, id %s; events %+v", locked, other.ID(), rec.events)
+	}
+	// Listing still shows it.
+	list, err := store.List(store.Dir(f.root))
+	if err != nil || len(list) != 1 || list[0].ID != id {
+		t.Errorf("List = %+v, %v", list, err)
+	}
+
+	// /new gives the session up; then it can be taken.
+	f.run(t, "/new")
+	if err := other.Run(context.Background(), "/resume "+id); err != nil || other.ID() != id {
+		t.Fatalf("/resume after /new elsewhere: %v, id %s", err, other.ID())
+	}
+	other.Close()
+	again, err := Resume(f.sess.opts, id)
+	if err != nil {
+		t.Fatalf("Resume after Close: %v", err)
+	}
+	again.Close()
+}

@@ -1,0 +1,143 @@
+package nvimhost
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/google/uuid"
+)
+
+// TestSessionInUseElsewhere: a session another process holds (another
+// Neovim, an exec) is refused with a notification, never continued by two
+// writers; it stays listed, and the editor keeps working in its own.
+func TestSessionInUseElsewhere(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	id := uuid.NewString()
+	snap := &store.Snapshot{ID: id, Model: "m", Mode: "default", UpdatedAt: time.Now(),
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "the other editor's work"},
+			{Role: llm.RoleAssistant, Content: "done there"}}}
+	if err := store.Save(store.Dir(e.dir), snap); err != nil {
+		t.Fatal(err)
+	}
+	// This test process stands for the other editor's host.
+	other, err := store.Acquire(store.Dir(e.dir), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	inUse := func() int {
+		return strings.Count(e.notes(), "in use by another coder-nvim process")
+	}
+
+	// A host (re)started to continue that session says why it cannot.
+	e.lua(`require('coder.host').state.session_id = ...`, nil, id)
+	e.start()
+	e.waitFor("the notification at start", 10*time.Second, func() bool { return inUse() == 1 })
+	var current string
+	e.lua(`return require('coder').state().session_id`, &current)
+	if current == id || current == "" {
+		t.Fatalf("session after a refused resume: %q", current)
+	}
+
+	// /resume ID is refused the same way.
+	e.cmd("Coder /resume " + id)
+	e.waitFor("the notification for /resume", 10*time.Second, func() bool { return inUse() == 2 })
+	e.waitIdle(10 * time.Second)
+	if !strings.Contains(e.transcript(), "in use by another coder-nvim process") {
+		t.Errorf("transcript lacks the refusal:\n%s", e.transcript())
+	}
+
+	// Still listed in the picker.
+	e.lua(`
+		_G.picked = nil
+		vim.ui.select = function(items, opts, on_choice)
+			_G.picked = items
+			on_choice(nil)
+		end
+	`, nil)
+	e.cmd("Coder /resume")
+	e.waitFor("the picker", 10*time.Second, func() bool { return e.boolLua(`return _G.picked ~= nil`) })
+	var labels string
+	e.lua(`local l = {} for _, it in ipairs(_G.picked) do table.insert(l, it.label) end return table.concat(l, '\n')`, &labels)
+	if !strings.Contains(labels, "the other editor's work") {
+		t.Errorf("picker items = %q", labels)
+	}
+
+	// The editor's own session still works.
+	e.llm.Enqueue(fakellm.Reply{Content: "still here"})
+	e.cmd("Coder ping")
+	e.waitFor("the answer", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "still here") })
+	e.waitIdle(10 * time.Second)
+
+	// Given up there, it can be continued here.
+	other.Release()
+	e.cmd("Coder /resume " + id)
+	e.waitFor("the resumed session", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "resumed session "+id) })
+}
+
+// TestSigtermSavesTheRunningTool: Neovim stops its host with SIGTERM. The
+// host then stops like an interrupt: the running command's process group
+// is killed, its result written and the session saved.
+func TestSigtermSavesTheRunningTool(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"auto_approve_ask": true}`})
+	e.start()
+	cmd := "sleep 300 & echo $! > bg.pid; sh -c 'echo $$ > fg.pid; exec sleep 300'"
+	e.llm.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("t1", "bash", map[string]any{"command": cmd})}})
+	e.cmd("Coder wait")
+	pids := map[string]int{}
+	for _, name := range []string{"bg.pid", "fg.pid"} {
+		path := filepath.Join(e.dir, name)
+		e.waitFor(name, 10*time.Second, func() bool {
+			data, err := os.ReadFile(path)
+			if err != nil || !strings.HasSuffix(string(data), "\n") {
+				return false
+			}
+			pids[name], _ = strconv.Atoi(strings.TrimSpace(string(data)))
+			return true
+		})
+	}
+	t.Cleanup(func() {
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	var id string
+	var host int
+	e.lua(`return require('coder').state().session_id`, &id)
+	e.lua(`return require('coder.host').pid()`, &host)
+	if err := syscall.Kill(host, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the host to exit", 10*time.Second, func() bool { return !e.boolLua(`return require('coder.host').running()`) })
+	snap, err := store.Load(store.Dir(e.dir), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var result string
+	for _, m := range snap.Messages {
+		if m.Role == llm.RoleTool && m.ToolCallID == "t1" {
+			result = m.Content
+		}
+	}
+	if !strings.Contains(result, "[canceled") {
+		t.Errorf("saved tool result = %q, want the canceled result", result)
+	}
+	e.waitFor("the command's processes to die", 10*time.Second, func() bool {
+		for _, pid := range pids {
+			if syscall.Kill(pid, 0) == nil {
+				if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil && !strings.Contains(string(stat), ") Z ") {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
