@@ -142,7 +142,12 @@ func textContent(text string) []sdk.ToolCallContent {
 
 // toolStart is the tool_call update of a ToolCallBegin.
 func toolStart(root string, t *event.Tool) sdk.SessionUpdate {
+	var meta map[string]any
+	if t.Server != "" {
+		meta = map[string]any{"mcpServer": t.Server} // the title names it too
+	}
 	return sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
+		Meta:       meta,
 		ToolCallId: sdk.ToolCallId(t.CallID),
 		Title:      toolTitle(t),
 		Kind:       toolKind(t.Kind),

@@ -184,7 +184,7 @@ func (h *host) start(args startArgs) {
 		h.failLocked(fmt.Errorf("provider: %w", err))
 		return
 	}
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version}
 	var sess *agent.Session
 	resumed := false
 	if args.Resume != "" {
