@@ -165,6 +165,7 @@ func (s *Session) cmdTools(_ context.Context, t *task, _ string) (string, error)
 		spec := t.Spec().Function
 		fmt.Fprintf(&b, "  %-6s %-8s %s\n", spec.Name, t.Kind(), firstLine(spec.Description))
 	}
+	b.WriteString(s.mcpReport(t.conv, mode))
 	return b.String(), nil
 }
 

@@ -207,7 +207,8 @@ func TestConvCreateImageItems(t *testing.T) {
 }
 
 // mcp_allowlist: server/tool is normalised to server__tool with a
-// deprecation notice given once per session; an invalid name is an error.
+// deprecation notice given once per session; an invalid or unknown name is
+// an error.
 func TestConvAllowlistDeprecationOnce(t *testing.T) {
 	f := convFixture(t, nil)
 	f.srv.Enqueue(
@@ -216,11 +217,13 @@ func TestConvAllowlistDeprecationOnce(t *testing.T) {
 			call("c1", "conv_create", map[string]any{"user_instruction": "one", "mcp_allowlist": []string{"github/search", "fs__read"}}),
 		}},
 		fakellm.Reply{Content: "first"},
-		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "conv_create", map[string]any{"user_instruction": "two", "mcp_allowlist": []string{"github/issues"}})}},
-		fakellm.Reply{Content: "second"},
-		fakellm.Reply{Content: "done"},
 	)
 	f.run(t, "allowlists")
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "conv_create", map[string]any{"user_instruction": "two", "mcp_allowlist": []string{"github/issues"}})}},
+		fakellm.Reply{Content: "second"},
+	)
+	f.run(t, "again")
 	hist := f.sess.History("")
 	checkPairs(t, hist)
 	if m := toolMsg(hist, "bad"); m == nil || !strings.Contains(m.Content, "not a fully qualified MCP tool name") {
@@ -235,14 +238,14 @@ func TestConvAllowlistDeprecationOnce(t *testing.T) {
 	if len(notes) != 1 {
 		t.Errorf("deprecation notices = %q, want exactly one", notes)
 	}
-	convs := f.sess.Conversations()
-	if len(convs) != 3 {
-		t.Fatalf("%d conversations, want 3", len(convs))
-	}
-	for i, want := range [][]string{{"github__search", "fs__read"}, {"github__issues"}} {
-		c, _ := f.sess.conversation(convs[i+1].ID)
-		if strings.Join(c.MCPAllowlist, ",") != strings.Join(want, ",") {
-			t.Errorf("allowlist of conversation %d = %v, want %v", i+1, c.MCPAllowlist, want)
+	// No MCP server is configured: the normalised names are unknown, an
+	// error result naming them (TestMCPAllowlistViews covers real servers).
+	for _, id := range []string{"c1", "c2"} {
+		if m := toolMsg(hist, id); m == nil || !strings.Contains(m.Content, "unknown MCP tools in mcp_allowlist") || !strings.Contains(m.Content, "github__") {
+			t.Errorf("%s result = %+v", id, m)
 		}
+	}
+	if convs := f.sess.Conversations(); len(convs) != 1 {
+		t.Errorf("%d conversations, want only the root", len(convs))
 	}
 }

@@ -36,7 +36,8 @@ type Conversation struct {
 	// Tools are the built-in tool switches.
 	Tools ToolPrefs
 	// MCPAllowlist holds fully qualified MCP tool names (server__tool);
-	// nil: all. Stored and validated; applied once MCP tools exist.
+	// nil: all. It limits what the conversation is offered and may call
+	// (mcp.go).
 	MCPAllowlist []string
 	// Policy, when set, narrows the session's policy for this
 	// conversation; it can never widen it (seed 002, seed 004).
@@ -172,6 +173,11 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	}
 	sessPol := s.policy
 	s.mu.Unlock()
+	if spec.MCPAllowlist != nil {
+		if err := s.checkMCPAllowlist(parent, allow); err != nil {
+			return nil, err
+		}
+	}
 	now := s.opts.Now()
 	c := &Conversation{
 		ID:               ConversationID(s.newID()),

@@ -236,6 +236,7 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 		}
 		s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: content})
 	}
+	s.flushMCPImages(t)
 	return false, nil
 }
 

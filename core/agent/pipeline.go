@@ -39,12 +39,19 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 
 	// 1. The tool switch: the tool must exist and be offered in this mode.
 	tool := s.lookupTool(name)
+	mode := s.Mode()
+	mt, isMCP := s.lookupMCP(t, name, mode)
+	if tool == nil && isMCP {
+		tool = mt
+	}
 	if tool == nil {
 		return fail(fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(s.offeredNames(t.conv), ", ")))
 	}
 	info.Kind = string(tool.Kind())
-	mode := s.Mode()
-	if !s.offered(t.conv, name) {
+	if isMCP {
+		info.Server = mt.t.Server
+	}
+	if !isMCP && !s.offered(t.conv, name) {
 		if mode != policy.ModePlan {
 			return fail(fmt.Sprintf("tool %q is not enabled in this conversation", name))
 		}
@@ -72,6 +79,9 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 
 	// 2–3. Policy and the tool's own check; yolo skips both for bash.
 	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(t.conv.ID)}
+	if isMCP {
+		action.ReadOnly, action.Trusted = mt.t.ReadOnly, mt.t.Trusted
+	}
 	verdict := policy.Verdict{Decision: policy.Allow}
 	_, own := tool.(ownTool)
 	if !own && !(mode == policy.ModeYolo && name == "bash") {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +35,11 @@ type Options struct {
 	Root     string   // workspace root
 	Provider Provider // the model endpoint
 	Demo     bool     // the provider is the offline demo; shown in the status
+	// Log receives the MCP servers' stderr and the pool's messages; nil
+	// discards them.
+	Log io.Writer
+	// Version is sent to MCP servers in initialize.
+	Version string
 	// OnEvent receives every event, in order, from one goroutine at a time.
 	// It must not block for long, and must not call Cancel, Run or Wait
 	// itself: those wait for the task that is delivering the event.
@@ -62,6 +68,7 @@ var ErrBusy = errors.New("a task is already running; wait for it or interrupt it
 // and the store. Conversations own their history; the session never edits
 // it except through them.
 type Session struct {
+	mcp    *mcpState // nil: no MCP servers configured; set once in newSession
 	opts   Options
 	root   string
 	ws     *tools.Workspace
@@ -176,6 +183,7 @@ func newSession(opts Options) (*Session, error) {
 	s.saver = newSaver(store.Dir(s.root), func(err error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
 	})
+	s.openMCP(opts.Log)
 	return s, nil
 }
 
@@ -398,6 +406,7 @@ func (s *Session) Wait() { s.sched.wait() }
 // background and gives the session's lock up once the session file is
 // written. The session file stays. Closing twice is harmless.
 func (s *Session) Close() {
+	defer s.closeMCP()
 	defer s.setLock(nil)
 	defer s.bg.Wait()
 	done := s.sched.interrupt()

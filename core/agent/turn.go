@@ -5,6 +5,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
@@ -31,6 +32,9 @@ type task struct {
 	images     []llm.Image  // attached to the user message of the turn
 
 	snaps *turnSnaps // the turn's snapshot state, shared by its hand-over chain (turns.go)
+
+	mcpCat    *mcp.Catalog // MCP tools of this task, fixed at its first model call
+	mcpImages []llm.Image  // pictures MCP tools returned in the current step
 }
 
 // emit stamps the task's conversation and task ids on an event.
@@ -79,13 +83,18 @@ type turnContext struct {
 
 // turnContext builds the context of the task's next model call.
 func (s *Session) turnContext(t *task) *turnContext {
+	if t.mcpCat == nil {
+		t.mcpCat = s.mcpBoundary(t)
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	c := t.conv
 	tc := &turnContext{t: t, mode: s.mode, model: s.model, system: s.systemPromptLocked(c), tools: s.offeredToolsLocked(c)}
+	s.mu.Unlock()
 	if c.Model != "" {
 		tc.model = c.Model
 	}
+	// MCP tools come after the built-ins and the conversation tools.
+	tc.tools = append(tc.tools, s.mcpTools(t, tc.mode)...)
 	tc.specs = tools.Specs(tc.tools)
 	return tc
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 )
 
@@ -48,6 +49,11 @@ type Config struct {
 	Workflow       Workflow      `json:"workflow"`
 	Undo           Undo          `json:"undo"`
 	Conversations  Conversations `json:"conversations"`
+
+	// MCPServers are the MCP servers, in the shape Claude Desktop and
+	// Codex use; a later file replaces a server of the same name.
+	MCPServers map[string]mcp.ServerConfig `json:"mcpServers"`
+	MCP        MCP                         `json:"mcp"`
 
 	// Not from files: filled by Load.
 	APIKey string   `json:"-"`
@@ -107,6 +113,90 @@ type Undo struct {
 	MaxFileMB int `json:"max_file_mb"`
 }
 
+// MCP holds the MCP pool settings; the limits are promoted keys
+// (concurrent, calls_per_minute, session_concurrent,
+// session_calls_per_minute).
+type MCP struct {
+	// StartTimeout (a Go duration) bounds one server's start: connect,
+	// initialize and the first tools/list.
+	StartTimeout string `json:"start_timeout"`
+	// FirstTurnWait (a Go duration) is how long the first turn waits for
+	// servers still starting; later ones join at a later turn.
+	FirstTurnWait string `json:"first_turn_wait"`
+	mcp.Limits
+}
+
+// MCPStartTimeout is the parsed mcp.start_timeout.
+func (c Config) MCPStartTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.MCP.StartTimeout) // validated in Load
+	return d
+}
+
+// MCPFirstTurnWait is the parsed mcp.first_turn_wait.
+func (c Config) MCPFirstTurnWait() time.Duration {
+	d, _ := time.ParseDuration(c.MCP.FirstTurnWait) // validated in Load
+	return d
+}
+
+// DecodeMCPServers decodes an "mcpServers" object given by a front end
+// (Neovim setup, as JSON), strictly, and checks it; errors name the key.
+func DecodeMCPServers(data []byte) (map[string]mcp.ServerConfig, error) {
+	servers, err := decodeServers(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := mcp.ValidateServers(servers); err != nil {
+		return nil, err
+	}
+	return servers, nil
+}
+
+func decodeServers(raw json.RawMessage) (map[string]mcp.ServerConfig, error) {
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return nil, nil
+	}
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, errors.New(`key "mcpServers": expected an object of servers by name`)
+	}
+	out := map[string]mcp.ServerConfig{}
+	for name, entry := range entries {
+		var sc mcp.ServerConfig
+		dec := json.NewDecoder(bytes.NewReader(entry))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&sc); err != nil {
+			var typeErr *json.UnmarshalTypeError
+			switch {
+			case errors.As(err, &typeErr) && typeErr.Field != "":
+				return nil, fmt.Errorf("key \"mcpServers.%s.%s\": expected %s, got JSON %s", name, typeErr.Field, jsonType(typeErr.Type), typeErr.Value)
+			case strings.HasPrefix(err.Error(), "json: unknown field "):
+				field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+				return nil, fmt.Errorf("unknown key \"mcpServers.%s.%s\" (known: command, args, env, cwd, url, headers, type, disabled, trusted)", name, field)
+			}
+			return nil, fmt.Errorf("key \"mcpServers.%s\": expected an object with command or url", name)
+		}
+		out[name] = sc
+	}
+	return out, nil
+}
+
+// AddMCPServers adds servers a front end names (Neovim setup, ACP
+// session/new) to the configured ones; a server of the same name is
+// replaced.
+func (c *Config) AddMCPServers(servers map[string]mcp.ServerConfig) {
+	if len(servers) == 0 {
+		return
+	}
+	merged := make(map[string]mcp.ServerConfig, len(c.MCPServers)+len(servers))
+	for k, v := range c.MCPServers {
+		merged[k] = v
+	}
+	for k, v := range servers {
+		merged[k] = v
+	}
+	c.MCPServers = merged
+}
+
 // Defaults returns the built-in settings.
 func Defaults() Config {
 	return Config{
@@ -126,6 +216,7 @@ func Defaults() Config {
 		},
 		Conversations: Conversations{MaxInterruptChainDepth: 4, CloseTimeout: "10s"},
 		Undo:          Undo{KeepTurns: 100, MaxFileMB: 10},
+		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s"},
 	}
 }
 
@@ -237,6 +328,20 @@ func mergeFile(cfg *Config, path string) (bool, error) {
 // absent keep their value. Unknown keys and wrong types are errors that
 // name the key.
 func Decode(data []byte, cfg *Config) error {
+	// mcpServers is decoded apart, server by server, so an error names
+	// the server (encoding/json leaves map keys out of field paths).
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) == nil {
+		if raw, ok := top["mcpServers"]; ok {
+			servers, err := decodeServers(raw)
+			if err != nil {
+				return err
+			}
+			delete(top, "mcpServers")
+			data, _ = json.Marshal(top)
+			cfg.AddMCPServers(servers)
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(cfg); err != nil {
@@ -357,6 +462,24 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if c.Undo.MaxFileMB < 0 {
 		bad("undo.max_file_mb", "must be 0 (no limit) or more, got %d", c.Undo.MaxFileMB)
+	}
+	if err := mcp.ValidateServers(c.MCPServers); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if d, err := time.ParseDuration(c.MCP.StartTimeout); err != nil || d <= 0 {
+		bad("mcp.start_timeout", "want a positive duration such as \"30s\", got %q", c.MCP.StartTimeout)
+	}
+	if d, err := time.ParseDuration(c.MCP.FirstTurnWait); err != nil || d < 0 {
+		bad("mcp.first_turn_wait", "want a duration such as \"2s\", got %q", c.MCP.FirstTurnWait)
+	}
+	for _, l := range []struct {
+		key string
+		v   int
+	}{{"mcp.concurrent", c.MCP.Concurrent}, {"mcp.calls_per_minute", c.MCP.CallsPerMinute},
+		{"mcp.session_concurrent", c.MCP.SessionConcurrent}, {"mcp.session_calls_per_minute", c.MCP.SessionCallsPerMinute}} {
+		if l.v < 0 {
+			bad(l.key, "must be 0 (the default) or more, got %d", l.v)
+		}
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/mcp"
 )
 
 func writeConfig(t *testing.T, path, body string) {
@@ -160,5 +162,63 @@ func TestSetWorkspaceKeyKeepsOtherKeys(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(WorkspaceFile(root)); string(data) != "not json" {
 		t.Errorf("malformed file changed: %q", data)
+	}
+}
+
+func TestMCPServers(t *testing.T) {
+	xdg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	root := t.TempDir()
+	writeConfig(t, filepath.Join(xdg, "coder", "config.json"), `{"mcpServers": {
+		"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]},
+		"web": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}}}}`)
+	writeConfig(t, WorkspaceFile(root), `{"mcpServers": {"fs": {"command": "fs-server", "env": {"A": "1"}, "cwd": "sub", "trusted": true},
+		"off": {"command": "x", "disabled": true}}, "mcp": {"start_timeout": "5s", "concurrent": 2}}`)
+	cfg, err := Load(root, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := cfg.MCPServers["fs"]
+	if fs.Command != "fs-server" || len(fs.Args) != 0 || fs.Env["A"] != "1" || !fs.Trusted || fs.Cwd != "sub" {
+		t.Errorf("fs = %+v, want the workspace entry whole", fs)
+	}
+	if cfg.MCPServers["web"].Headers["Authorization"] != "Bearer x" || !cfg.MCPServers["off"].Disabled {
+		t.Errorf("servers = %+v", cfg.MCPServers)
+	}
+	if cfg.MCPStartTimeout() != 5*time.Second || cfg.MCP.Concurrent != 2 || cfg.MCPFirstTurnWait() != 2*time.Second {
+		t.Errorf("mcp settings = %+v", cfg.MCP)
+	}
+
+	for _, tc := range []struct{ body, want string }{
+		{`{"mcpServers": {"my server": {"command": "x"}}}`, `key "mcpServers.my server": server names may use only letters, digits, _ and -`},
+		{`{"mcpServers": {"s": {"command": "x", "argv": []}}}`, `unknown key "mcpServers.s.argv"`},
+		{`{"mcpServers": {"s": {}}}`, `key "mcpServers.s": needs "command"`},
+		{`{"mcpServers": {"s": {"command": 3}}}`, `key "mcpServers.s.command": expected a string`},
+		{`{"mcp": {"start_timeout": "soon"}}`, `key "mcp.start_timeout"`},
+		{`{"mcp": {"calls_per_minute": -1}}`, `key "mcp.calls_per_minute"`},
+	} {
+		writeConfig(t, WorkspaceFile(root), tc.body)
+		_, err := Load(root, env(nil))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), WorkspaceFile(root)) {
+			t.Errorf("%s: error %v, want %q naming the file", tc.body, err, tc.want)
+		}
+	}
+}
+
+func TestDecodeMCPServers(t *testing.T) {
+	got, err := DecodeMCPServers([]byte(`{"fs": {"command": "npx", "args": ["a"]}}`))
+	if err != nil || got["fs"].Command != "npx" {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{`{"fs": {"cmd": "npx"}}`, `{"a/b": {"command": "x"}}`, `[1]`} {
+		if _, err := DecodeMCPServers([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+	cfg := Defaults()
+	cfg.MCPServers = map[string]mcp.ServerConfig{"a": {Command: "1"}, "b": {Command: "2"}}
+	cfg.AddMCPServers(map[string]mcp.ServerConfig{"b": {URL: "http://x"}})
+	if cfg.MCPServers["a"].Command != "1" || cfg.MCPServers["b"].URL != "http://x" {
+		t.Errorf("merged = %v", cfg.MCPServers)
 	}
 }

@@ -109,10 +109,12 @@ type Retry struct {
 
 // Tool describes one tool call, at its beginning and at its end.
 type Tool struct {
-	CallID    string   `json:"call_id" msgpack:"call_id"`
-	Name      string   `json:"name" msgpack:"name"`
-	Kind      string   `json:"kind" msgpack:"kind"` // read, edit, execute, search, other
-	Title     string   `json:"title" msgpack:"title"`
+	CallID string `json:"call_id" msgpack:"call_id"`
+	Name   string `json:"name" msgpack:"name"`
+	Kind   string `json:"kind" msgpack:"kind"` // read, edit, execute, search, other, mcp
+	Title  string `json:"title" msgpack:"title"`
+	// Server names the MCP server of an mcp tool.
+	Server    string   `json:"server,omitempty" msgpack:"server,omitempty"`
 	Arguments string   `json:"arguments,omitempty" msgpack:"arguments,omitempty"`
 	Paths     []string `json:"paths,omitempty" msgpack:"paths,omitempty"`
 	// Set on ToolCallEnd.

@@ -124,6 +124,7 @@ const (
 	KindExecute = "execute"
 	KindSearch  = "search"
 	KindOther   = "other"
+	KindMCP     = "mcp" // a tool of an MCP server; Tool is its server__tool name
 )
 
 // cell is one column of the preset matrix.
@@ -289,6 +290,9 @@ type Action struct {
 	// Command is the bash command line.
 	Command      string
 	Conversation string
+	// ReadOnly and Trusted describe an MCP tool (Kind mcp): annotated
+	// readOnlyHint, and from a server the user marked trusted.
+	ReadOnly, Trusted bool
 }
 
 func (a Action) kind() string {
@@ -433,6 +437,8 @@ func (p Policy) evaluate(mode Mode, a Action, root string, an *shellcheck.Analys
 		return p.files(mode, a, root, true)
 	case KindRead, KindSearch:
 		return p.files(mode, a, root, false)
+	case KindMCP:
+		return p.mcp(mode, a)
 	}
 	return p.other(mode, a)
 }

@@ -18,6 +18,11 @@ local defaults = {
   focus_approval = true,
   -- Reload unmodified buffers of files the agent changed.
   reload = true,
+  -- MCP servers, added to mcpServers of the config files (same shape):
+  -- { name = { command = 'npx', args = {...}, env = {...}, cwd = '...' },
+  --   web = { url = 'https://...', headers = {...} } }, plus disabled and
+  -- trusted. See :help coder-mcp.
+  mcp_servers = nil,
   keys = {
     send = '<CR>', -- normal mode, input buffer
     send_insert = '<C-s>', -- insert mode, input buffer
@@ -49,7 +54,72 @@ local function typ(want, nilok)
   end
 end
 
+local mcp_keys = {
+  command = 'string',
+  args = 'list',
+  env = 'map',
+  cwd = 'string',
+  url = 'string',
+  headers = 'map',
+  type = 'string',
+  disabled = 'boolean',
+  trusted = 'boolean',
+}
+
+local function check_mcp_server(name, srv)
+  if type(name) ~= 'string' or not name:match('^[%w_-]+$') then
+    return ('server %s: names may use only letters, digits, _ and -'):format(vim.inspect(name))
+  end
+  if type(srv) ~= 'table' then
+    return ('server "%s": expected a table, got %s'):format(name, type(srv))
+  end
+  for k, v in pairs(srv) do
+    local want = mcp_keys[k]
+    if want == nil then
+      return ('server "%s": unknown key "%s"'):format(name, tostring(k))
+    end
+    if want == 'list' then
+      if type(v) ~= 'table' then
+        return ('server "%s": "%s" expected a list of strings, got %s'):format(name, k, type(v))
+      end
+      for _, s in ipairs(v) do
+        if type(s) ~= 'string' then
+          return ('server "%s": "%s" expected a list of strings'):format(name, k)
+        end
+      end
+    elseif want == 'map' then
+      if type(v) ~= 'table' then
+        return ('server "%s": "%s" expected a table of strings, got %s'):format(name, k, type(v))
+      end
+      for ek, ev in pairs(v) do
+        if type(ek) ~= 'string' or type(ev) ~= 'string' then
+          return ('server "%s": "%s" expected name = "value" entries'):format(name, k)
+        end
+      end
+    elseif type(v) ~= want then
+      return ('server "%s": "%s" expected %s, got %s'):format(name, k, want, type(v))
+    end
+  end
+  if (srv.command == nil) == (srv.url == nil) then
+    return ('server "%s": needs exactly one of "command" (stdio) or "url" (HTTP)'):format(name)
+  end
+end
+
 local checks = {
+  mcp_servers = function(v)
+    if v == nil then
+      return nil
+    end
+    if type(v) ~= 'table' then
+      return 'expected a table of servers by name, got ' .. type(v)
+    end
+    for name, srv in pairs(v) do
+      local err = check_mcp_server(name, srv)
+      if err then
+        return err
+      end
+    end
+  end,
   cmd = function(v)
     if v == nil or type(v) == 'string' then
       return nil
@@ -109,6 +179,26 @@ local function copy(t)
 end
 
 M.current = copy(defaults)
+
+-- mcp_json is mcp_servers as the JSON object the host decodes ('' when
+-- none); empty tables are left out, since they would encode as lists.
+function M.mcp_json()
+  local servers = M.current.mcp_servers
+  if servers == nil or next(servers) == nil then
+    return ''
+  end
+  local out = {}
+  for name, srv in pairs(servers) do
+    local e = {}
+    for k, v in pairs(srv) do
+      if type(v) ~= 'table' or next(v) ~= nil then
+        e[k] = v
+      end
+    end
+    out[name] = e
+  end
+  return vim.fn.json_encode(out)
+end
 
 function M.defaults()
   return copy(defaults)

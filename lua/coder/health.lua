@@ -109,6 +109,25 @@ function M.check()
   for _, f in ipairs(info.config_files or {}) do
     r.info('config file: ' .. f)
   end
+
+  -- One line per MCP server: state, tools, last error (:help coder-mcp).
+  local servers = info.mcp_servers or {}
+  if #servers > 0 then
+    r.start(section('MCP servers'))
+    for _, s in ipairs(servers) do
+      local line = ('%s (%s): %s, %d tools'):format(s.name, s.transport, s.state, s.tools or 0)
+      if s.last_error and s.last_error ~= '' then
+        line = line .. '; last error: ' .. s.last_error
+      end
+      if s.state == 'ready' then
+        r.ok(line)
+      elseif s.state == 'starting' or s.state == 'restarting' or s.state == 'disabled' then
+        r.warn(line)
+      else
+        r.error(line)
+      end
+    end
+  end
 end
 
 return M

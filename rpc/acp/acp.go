@@ -36,7 +36,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	w := &syncWriter{w: out}
 	pr, pw := io.Pipe()
-	srv := &server{ctx: ctx, log: log, version: version, getenv: os.Getenv, sessions: map[sdk.SessionId]*session{}}
+	srv := &server{ctx: ctx, log: log, logw: logw, version: version, getenv: os.Getenv, sessions: map[sdk.SessionId]*session{}}
 	srv.conn = sdk.NewAgentSideConnection(srv, w, pr)
 	srv.conn.SetLogger(log)
 	go filterInput(in, pw, w, log)
@@ -54,6 +54,7 @@ type server struct {
 	ctx     context.Context // the connection's lifetime
 	conn    *sdk.AgentSideConnection
 	log     *slog.Logger
+	logw    io.Writer // MCP servers' stderr goes here too
 	version string
 	getenv  func(string) string
 
@@ -80,6 +81,7 @@ func (a *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
+			McpCapabilities:    sdk.McpCapabilities{Http: true},
 			SessionCapabilities: sdk.SessionCapabilities{
 				List:   &sdk.SessionListCapabilities{},
 				Close:  &sdk.SessionCloseCapabilities{},
@@ -166,12 +168,17 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	if err != nil {
 		return nil, failure(fmt.Sprintf("configuration: %v", err))
 	}
+	servers, err := mcpServers(mcp)
+	if err != nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	cfg.AddMCPServers(servers)
 	be, err := backend.New(cfg)
 	if err != nil {
 		return nil, failure(fmt.Sprintf("model provider: %v", err))
 	}
 	s := newSession(a, root)
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: s.onEvent, Prompter: true}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: s.onEvent, Prompter: true, Log: a.logw, Version: a.version}
 	var eng *agent.Session
 	if id == "" {
 		eng, err = agent.Open(opts)

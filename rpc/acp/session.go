@@ -21,7 +21,7 @@ type session struct {
 	srv  *server
 	eng  *agent.Session
 	be   *backend.Backend
-	mcp  []sdk.McpServer // accepted, kept for the MCP work
+	mcp  []sdk.McpServer // as the client sent them; the engine runs them
 
 	promptMu sync.Mutex // one prompt turn at a time
 

@@ -161,7 +161,12 @@ func toolStart(root string, t *event.Tool) sdk.SessionUpdate {
 	if isHandTool(t.Name) {
 		kind = sdk.ToolKindThink
 	}
+	var meta map[string]any
+	if t.Server != "" {
+		meta = map[string]any{"mcpServer": t.Server} // the title names it too
+	}
 	return sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
+		Meta:       meta,
 		ToolCallId: sdk.ToolCallId(t.CallID),
 		Title:      toolTitle(t),
 		Kind:       kind,

@@ -39,6 +39,12 @@ func (h *host) healthRequest() (map[string]any, error) {
 	out["config_files"] = append([]string{}, cfg.Files...)
 	out["session_id"] = sess.ID()
 	out["cwd"] = st.Cwd
+	servers := []map[string]any{}
+	for _, ms := range sess.MCPStatus() {
+		servers = append(servers, map[string]any{"name": ms.Name, "transport": ms.Transport, "state": ms.State,
+			"tools": ms.Tools, "starts": ms.Starts, "last_error": ms.LastError})
+	}
+	out["mcp_servers"] = servers
 	if st.Demo {
 		out["reachable"] = true
 		out["reach"] = "built-in offline demo"

@@ -146,6 +146,8 @@ func (h *host) send(ops []op) error {
 type startArgs struct {
 	Cwd    string `msgpack:"cwd"`
 	Resume string `msgpack:"resume"`
+	// MCPServers is setup({ mcp_servers }) as a JSON object ("" for none).
+	MCPServers string `msgpack:"mcp_servers"`
 	// OpenKey is the key that opens a folded text (keys.open_full); the
 	// fold notices name it. "": unmapped.
 	OpenKey string `msgpack:"open_key"`
@@ -174,13 +176,21 @@ func (h *host) start(args startArgs) {
 		h.failLocked(fmt.Errorf("configuration: %w", err))
 		return
 	}
+	if args.MCPServers != "" {
+		servers, err := config.DecodeMCPServers([]byte(args.MCPServers))
+		if err != nil {
+			h.failLocked(fmt.Errorf("setup({ mcp_servers }): %w", err))
+			return
+		}
+		cfg.AddMCPServers(servers)
+	}
 	h.cfg = cfg
 	be, err := backend.New(cfg)
 	if err != nil {
 		h.failLocked(fmt.Errorf("provider: %w", err))
 		return
 	}
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version}
 	var sess *agent.Session
 	resumed := false
 	if args.Resume != "" {

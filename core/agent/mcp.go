@@ -1,0 +1,261 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/mcp"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+)
+
+// KindMCP is the tool kind of MCP tools.
+const KindMCP tools.Kind = policy.KindMCP
+
+// mcpState is the session's MCP pool and the conversations' views.
+type mcpState struct {
+	pool *mcp.Pool
+
+	// Guarded by Session.mu.
+	waited bool                         // the first turn waited for starting servers
+	views  map[ConversationID]*mcp.View // per conversation: allowlist and limits
+}
+
+// openMCP starts the configured servers in the background; nothing waits
+// for them here.
+func (s *Session) openMCP(log io.Writer) {
+	servers := s.opts.Config.MCPServers
+	if len(servers) == 0 {
+		return
+	}
+	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}}
+	s.mcp.pool = mcp.New(mcp.Options{
+		Servers:       servers,
+		Root:          s.root,
+		StartTimeout:  s.opts.Config.MCPStartTimeout(),
+		Limits:        s.opts.Config.MCP.Limits,
+		Log:           log,
+		ClientName:    "coder-nvim",
+		ClientVersion: s.opts.Version,
+		OnNotice: func(n mcp.Notice) {
+			switch n.Kind {
+			case mcp.NoticeFailed, mcp.NoticeExited:
+				s.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", n.Server, n.Text)})
+			}
+		},
+	})
+}
+
+func (s *Session) closeMCP() {
+	if s.mcp != nil {
+		_ = s.mcp.pool.Close()
+	}
+}
+
+// MCPStatus describes the configured MCP servers (nil: none).
+func (s *Session) MCPStatus() []mcp.ServerStatus {
+	if s.mcp == nil {
+		return nil
+	}
+	return s.mcp.pool.Status()
+}
+
+// mcpBoundary is the turn boundary: the pool's news (servers that
+// started, tools/list_changed) are folded in, and the task keeps the
+// resulting snapshot for all of its model calls. The session's first
+// turn waits up to mcp.first_turn_wait for servers still starting.
+func (s *Session) mcpBoundary(t *task) *mcp.Catalog {
+	if s.mcp == nil {
+		return nil
+	}
+	s.mu.Lock()
+	first := !s.mcp.waited
+	s.mcp.waited = true
+	s.mu.Unlock()
+	if first {
+		ctx, cancel := context.WithTimeout(context.Background(), s.opts.Config.MCPFirstTurnWait())
+		s.mcp.pool.WaitStarted(ctx)
+		cancel()
+	}
+	cat, changed := s.mcp.pool.Advance()
+	if changed {
+		text := fmt.Sprintf("MCP tools: %d available", len(cat.Tools))
+		for _, c := range cat.Conflicts {
+			text += "; conflict: " + c.String()
+		}
+		t.emit(event.Event{Kind: event.Notice, Text: text})
+	}
+	return cat
+}
+
+// mcpView is a conversation's view; created on first use.
+func (s *Session) mcpView(c *Conversation) (*mcp.View, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.mcp.views[c.ID]; v != nil {
+		return v, nil
+	}
+	v, err := s.mcp.pool.View(c.MCPAllowlist)
+	if err != nil {
+		return nil, err
+	}
+	s.mcp.views[c.ID] = v
+	return v, nil
+}
+
+// checkMCPAllowlist is the hook conv_create calls: names no server
+// defines, or that the parent conversation cannot see, are an error that
+// names them.
+func (s *Session) checkMCPAllowlist(parent *Conversation, allow []string) error {
+	if allow == nil {
+		return nil
+	}
+	var outside []string
+	if parent != nil && parent.MCPAllowlist != nil {
+		for _, n := range allow {
+			if !slices.Contains(parent.MCPAllowlist, n) {
+				outside = append(outside, n)
+			}
+		}
+	}
+	if len(outside) > 0 {
+		return fmt.Errorf("mcp_allowlist: %s not visible to the calling conversation (a conversation can only narrow its parent's view)", strings.Join(outside, ", "))
+	}
+	if s.mcp == nil {
+		if len(allow) == 0 {
+			return nil
+		}
+		return fmt.Errorf("unknown MCP tools in mcp_allowlist: %s (no MCP servers are configured)", strings.Join(allow, ", "))
+	}
+	_, err := s.mcp.pool.View(allow)
+	return err
+}
+
+// mcpTools are the MCP tools a task offers: the turn's snapshot, narrowed
+// to the conversation's view, and in plan mode to tools annotated
+// readOnlyHint. In FQN order.
+func (s *Session) mcpTools(t *task, mode policy.Mode) []tools.Tool {
+	if s.mcp == nil || t.mcpCat == nil {
+		return nil
+	}
+	v, err := s.mcpView(t.conv)
+	if err != nil {
+		return nil
+	}
+	var out []tools.Tool
+	for _, mt := range v.Tools(t.mcpCat) {
+		if mode == policy.ModePlan && !mt.ReadOnly {
+			continue
+		}
+		out = append(out, mcpTool{s: s, t: mt, view: v, cat: t.mcpCat})
+	}
+	return out
+}
+
+// lookupMCP finds an MCP tool the task offers in mode.
+func (s *Session) lookupMCP(t *task, name string, mode policy.Mode) (mcpTool, bool) {
+	for _, tl := range s.mcpTools(t, mode) {
+		if mt := tl.(mcpTool); mt.t.FQN == name {
+			return mt, true
+		}
+	}
+	return mcpTool{}, false
+}
+
+// mcpTool adapts one MCP tool to the tool pipeline.
+type mcpTool struct {
+	s    *Session
+	t    mcp.Tool
+	view *mcp.View
+	cat  *mcp.Catalog
+}
+
+func (m mcpTool) Spec() llm.Tool   { return m.t.Spec() }
+func (m mcpTool) Kind() tools.Kind { return KindMCP }
+
+func (m mcpTool) Prepare(_ context.Context, _ *tools.Workspace, args json.RawMessage) (*tools.Invocation, error) {
+	title := fmt.Sprintf("%s: %s %s", m.t.Server, m.t.Name, truncate(compactJSON(args), 300))
+	inv := tools.NewInvocation(m.t.FQN, KindMCP, title, func(ctx context.Context) tools.Result {
+		res := m.view.Call(ctx, m.cat, m.t.FQN, args, 0)
+		if t := taskFrom(ctx); t != nil && len(res.Images) > 0 {
+			t.mcpImages = append(t.mcpImages, res.Images...)
+		}
+		return tools.Result{Output: res.Text, Summary: res.Summary, IsError: res.IsError}
+	})
+	// The approval float shows the arguments whole.
+	inv.Command = compactJSON(args)
+	return inv, nil
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b strings.Builder
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	data, _ := json.Marshal(v)
+	b.Write(data)
+	return b.String()
+}
+
+// mcpImagesMessage carries the pictures MCP tools returned in one step to
+// the model, as a user message after the tool messages.
+func (s *Session) flushMCPImages(t *task) {
+	if len(t.mcpImages) == 0 {
+		return
+	}
+	imgs := t.mcpImages
+	t.mcpImages = nil
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("[%d image(s) returned by MCP tools above]", len(imgs)), Images: imgs})
+}
+
+// mcpReport is the MCP part of /tools: each server with its state, then
+// the tools the conversation sees (as of the last turn boundary).
+func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
+	if s.mcp == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("MCP servers:\n")
+	for _, st := range s.mcp.pool.Status() {
+		fmt.Fprintf(&b, "  %-12s %-6s %-10s %d tools", st.Name, st.Transport, st.State, st.Tools)
+		if st.Trusted {
+			b.WriteString(", trusted")
+		}
+		if st.LastError != "" {
+			b.WriteString("; last error: " + firstLine(st.LastError))
+		}
+		b.WriteString("\n")
+	}
+	cat := s.mcp.pool.Catalog()
+	v, err := s.mcpView(c)
+	if err != nil {
+		fmt.Fprintf(&b, "MCP tools: %v\n", err)
+		return b.String()
+	}
+	b.WriteString("MCP tools:\n")
+	for _, mt := range v.Tools(cat) {
+		state := "offered"
+		if mode == policy.ModePlan && !mt.ReadOnly {
+			state = "not in plan mode"
+		}
+		ro := ""
+		if mt.ReadOnly {
+			ro = " (read-only)"
+		}
+		fmt.Fprintf(&b, "  %-30s %-10s %s%s: %s\n", mt.FQN, mt.Server, state, ro, firstLine(mt.Description))
+	}
+	for _, cf := range cat.Conflicts {
+		fmt.Fprintf(&b, "  conflict: %s\n", cf)
+	}
+	if s.mcp.pool.Pending() {
+		b.WriteString("  (changes waiting: they apply at the next turn)\n")
+	}
+	return b.String()
+}

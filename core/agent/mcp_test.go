@@ -1,0 +1,161 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/mcp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpServer is a real MCP server on loopback (streamable HTTP) with a
+// read-only echo, a writing tool and a picture; writes counts write calls.
+func mcpServer(t *testing.T, writes *int) string {
+	t.Helper()
+	s := sdk.NewServer(&sdk.Implementation{Name: "agent-test", Version: "1"}, nil)
+	obj := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`)
+	s.AddTool(&sdk.Tool{Name: "echo", InputSchema: obj, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, func(_ context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo " + string(r.Params.Arguments)}}}, nil
+	})
+	s.AddTool(&sdk.Tool{Name: "write", InputSchema: obj}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		*writes++
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "written"}}}, nil
+	})
+	s.AddTool(&sdk.Tool{Name: "picture", InputSchema: obj, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: []byte("PNG"), MIMEType: "image/png"}}}, nil
+	})
+	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func mcpFixture(t *testing.T, mode string, trusted bool, writes *int) *fixture {
+	url := mcpServer(t, writes)
+	return convFixture(t, func(c *config.Config) {
+		c.Mode = mode
+		c.MCPServers = map[string]mcp.ServerConfig{"web": {URL: url, Trusted: trusted}}
+		c.MCP.FirstTurnWait = "30s" // returns as soon as the server is up
+	})
+}
+
+func toolNames(ts []llm.Tool) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Function.Name)
+	}
+	return out
+}
+
+func TestMCPToolsOfferedAskedAndCalled(t *testing.T) {
+	writes := 0
+	f := mcpFixture(t, "default", true, &writes)
+	var asked []*event.Approval
+	f.rec.onAsk = func(a *event.Approval) {
+		asked = append(asked, a)
+		_ = f.sess.Answer(a.ID, Answer{Decision: AllowOnce})
+	}
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("c1", "web__echo", map[string]any{"text": "hi"}),
+			call("c2", "web__write", map[string]any{"text": "data"}),
+			call("c3", "web__picture", map[string]any{}),
+		}},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "use the server")
+	reqs := f.srv.Requests()
+	names := toolNames(reqs[0].Tools)
+	if n := len(names); n != 17 || strings.Join(names[14:], " ") != "web__echo web__picture web__write" || names[13] != "conv_destroy" {
+		t.Fatalf("offered %v, want the built-ins, the conversation tools, then web__* in order", names)
+	}
+	if got := toolNames(reqs[1].Tools); strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Errorf("tool list changed within the turn: %v", got)
+	}
+	msgs := reqs[1].Messages
+	checkPairs(t, msgs)
+	if m := toolMsg(msgs, "c1"); m == nil || m.Content != `echo {"text":"hi"}` {
+		t.Errorf("echo result = %+v", m)
+	}
+	if m := toolMsg(msgs, "c2"); m == nil || m.Content != "written" || writes != 1 {
+		t.Errorf("write result = %+v (writes %d)", m, writes)
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != llm.RoleUser || len(last.Images) != 1 || !strings.HasPrefix(last.Images[0].URL, "data:image/png;base64,") {
+		t.Errorf("image message = %+v", last)
+	}
+	// Only the write was asked: echo and picture are read-only tools of a
+	// trusted server.
+	if len(asked) != 1 || asked[0].Tool != "web__write" || asked[0].Kind != "mcp" || !strings.Contains(asked[0].Title, "web: write") || asked[0].Command != `{"text":"data"}` {
+		t.Fatalf("approvals = %+v", asked)
+	}
+	for _, e := range f.rec.find(event.ToolCallEnd) {
+		if e.Tool.Server != "web" || e.Tool.Kind != "mcp" || e.Tool.Status != event.ToolCompleted {
+			t.Errorf("tool end = %+v", e.Tool)
+		}
+	}
+	if st := f.sess.MCPStatus(); len(st) != 1 || st[0].State != mcp.StateReady || st[0].Tools != 3 {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+func TestMCPPlanModeOffersReadOnlyOnly(t *testing.T) {
+	writes := 0
+	f := mcpFixture(t, "plan", false, &writes)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "web__write", map[string]any{"text": "x"})}},
+		fakellm.Reply{Content: "ok"},
+	)
+	f.run(t, "plan")
+	reqs := f.srv.Requests()
+	names := strings.Join(toolNames(reqs[0].Tools), " ")
+	if !strings.Contains(names, "web__echo") || strings.Contains(names, "web__write") {
+		t.Errorf("plan mode offers %s", names)
+	}
+	if m := toolMsg(reqs[1].Messages, "c1"); m == nil || !strings.Contains(m.Content, "unknown tool") || writes != 0 {
+		t.Errorf("write in plan mode = %+v, writes %d", m, writes)
+	}
+}
+
+func TestMCPAllowlistViews(t *testing.T) {
+	writes := 0
+	f := mcpFixture(t, "yolo", false, &writes)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "echo something", "mcp_allowlist": []string{"web/echo"}})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("s1", "web__write", map[string]any{"text": "x"})}},
+		fakellm.Reply{Content: "sub done"},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "conv_create", map[string]any{"user_instruction": "x", "mcp_allowlist": []string{"web__nope", "web__echo"}})}},
+		fakellm.Reply{Content: "finished"},
+	)
+	f.run(t, "delegate")
+	reqs := f.srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	root, sub := strings.Join(toolNames(reqs[0].Tools), " "), strings.Join(toolNames(reqs[1].Tools), " ")
+	if !strings.Contains(root, "web__write") || !strings.Contains(sub, "web__echo") || strings.Contains(sub, "web__write") || strings.Contains(sub, "web__picture") {
+		t.Errorf("views: root %s; sub %s", root, sub)
+	}
+	if m := toolMsg(reqs[2].Messages, "s1"); m == nil || !strings.Contains(m.Content, "unknown tool") || writes != 0 {
+		t.Errorf("call outside the view = %+v (writes %d)", m, writes)
+	}
+	if m := toolMsg(reqs[4].Messages, "c2"); m == nil || !strings.Contains(m.Content, "web__nope") || strings.Contains(m.Content, "web__echo,") {
+		t.Errorf("unknown allowlist entry = %+v", m)
+	}
+	n := 0
+	for _, e := range f.rec.find(event.Notice) {
+		if strings.Contains(e.Text, "deprecated") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d deprecation notices, want 1", n)
+	}
+}
