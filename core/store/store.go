@@ -44,6 +44,27 @@ type Snapshot struct {
 	// result yet, when this was saved: after a crash they are answered
 	// "outcome unknown", not "never ran".
 	Started []string `json:"started,omitempty"`
+	// Storage is the session's storage policy ("" is full) and StorageTTL
+	// the age after which a ttl session is degraded to headers_only;
+	// Degraded says that happened.
+	Storage    Policy `json:"storage,omitempty"`
+	StorageTTL string `json:"storage_ttl,omitempty"`
+	Degraded   bool   `json:"degraded,omitempty"`
+	// JournalSeq is the last journal record this snapshot holds: resume
+	// applies only the records after it, so a kill between writing the
+	// snapshot and truncating the journal loses and doubles nothing.
+	JournalSeq int64 `json:"journal_seq,omitempty"`
+	// Views are the compacted views of conversations: what is sent to the
+	// model in place of their oldest messages, which stay in Messages.
+	Views []View `json:"views,omitempty"`
+}
+
+// View is a conversation's compacted prompt: its first Upto messages
+// (after the system message) are sent as the one Summary message.
+type View struct {
+	Conv    string `json:"conv,omitempty"` // "" is the root conversation
+	Upto    int    `json:"upto"`
+	Summary string `json:"summary"`
 }
 
 // Conversation is a non-root conversation's saved state.
@@ -51,6 +72,8 @@ type Conversation struct {
 	ID           string        `json:"id"`
 	Instructions string        `json:"instructions,omitempty"`
 	Messages     []llm.Message `json:"messages"`
+	// StoragePolicy narrows the session's policy for this conversation.
+	StoragePolicy string `json:"storage_policy,omitempty"`
 }
 
 // Todo is one todo entry.
@@ -187,7 +210,7 @@ func encode(dir string, s *Snapshot) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	data, err := json.Marshal(s)
+	data, err := json.Marshal(s.filtered())
 	if err != nil {
 		return "", nil, fmt.Errorf("encode session %s: %w", s.ID, err)
 	}
@@ -197,28 +220,8 @@ func encode(dir string, s *Snapshot) (string, []byte, error) {
 	return p, data, nil
 }
 
-// Load reads one snapshot.
-func Load(dir, id string) (*Snapshot, error) {
-	p, err := path(dir, id)
-	if err != nil {
-		return nil, err
-	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("session %s: %w in %s", id, ErrNotFound, dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load session %s: %w", id, err)
-	}
-	var s Snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("session file %s is corrupt: %w", p, err)
-	}
-	if s.ID != id {
-		return nil, fmt.Errorf("session file %s holds session %q", p, s.ID)
-	}
-	return &s, nil
-}
+// Load reads one snapshot, without its journal (see Resume).
+func Load(dir, id string) (*Snapshot, error) { return decodeFile(dir, id) }
 
 // List summarises the saved sessions, newest first. Unreadable files are
 // skipped.
@@ -236,7 +239,7 @@ func List(dir string) ([]Summary, error) {
 		if !ok || e.IsDir() {
 			continue
 		}
-		s, err := Load(dir, id)
+		s, err := Resume(dir, id)
 		if err != nil {
 			continue
 		}
