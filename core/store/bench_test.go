@@ -97,8 +97,8 @@ func BenchmarkTurnBytes(b *testing.B) {
 // checks its peak resident memory grew by at most 3× the file.
 // CODER_BENCH_SESSION_MB sets the size (default 12; the case is 74).
 func TestResumePeakMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a large session")
+	if testing.Short() || raceEnabled {
+		t.Skip("writes a large session; the race detector's memory would be measured")
 	}
 	mb := 12
 	if v, err := strconv.Atoi(os.Getenv("CODER_BENCH_SESSION_MB")); err == nil && v > 0 {
