@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 // Provider names.
@@ -47,6 +48,7 @@ type Config struct {
 	AutoApproveAsk bool        `json:"auto_approve_ask"`
 	Workflow       Workflow    `json:"workflow"`
 	Undo           Undo        `json:"undo"`
+	Storage        Storage     `json:"storage"`
 
 	// Not from files: filled by Load.
 	APIKey string   `json:"-"`
@@ -87,6 +89,21 @@ type Undo struct {
 	MaxFileMB int `json:"max_file_mb"`
 }
 
+// Storage says what of a session is kept on disk (seed 004 §3.6, §12).
+type Storage struct {
+	// Policy is full, headers_only, none or ttl.
+	Policy string `json:"policy"`
+	// TTL (a Go duration, "72h") is how long a ttl session keeps its text
+	// before a cleanup pass degrades it to headers_only.
+	TTL string `json:"ttl"`
+}
+
+// StorageTTL is the parsed storage.ttl.
+func (c Config) StorageTTL() time.Duration {
+	d, _ := time.ParseDuration(c.Storage.TTL) // validated in Load
+	return d
+}
+
 // Defaults returns the built-in settings.
 func Defaults() Config {
 	return Config{
@@ -104,7 +121,8 @@ func Defaults() Config {
 			MaxVerifyAttempts:     2,
 			RequireTodoForComplex: true,
 		},
-		Undo: Undo{KeepTurns: 100, MaxFileMB: 10},
+		Undo:    Undo{KeepTurns: 100, MaxFileMB: 10},
+		Storage: Storage{Policy: "full", TTL: "72h"},
 	}
 }
 
@@ -328,6 +346,12 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if c.Undo.MaxFileMB < 0 {
 		bad("undo.max_file_mb", "must be 0 (no limit) or more, got %d", c.Undo.MaxFileMB)
+	}
+	if _, err := store.ParsePolicy(c.Storage.Policy); err != nil || c.Storage.Policy == "" {
+		bad("storage.policy", "want full, headers_only, none or ttl, got %q", c.Storage.Policy)
+	}
+	if d, err := time.ParseDuration(c.Storage.TTL); err != nil || d <= 0 {
+		bad("storage.ttl", "want a positive duration such as \"72h\", got %q", c.Storage.TTL)
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
