@@ -221,13 +221,6 @@ func (s *Session) offeredToolsLocked() []tools.Tool {
 	return out
 }
 
-func (s *Session) appendMessage(c *Conversation, m llm.Message) {
-	s.mu.Lock()
-	c.history = append(c.history, m)
-	s.mu.Unlock()
-	s.save()
-}
-
 func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	tok := &event.Tokens{Window: s.opts.Config.ContextWindow}
 	if u := resp.Usage; u != nil {

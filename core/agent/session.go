@@ -81,6 +81,13 @@ type Session struct {
 	skills    []skills.Skill
 	lock      *store.Lock     // this process is the session's one writer
 	started   map[string]bool // tool calls running now, by call id
+	storage   store.Policy    // storage.policy: what is written at all
+	// journal is the journal of session journalID (journal.go); baseSeq
+	// the last record the resumed snapshot held.
+	journal   *store.Journal
+	journalID string
+	baseSeq   int64
+	snapSeq   int64 // JournalSeq of the last snapshot queued
 }
 
 // Conversation is one isolated context inside a session: its own history,
@@ -191,7 +198,11 @@ func newSession(opts Options) (*Session, error) {
 	if s.tools == nil {
 		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
 	}
+	if s.storage, err = store.ParsePolicy(opts.Config.Storage.Policy); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	s.discoverSkills()
+	s.expireStored() // the ttl cleanup pass, before any session is locked
 	s.saver = newSaver(store.Dir(s.root), func(err error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
 	})
@@ -211,6 +222,7 @@ func (s *Session) reset(id string) {
 	s.turns = nil
 	s.sentTools = nil
 	s.started = nil
+	s.closeJournalLocked()
 	s.memory = policy.NewMemory(s.opts.Now)
 }
 
@@ -220,7 +232,10 @@ func (s *Session) load(id string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := store.Load(store.Dir(s.root), id)
+	snap, err := store.Resume(store.Dir(s.root), id)
+	if err == nil {
+		err = snap.Stored()
+	}
 	if err != nil {
 		l.Release()
 		return err
@@ -232,6 +247,13 @@ func (s *Session) load(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = snap.CreatedAt
+	s.baseSeq = snap.JournalSeq
+	// A session never stores more than it was started with, nor text
+	// once its ttl has run out.
+	s.storage = store.Narrower(s.storage, snap.Storage)
+	if snap.Degraded {
+		s.storage = store.Narrower(s.storage, store.PolicyHeaders)
+	}
 	if snap.Model != "" {
 		s.model = snap.Model
 	}
@@ -390,7 +412,7 @@ func (s *Session) start(convID, input string, images ...llm.Image) (*task, error
 		defer close(t.done)
 		defer cancel()
 		s.runTask(ctx, t, input)
-		s.saver.sync() // the turn's messages are on disk before it is reported done
+		s.snapshotNow() // the turn's record is one durable snapshot before it is reported done
 		s.mu.Lock()
 		s.running = nil
 		st := s.statusLocked()
@@ -451,6 +473,7 @@ func (s *Session) Close() {
 	s.Cancel()
 	s.bg.Wait()
 	s.setLock(nil)
+	s.expireStored()
 }
 
 // Answer is the user's decision on an approval request.
@@ -509,6 +532,19 @@ func (s *Session) save() {
 		s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
 		return
 	}
+	snap := s.snapshotLocked()
+	j := s.journal
+	if s.journalID != s.id {
+		j = nil
+	}
+	s.snapSeq = snap.JournalSeq
+	s.mu.Unlock()
+	s.saver.put(snap, j)
+}
+
+// snapshotLocked is the session as its snapshot holds it, with the
+// journal records it includes. s.mu is held.
+func (s *Session) snapshotLocked() *store.Snapshot {
 	snap := &store.Snapshot{
 		ID:        s.id,
 		CreatedAt: s.created,
@@ -522,8 +558,13 @@ func (s *Session) save() {
 		Todos:     s.todos,
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
-		Turns:   append([]store.Turn(nil), s.turns...),
-		Started: s.startedLocked(),
+		Turns:      append([]store.Turn(nil), s.turns...),
+		Started:    s.startedLocked(),
+		Storage:    s.storage,
+		StorageTTL: s.opts.Config.Storage.TTL,
+	}
+	if s.journalID == s.id {
+		snap.JournalSeq = s.journal.Seq()
 	}
 	if snap.Tools == nil {
 		snap.Tools = tools.Specs(s.offeredToolsLocked())
@@ -533,6 +574,5 @@ func (s *Session) save() {
 			snap.Conversations = append(snap.Conversations, store.Conversation{ID: c.ID, Instructions: c.Instructions, Messages: c.history})
 		}
 	}
-	s.mu.Unlock()
-	s.saver.put(snap)
+	return snap
 }

@@ -91,7 +91,9 @@ func (s *Session) setTodos(todos []store.Todo) {
 	s.mu.Lock()
 	s.todos = append([]store.Todo(nil), todos...)
 	conv := s.rootConv.ID
+	err := s.recordLocked(store.Record{Kind: store.KindTodos, Todos: s.todos})
 	s.mu.Unlock()
+	s.reportSave(err)
 	ev := event.Event{Kind: event.TodosUpdated, Conversation: conv}
 	for _, td := range todos {
 		ev.Todos = append(ev.Todos, event.Todo{Content: td.Content, Status: td.Status})

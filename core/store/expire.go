@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -42,7 +44,7 @@ func Expire(dir string, now time.Time) ([]string, error) {
 
 func expireOne(dir, id string, now time.Time) (bool, error) {
 	// A cheap look first: most sessions are not ttl, or not old yet.
-	s, err := Load(dir, id)
+	s, err := peekHeader(dir, id)
 	if err != nil || !s.expired(now) {
 		return false, nil
 	}
@@ -62,7 +64,7 @@ func (s *Snapshot) expired(now time.Time) bool {
 	if s.Degraded {
 		return false
 	}
-	ttl := s.Storage == PolicyTTL
+	ttl := s.Storage == PolicyTTL || s.TTLConvs
 	for _, c := range s.Conversations {
 		ttl = ttl || Policy(c.StoragePolicy) == PolicyTTL
 	}
@@ -82,4 +84,50 @@ func Degrade(dir string, s *Snapshot) error {
 		return fmt.Errorf("degrade session %s: %w", s.ID, err)
 	}
 	return nil
+}
+
+// peekHeader decodes a snapshot's fields up to its messages: the head of
+// the file, whatever its size. The journal's last record time stands in
+// for updated_at when it is newer.
+func peekHeader(dir, id string) (*Snapshot, error) {
+	p, err := path(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReader(f))
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, err
+	}
+	head := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		if key == "messages" {
+			break
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		head[key] = raw
+	}
+	buf, _ := json.Marshal(head)
+	var s Snapshot
+	if err := json.Unmarshal(buf, &s); err != nil {
+		return nil, err
+	}
+	if jp, err := journalPath(dir, id); err == nil {
+		if fi, err := os.Stat(jp); err == nil && fi.Size() > 0 && fi.ModTime().After(s.UpdatedAt) {
+			s.UpdatedAt = fi.ModTime()
+		}
+	}
+	return &s, nil
 }

@@ -129,6 +129,9 @@ func (j *Journal) SetConvPolicy(conv string, p Policy) {
 
 // Seq is the last record's sequence number.
 func (j *Journal) Seq() int64 {
+	if j == nil {
+		return 0
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.seq
@@ -195,6 +198,9 @@ func (j *Journal) Append(r Record) (int64, error) {
 // when none follow it is truncated in place, otherwise its tail is copied
 // to a new file that atomically replaces it.
 func (j *Journal) Absorbed(seq int64) error {
+	if j == nil {
+		return nil
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
@@ -266,6 +272,9 @@ func (j *Journal) rotateLocked(seq, cut int64) error {
 
 // Close closes the journal file.
 func (j *Journal) Close() error {
+	if j == nil {
+		return nil
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {

@@ -29,6 +29,15 @@ type Snapshot struct {
 	Mode      string    `json:"mode"`
 	Preset    string    `json:"preset,omitempty"`
 	Cwd       string    `json:"cwd,omitempty"`
+	// Storage is the session's storage policy ("" is full) and StorageTTL
+	// the age after which a ttl session is degraded to headers_only;
+	// Degraded says that happened. TTLConvs: some conversation is under
+	// ttl. These come before the messages so the cleanup pass reads only
+	// the head of each file.
+	Storage    Policy `json:"storage,omitempty"`
+	StorageTTL string `json:"storage_ttl,omitempty"`
+	Degraded   bool   `json:"degraded,omitempty"`
+	TTLConvs   bool   `json:"ttl_conversations,omitempty"`
 	// Messages is the root conversation as sent to the model, system
 	// message first.
 	Messages []llm.Message `json:"messages"`
@@ -44,12 +53,6 @@ type Snapshot struct {
 	// result yet, when this was saved: after a crash they are answered
 	// "outcome unknown", not "never ran".
 	Started []string `json:"started,omitempty"`
-	// Storage is the session's storage policy ("" is full) and StorageTTL
-	// the age after which a ttl session is degraded to headers_only;
-	// Degraded says that happened.
-	Storage    Policy `json:"storage,omitempty"`
-	StorageTTL string `json:"storage_ttl,omitempty"`
-	Degraded   bool   `json:"degraded,omitempty"`
 	// JournalSeq is the last journal record this snapshot holds: resume
 	// applies only the records after it, so a kill between writing the
 	// snapshot and truncating the journal loses and doubles nothing.
@@ -218,6 +221,16 @@ func encode(dir string, s *Snapshot) (string, []byte, error) {
 		return "", nil, err
 	}
 	return p, data, nil
+}
+
+// Exists reports whether session id has a snapshot in dir.
+func Exists(dir, id string) bool {
+	p, err := path(dir, id)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p)
+	return err == nil
 }
 
 // Load reads one snapshot, without its journal (see Resume).
