@@ -311,3 +311,35 @@ func TestSessionFileSurvivesKill9(t *testing.T) {
 		srv.Reset()
 	}
 }
+
+// exec: a hand-over to a sub-conversation and back shows as one stderr
+// line each; stdout carries the root's answer only; the session file keeps
+// the sub-conversation.
+func TestExecHandOver(t *testing.T) {
+	bin := hostBinary(t)
+	srv := fakellm.New()
+	defer srv.Close()
+	dir := gitRepo(t)
+	srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("c1", "conv_create", map[string]any{"user_instruction": "say SUBANSWER"})}},
+		fakellm.Reply{Content: "SUBANSWER"},
+		fakellm.Reply{Content: "root got it"},
+	)
+	r := execHost(t, bin, dir, srv.URL(), "delegate")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if r.stdout != "root got it\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if strings.Count(r.stderr, "→ conv.create: handed to conversation") != 1 || strings.Count(r.stderr, "answered; back to conversation") != 1 {
+		t.Errorf("stderr = %s", r.stderr)
+	}
+	snap, err := store.Load(store.Dir(dir), sessionID(t, r.stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Conversations) != 1 || len(snap.Conversations[0].Messages) != 2 || snap.Conversations[0].Messages[1].Content != "SUBANSWER" {
+		t.Errorf("saved conversations = %+v", snap.Conversations)
+	}
+}

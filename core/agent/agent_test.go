@@ -172,8 +172,9 @@ func TestTurnReadPatchBashAnswer(t *testing.T) {
 	if toolMsg := last[len(last)-1]; toolMsg.Name != "bash" || !strings.Contains(toolMsg.Content, "1") {
 		t.Errorf("bash result = %+v", toolMsg)
 	}
-	if len(reqs[0].Tools) != 9 {
-		t.Errorf("offered %d tools, want 9", len(reqs[0].Tools))
+	// 9 built-ins, then the 5 conversation tools.
+	if len(reqs[0].Tools) != 14 || reqs[0].Tools[9].Function.Name != "conv_create" || reqs[0].Tools[13].Function.Name != "conv_destroy" {
+		t.Errorf("offered %d tools, want 14 ending in the conversation tools", len(reqs[0].Tools))
 	}
 
 	hist := f.sess.History("")
@@ -199,7 +200,7 @@ func TestTurnReadPatchBashAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Messages) != len(hist)+1 || snap.Model != "test-model" || len(snap.Tools) != 9 {
+	if len(snap.Messages) != len(hist)+1 || snap.Model != "test-model" || len(snap.Tools) != 14 {
 		t.Errorf("snapshot: %d messages, model %q, %d tools", len(snap.Messages), snap.Model, len(snap.Tools))
 	}
 }
@@ -539,7 +540,7 @@ func TestResumeContinuesHistory(t *testing.T) {
 
 func TestPromptBudget(t *testing.T) {
 	f := newFixture(t, nil)
-	req := f.sess.request(f.sess.rootConv)
+	req := f.sess.request(f.sess.turnContext(&task{s: f.sess, conv: f.sess.rootConv}))
 	data, err := json.Marshal(req.Tools)
 	if err != nil {
 		t.Fatal(err)
@@ -618,7 +619,7 @@ func TestConversationPolicyOnlyNarrows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(conv, path string) {
+	run := func(conv ConversationID, path string) {
 		f.srv.Enqueue(
 			fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": path, "content": "x"})}},
 			fakellm.Reply{ToolCalls: []llm.ToolCall{call("b", "bash", map[string]any{"command": "rm -rf build"})}},
@@ -642,7 +643,7 @@ func TestConversationPolicyOnlyNarrows(t *testing.T) {
 	// without asking: the session's balanced preset still asks.
 	asks := 0
 	for _, a := range f.rec.find(event.ApprovalRequested) {
-		if a.Conversation == wide && a.Approval.Tool == "bash" {
+		if a.Conversation == string(wide) && a.Approval.Tool == "bash" {
 			asks++
 		}
 	}
@@ -686,7 +687,7 @@ func TestAlwaysScopeAndTTL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(conv, path string) {
+	write := func(conv ConversationID, path string) {
 		t.Helper()
 		f.srv.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": path, "content": "x"})}}, fakellm.Reply{Content: "ok"})
 		if _, err := f.sess.SubmitTo(conv, "write"); err != nil {

@@ -50,7 +50,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := &task{id: "00000000-bench", conv: s.rootConv}
+	t := &task{s: s, id: "00000000-bench", conv: s.rootConv, snaps: &turnSnaps{}}
 	var hist []llm.Message
 	for i := 0; len(hist) < 200; i++ {
 		id := fmt.Sprint("call", i)

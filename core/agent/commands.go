@@ -127,7 +127,7 @@ func (s *Session) cmdModel(_ context.Context, t *task, arg string) (string, erro
 	s.model = arg
 	st := s.statusLocked()
 	s.mu.Unlock()
-	s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
 	s.save()
 	// seed 001 §9: the switch stands even if it cannot be saved.
 	if err := config.SetWorkspaceKey(s.root, "model", arg); err != nil {
@@ -146,7 +146,7 @@ func (s *Session) cmdPermissions(_ context.Context, t *task, arg string) (string
 		s.policy.Preset = p
 		st := s.statusLocked()
 		s.mu.Unlock()
-		s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+		t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
 	}
 	s.mu.Lock()
 	pol, mode := s.policy, s.mode
@@ -154,9 +154,9 @@ func (s *Session) cmdPermissions(_ context.Context, t *task, arg string) (string
 	return fmt.Sprintf("preset: %s, mode: %s\n%s", pol.Preset, mode, pol.Matrix(mode)), nil
 }
 
-func (s *Session) cmdTools(_ context.Context, _ *task, _ string) (string, error) {
+func (s *Session) cmdTools(_ context.Context, t *task, _ string) (string, error) {
 	s.mu.Lock()
-	offered := s.offeredToolsLocked()
+	offered := s.offeredToolsLocked(t.conv)
 	mode := s.mode
 	s.mu.Unlock()
 	var b strings.Builder
@@ -180,7 +180,7 @@ func (s *Session) cmdNew(_ context.Context, t *task, _ string) (string, error) {
 	t.conv = s.rootConv
 	st := s.statusLocked()
 	s.mu.Unlock()
-	s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
 	return fmt.Sprintf("new session %s (previous: %s, resume it with /resume %s)", s.ID(), old, old), nil
 }
 
@@ -206,9 +206,9 @@ func (s *Session) cmdResume(_ context.Context, t *task, arg string) (string, err
 	s.mu.Lock()
 	t.conv = s.rootConv
 	st := s.statusLocked()
-	n := store.CountMessages(s.rootConv.history)
 	s.mu.Unlock()
-	s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
+	n := store.CountMessages(t.conv.messages())
+	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
 	return fmt.Sprintf("resumed session %s (%d messages)", arg, n), nil
 }
 
@@ -234,11 +234,11 @@ func (s *Session) OtherSessions() ([]store.Summary, error) {
 // fixed structure so the model sees it next turn (seed 001 §3).
 func (s *Session) runBang(ctx context.Context, t *task, cmd string) {
 	if cmd == "" {
-		s.emit(event.Event{Kind: event.Error, Conversation: t.conv.ID, Task: t.id, Text: "usage: !COMMAND"})
+		t.emit(event.Event{Kind: event.Error, Text: "usage: !COMMAND"})
 		return
 	}
-	info := &event.Tool{CallID: "user_" + t.id[:8], Name: "bash", Kind: string(tools.KindExecute), Title: "!" + cmd}
-	s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	info := &event.Tool{CallID: "user_" + string(t.id[:8]), Name: "bash", Kind: string(tools.KindExecute), Title: "!" + cmd}
+	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
 	res := tools.RunShellSplit(ctx, s.root, cmd, 10*time.Minute, 64<<10)
 	text := formatShellResult(res)
 	info.Status = event.ToolCompleted
@@ -248,7 +248,7 @@ func (s *Session) runBang(ctx context.Context, t *task, cmd string) {
 	info.Summary = fmt.Sprintf("exit %d (%s)", res.ExitCode, res.Duration.Round(time.Millisecond))
 	info.Output = text
 	info.DurationMS = res.Duration.Milliseconds()
-	s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: "I ran a shell command myself:\n" + text})
 }
 

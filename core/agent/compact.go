@@ -30,7 +30,7 @@ const compactInputCap = 4000
 // first when the request would exceed the threshold share of the context
 // window.
 func (s *Session) compactIfNeeded(ctx context.Context, t *task) (llm.Request, error) {
-	req := s.request(t.conv)
+	req := s.request(s.turnContext(t))
 	limit := int(float64(s.opts.Config.ContextWindow) * s.opts.Config.CompactThreshold)
 	if requestTokens(req) < limit {
 		return req, nil
@@ -38,7 +38,7 @@ func (s *Session) compactIfNeeded(ctx context.Context, t *task) (llm.Request, er
 	if _, err := s.compact(ctx, t); err != nil {
 		return llm.Request{}, err
 	}
-	return s.request(t.conv), nil
+	return s.request(s.turnContext(t)), nil
 }
 
 // requestTokens estimates a request's size at chars/4.
@@ -54,14 +54,12 @@ func requestTokens(req llm.Request) int {
 // recent user messages plus the summary. Only whole messages are kept, so a
 // tool call is never separated from its result.
 func (s *Session) compact(ctx context.Context, t *task) (string, error) {
-	s.mu.Lock()
-	hist := append([]llm.Message(nil), t.conv.history...)
-	model := s.model
-	s.mu.Unlock()
+	hist := t.conv.messages()
+	model := s.turnContext(t).model
 	if len(hist) == 0 {
 		return "", errors.New("nothing to compact: the conversation is empty")
 	}
-	s.emit(event.Event{Kind: event.Notice, Conversation: t.conv.ID, Task: t.id, Text: "compacting the conversation…"})
+	t.emit(event.Event{Kind: event.Notice, Text: "compacting the conversation…"})
 
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: compactInstructions}}
 	for _, m := range hist {
@@ -72,9 +70,7 @@ func (s *Session) compact(ctx context.Context, t *task) (string, error) {
 	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: "Summarise the conversation above now, following your instructions."})
 	resp, err := s.opts.Provider.Stream(ctx, llm.Request{Model: model, Messages: msgs}, func(d llm.Delta) {
 		if d.Retry != nil {
-			e := retryEvent(*d.Retry)
-			e.Conversation, e.Task = t.conv.ID, t.id
-			s.emit(e)
+			t.emit(retryEvent(*d.Retry))
 		}
 	})
 	if err != nil {
@@ -95,19 +91,18 @@ func (s *Session) compact(ctx context.Context, t *task) (string, error) {
 	rebuilt := append(recent, llm.Message{Role: llm.RoleUser, Content: compactedNote + "\n\n" + summary})
 
 	s.mu.Lock()
+	system := s.systemPromptLocked(t.conv)
+	t.conv.mu.Lock()
 	t.conv.history = rebuilt
-	s.ctxTokens = requestTokensLocked(s, t.conv)
+	t.conv.ctxTokens = estimateTokens(append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, rebuilt...))
+	tokens := t.conv.ctxTokens
+	t.conv.mu.Unlock()
 	st := s.statusLocked()
 	s.mu.Unlock()
 	s.save()
-	s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
-	s.emit(event.Event{Kind: event.Notice, Conversation: t.conv.ID, Task: t.id, Text: fmt.Sprintf("conversation compacted: %d messages → %d (about %d tokens)", len(hist), len(rebuilt), st.ContextTokens)})
+	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
+	t.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("conversation compacted: %d messages → %d (about %d tokens)", len(hist), len(rebuilt), tokens)})
 	return summary, nil
-}
-
-func requestTokensLocked(s *Session, c *Conversation) int {
-	msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: s.systemPromptLocked(c)}}, c.history...)
-	return estimateTokens(msgs)
 }
 
 func (s *Session) cmdCompact(ctx context.Context, t *task, _ string) (string, error) {

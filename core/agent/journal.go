@@ -29,6 +29,11 @@ func (s *Session) journalLocked() (*store.Journal, error) {
 	}
 	s.journal.Close()
 	s.journal, s.journalID = j, s.id
+	for _, c := range s.order {
+		if c.Storage != "" {
+			j.SetConvPolicy(string(c.ID), c.Storage)
+		}
+	}
 	// A new session gets its snapshot at once (it is small): it is listed
 	// from its first record on, and the journal only ever extends a
 	// snapshot.
@@ -60,7 +65,7 @@ func (s *Session) convKeyLocked(c *Conversation) string {
 	if c == s.rootConv {
 		return ""
 	}
-	return c.ID
+	return string(c.ID)
 }
 
 // reportSave tells the user a record could not be written; the session
@@ -77,7 +82,7 @@ func (s *Session) appendMessage(c *Conversation, m llm.Message) {
 	// Recorded first: a new session's first snapshot, written when its
 	// journal opens, must not hold the message too.
 	err := s.recordLocked(store.Record{Kind: store.KindMessage, Conv: s.convKeyLocked(c), Msg: &m})
-	c.history = append(c.history, m)
+	c.record(m, s.opts.Now())
 	s.mu.Unlock()
 	s.reportSave(err)
 }

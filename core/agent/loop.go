@@ -19,17 +19,43 @@ import (
 // invalid.
 const abortedResult = "aborted: the turn was interrupted before this tool call ran"
 
-// runTask runs one input to its end. It runs on the task goroutine and
-// leaves the task's closing event (TaskComplete or TurnAborted) in t.end:
-// it is delivered only once the session takes new input.
-func (s *Session) runTask(ctx context.Context, t *task, input string) {
-	base := event.Event{Conversation: t.conv.ID, Task: t.id}
-	with := func(e event.Event) event.Event {
-		e.Conversation, e.Task = base.Conversation, base.Task
-		return e
-	}
-	s.emit(with(event.Event{Kind: event.TaskStarted, Text: input}))
+// notRunResult answers the calls after an interrupting one in the same
+// assistant message: every call keeps exactly one tool message (seed 003).
+const notRunResult = "not run: the turn was handed to conversation %s; call again if still needed"
 
+// pendingResult holds an interrupting call's place until its continuation
+// writes the result under the same call id.
+const pendingResult = "pending: handed to conversation %s; the result is written here when it answers"
+
+// errReplaced ends a task whose call handed the turn to another
+// conversation (TurnAborted(Replaced)).
+var errReplaced = errors.New("replaced by a hand-over")
+
+// errDestroyed ends a task whose conversation one of its calls destroyed.
+var errDestroyed = errors.New("its conversation was destroyed")
+
+// runPlan runs a scheduled plan. It runs on the task goroutine and leaves
+// the task's closing event (TaskComplete or TurnAborted) in t.end; the
+// scheduler sends it.
+func (s *Session) runPlan(ctx context.Context, t *task) {
+	switch p := t.plan; p.kind {
+	case planTarget:
+		if p.input != "" || len(p.images) > 0 {
+			t.emit(event.Event{Kind: event.UserMessage, Text: p.input})
+			s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: p.input, Images: p.images})
+		}
+		s.modelLoop(ctx, t, p.input)
+	case planContinue:
+		s.closeCall(t, p.closure)
+		s.modelLoop(ctx, t, "")
+	default:
+		s.runTask(ctx, t, p.input)
+	}
+}
+
+// runTask runs one user input to its end.
+func (s *Session) runTask(ctx context.Context, t *task, input string) {
+	with := t.with
 	trimmed := strings.TrimSpace(input)
 	switch {
 	case trimmed == "":
@@ -70,18 +96,38 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	}
 
 	s.emit(with(event.Event{Kind: event.UserMessage, Text: input}))
+	s.startComplexTask(t, input)
+	// A per-turn note goes after the user's message, never into the system
+	// message: the system message and every earlier message stay byte for
+	// byte what the provider's prompt cache saw (issue 11 §4b).
+	content := input
+	if t.note != "" {
+		content += "\n\n[note] " + t.note
+	}
 	// On disk before the turn's first slow step (the workspace snapshot):
 	// a kill at any later moment does not lose what the user typed.
-	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: input, Images: t.images})
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: content, Images: t.images})
 	s.saver.flush()
 	s.beginTurn(ctx, t, input)
-	s.startComplexTask(t, input)
-	defer s.setTurnNote(t.conv, "")
+	s.modelLoop(ctx, t, input)
+}
 
+// modelLoop calls the model and runs its tools until it answers, then
+// leaves the closing event in t.end.
+func (s *Session) modelLoop(ctx context.Context, t *task, input string) {
+	with := t.with
 	maxSteps := s.opts.Config.MaxSteps
 	for step := 0; step < maxSteps; step++ {
 		done, err := s.step(ctx, t)
 		switch {
+		case errors.Is(err, errReplaced) && ctx.Err() == nil:
+			s.endTurn(t)
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonReplaced, Text: fmt.Sprintf("handed to conversation %s", t.handover.closure.target)})
+			return
+		case errors.Is(err, errDestroyed):
+			s.endTurn(t)
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted, Text: "the conversation was destroyed"})
+			return
 		case ctx.Err() != nil:
 			s.endTurn(t)
 			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted})
@@ -103,22 +149,19 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 			if t.refused {
 				reason = event.StopRefusal
 			}
-			t.end = with(event.Event{Kind: event.TaskComplete, Reason: reason, Text: lastAssistantText(t.conv)})
+			t.end = with(event.Event{Kind: event.TaskComplete, Reason: reason, Text: t.conv.lastAssistant()})
 			return
 		}
 	}
 	s.endTurn(t)
 	s.emit(with(event.Event{Kind: event.Notice, Text: fmt.Sprintf("stopped after %d model calls (max_steps); send another message to continue", maxSteps)}))
-	t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopMaxSteps, Text: lastAssistantText(t.conv)})
+	t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopMaxSteps, Text: t.conv.lastAssistant()})
 }
 
 // step makes one model call and runs the tool calls it asks for. done
 // reports that the model answered without tool calls.
 func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
-	with := func(e event.Event) event.Event {
-		e.Conversation, e.Task = t.conv.ID, t.id
-		return e
-	}
+	with := t.with
 	// Every tool result is on disk before the next request.
 	s.saver.flush()
 	req, err := s.compactIfNeeded(ctx, t)
@@ -155,10 +198,10 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant
-	s.mu.Lock()
+	t.conv.mu.Lock()
 	uniqueCallIDs(t.conv.history, msg.ToolCalls)
+	t.conv.mu.Unlock()
 	sanitizeToolNames(msg.ToolCalls)
-	s.mu.Unlock()
 	for i := range msg.ToolCalls {
 		msg.ToolCalls[i].Type = "function"
 	}
@@ -175,32 +218,48 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 			}
 			return false, ctx.Err()
 		}
+		t.call = call
 		content := s.runTool(ctx, t, call)
+		if t.destroyed {
+			return false, errDestroyed
+		}
+		if ho := t.handover; ho != nil && ho.closure.callID == call.ID {
+			// The interrupting call keeps its place; calls after it do
+			// not run.
+			target := string(ho.closure.target)
+			s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: fmt.Sprintf(pendingResult, target)})
+			for _, rest := range msg.ToolCalls[i+1:] {
+				text := fmt.Sprintf(notRunResult, target)
+				s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: rest.ID, Name: rest.Function.Name, Content: text})
+				s.emit(with(event.Event{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: rest.ID, Name: rest.Function.Name, Status: event.ToolAborted, Summary: "not run: handed over"}}))
+			}
+			return false, errReplaced
+		}
 		s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: content})
 	}
 	return false, nil
 }
 
 // request builds the model request: instructions, history, offered tools.
-func (s *Session) request(c *Conversation) llm.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// It has no side effect; the tools are recorded once the call is made.
+func (s *Session) request(tc *turnContext) llm.Request {
+	c := tc.t.conv
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	msgs := make([]llm.Message, 0, len(c.history)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: s.systemPromptLocked(c)})
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: tc.system})
 	msgs = append(msgs, c.history...)
-	specs := tools.Specs(s.offeredToolsLocked())
-	if c == s.rootConv {
-		s.sentTools = specs
-	}
-	return llm.Request{Model: s.model, Messages: msgs, Tools: specs}
+	return llm.Request{Model: tc.model, Messages: msgs, Tools: tc.specs}
 }
 
 func (s *Session) systemPromptLocked(c *Conversation) string {
-	return instructions(c.Instructions, s.root, s.mode, []string{skills.Prompt(s.skills), c.turnNote})
+	return instructions(c.Instructions, s.root, s.mode, []string{skills.Prompt(s.skills)})
 }
 
-// offeredToolsLocked is the tool view of the current mode, in stable order.
-func (s *Session) offeredToolsLocked() []tools.Tool {
+// offeredToolsLocked is a conversation's tool view in the current mode, in
+// stable order: the built-ins its preferences keep, then the conversation
+// tools. s.mu is held.
+func (s *Session) offeredToolsLocked(c *Conversation) []tools.Tool {
 	names := make([]string, len(s.tools))
 	for i, t := range s.tools {
 		names[i] = t.Spec().Function.Name
@@ -214,9 +273,11 @@ func (s *Session) offeredToolsLocked() []tools.Tool {
 		if _, ok := t.(skillTool); ok && len(s.skills) == 0 {
 			continue // nothing to load
 		}
-		if offered[t.Spec().Function.Name] {
-			out = append(out, t)
+		name := t.Spec().Function.Name
+		if !offered[name] || !c.Tools.Plan && name == "todo" || !c.Tools.Patch && name == "patch" || !c.Tools.Shell && name == "bash" {
+			continue
 		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -229,10 +290,11 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	} else {
 		tok.Context = estimateTokens(req.Messages) + estimateTokens([]llm.Message{resp.Message})
 	}
-	s.mu.Lock()
-	s.ctxTokens = tok.Context
-	s.mu.Unlock()
-	s.emit(event.Event{Kind: event.TokenCount, Conversation: t.conv.ID, Task: t.id, Tokens: tok})
+	t.conv.mu.Lock()
+	t.conv.ctxTokens = tok.Context
+	t.conv.sentTools = req.Tools
+	t.conv.mu.Unlock()
+	t.emit(event.Event{Kind: event.TokenCount, Tokens: tok})
 }
 
 // estimateTokens is the chars/4 estimate used where the provider reports
@@ -246,13 +308,4 @@ func estimateTokens(msgs []llm.Message) int {
 		}
 	}
 	return n / 4
-}
-
-func lastAssistantText(c *Conversation) string {
-	for i := len(c.history) - 1; i >= 0; i-- {
-		if m := c.history[i]; m.Role == llm.RoleAssistant {
-			return m.Content
-		}
-	}
-	return ""
 }

@@ -29,22 +29,25 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	end := func(status, summary, output, content string) string {
 		info.Status, info.Summary, info.Output = status, summary, output
 		info.DurationMS = time.Since(start).Milliseconds()
-		s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
 		return content
 	}
 	fail := func(msg string) string {
-		s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
 		return end(event.ToolFailed, firstLine(msg), msg, "error: "+msg)
 	}
 
 	// 1. The tool switch: the tool must exist and be offered in this mode.
 	tool := s.lookupTool(name)
 	if tool == nil {
-		return fail(fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(s.offeredNames(), ", ")))
+		return fail(fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(s.offeredNames(t.conv), ", ")))
 	}
 	info.Kind = string(tool.Kind())
 	mode := s.Mode()
-	if !s.offered(name) {
+	if !s.offered(t.conv, name) {
+		if mode != policy.ModePlan {
+			return fail(fmt.Sprintf("tool %q is not enabled in this conversation", name))
+		}
 		return fail(fmt.Sprintf("tool %q is not available in %s mode (read-only: no file changes)", name, mode))
 	}
 	args := strings.TrimSpace(call.Function.Arguments)
@@ -60,7 +63,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	}
 	info.Title, info.Paths = inv.Title, inv.Paths
 	info.Diffs = diffs(inv.Changes)
-	s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
 	// The editor's unsaved-buffer guard speaks before an approval is asked:
 	// approving a change that is then refused wastes the user's time.
 	if err := s.ws.CheckGuard(ctx, inv.Changes); err != nil {
@@ -68,7 +71,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	}
 
 	// 2–3. Policy and the tool's own check; yolo skips both for bash.
-	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: t.conv.ID}
+	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(t.conv.ID)}
 	verdict := policy.Verdict{Decision: policy.Allow}
 	_, own := tool.(ownTool)
 	if !own && !(mode == policy.ModeYolo && name == "bash") {
@@ -116,6 +119,9 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
 	res := s.runTracked(ctx, t, inv)
 	s.markEnded(call.ID)
+	if ho := t.handover; ho != nil && ho.closure.callID == call.ID {
+		return res.Output // handed over: the continuation ends the call
+	}
 	status := event.ToolCompleted
 	if res.IsError {
 		status = event.ToolFailed
@@ -134,7 +140,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 			}
 		}
 		t.edited = append(t.edited, paths...)
-		s.emit(event.Event{Kind: event.FilesChanged, Conversation: t.conv.ID, Task: t.id, Paths: paths})
+		t.emit(event.Event{Kind: event.FilesChanged, Paths: paths})
 	}
 	display := res.Display
 	if display == "" {
@@ -176,7 +182,7 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 	s.mu.Lock()
 	s.approvals[req.ID] = ch
 	s.mu.Unlock()
-	s.emit(event.Event{Kind: event.ApprovalRequested, Conversation: t.conv.ID, Task: t.id, Approval: req})
+	t.emit(event.Event{Kind: event.ApprovalRequested, Approval: req})
 
 	var ans Answer
 	select {
@@ -185,10 +191,10 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		s.mu.Lock()
 		delete(s.approvals, req.ID)
 		s.mu.Unlock()
-		s.emit(event.Event{Kind: event.ApprovalResolved, Conversation: t.conv.ID, Task: t.id, Approval: req, Reason: "cancelled"})
+		t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: "cancelled"})
 		return false, abortedResult
 	}
-	s.emit(event.Event{Kind: event.ApprovalResolved, Conversation: t.conv.ID, Task: t.id, Approval: req, Reason: string(ans.Decision)})
+	t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: string(ans.Decision)})
 	switch ans.Decision {
 	case Deny:
 		return false, "denied by the user: do not retry this call unchanged; adapt the approach or ask the user what they want"
@@ -229,8 +235,8 @@ func (s *Session) lookupTool(name string) tools.Tool {
 	return nil
 }
 
-func (s *Session) offered(name string) bool {
-	for _, n := range s.offeredNames() {
+func (s *Session) offered(c *Conversation, name string) bool {
+	for _, n := range s.offeredNames(c) {
 		if n == name {
 			return true
 		}
@@ -238,11 +244,11 @@ func (s *Session) offered(name string) bool {
 	return false
 }
 
-func (s *Session) offeredNames() []string {
+func (s *Session) offeredNames(c *Conversation) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var names []string
-	for _, t := range s.offeredToolsLocked() {
+	for _, t := range s.offeredToolsLocked(c) {
 		names = append(names, t.Spec().Function.Name)
 	}
 	sort.Strings(names)

@@ -85,7 +85,7 @@ func TestResumeRepairsHistory(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(again.Close)
-			for _, conv := range []string{"", "11111111-1111-1111-1111-111111111111"} {
+			for _, conv := range []ConversationID{"", "11111111-1111-1111-1111-111111111111"} {
 				hist := again.History(conv)
 				checkValid(t, hist)
 				var got []bool

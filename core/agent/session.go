@@ -47,89 +47,53 @@ type Options struct {
 	Tools []tools.Tool
 	// Now replaces the clock (tests).
 	Now func() time.Time
+	// NewID replaces the uuid generator for conversation and task ids
+	// (determinism tests).
+	NewID func() string
 }
 
 // ErrBusy is returned when input arrives while a task runs.
 var ErrBusy = errors.New("a task is already running; wait for it or interrupt it")
 
-// Session is one agent session: conversations, settings, approvals, and the
-// single running task.
+// Session is one agent session (seed 004 §2): the workspace, settings,
+// approval memory, the event stream, the scheduler with its task registry
+// and the store. Conversations own their history; the session never edits
+// it except through them.
 type Session struct {
 	opts   Options
 	root   string
 	ws     *tools.Workspace
 	tools  []tools.Tool
 	emitMu sync.Mutex
+	saver  *saver
+	sched  *scheduler
+	newID  func() string
 	bg     sync.WaitGroup // background snapshot work, waited for by Close
 
-	mu        sync.Mutex
+	mu        sync.Mutex // guards the fields below; taken before any Conversation.mu
 	id        string
 	created   time.Time
 	model     string
 	mode      policy.Mode
 	policy    policy.Policy
 	memory    *policy.Memory
-	convs     map[string]*Conversation
+	convs     map[ConversationID]*Conversation
+	order     []*Conversation // root first, then in creation order
 	rootConv  *Conversation
-	running   *task
 	approvals map[string]chan Answer
-	ctxTokens int
-	todos     []store.Todo
 	turns     []store.Turn
-	sentTools []llm.Tool
-	saver     *saver
 	skills    []skills.Skill
 	lock      *store.Lock     // this process is the session's one writer
 	started   map[string]bool // tool calls running now, by call id
 	storage   store.Policy    // storage.policy: what is written at all
 	// journal is the journal of session journalID (journal.go); baseSeq
-	// the last record the resumed snapshot held.
+	// the last record the resumed snapshot held. Records are appended
+	// under mu with the change they record, and snapshots taken under mu.
 	journal   *store.Journal
 	journalID string
 	baseSeq   int64
 	snapSeq   int64 // JournalSeq of the last snapshot queued
-}
-
-// Conversation is one isolated context inside a session: its own history,
-// instructions and tool view (seed 004).
-type Conversation struct {
-	ID           string
-	Instructions string // base instructions; empty: the built-in ones
-	history      []llm.Message
-	turnNote     string // extra instructions for the running turn only
-	// Policy, when set, narrows the session's policy for this
-	// conversation; it can never widen it (seed 002, seed 004).
-	Policy *policy.Policy
-}
-
-// OpenConversation adds a conversation with its own instructions ("" for
-// the built-in ones) and an optional narrower policy, and returns its id.
-func (s *Session) OpenConversation(instructions string, pol *policy.Policy) (string, error) {
-	if pol != nil {
-		if err := pol.Validate(); err != nil {
-			return "", fmt.Errorf("conversation policy: %w", err)
-		}
-	}
-	c := &Conversation{ID: uuid.NewString(), Instructions: instructions, Policy: pol}
-	s.mu.Lock()
-	s.convs[c.ID] = c
-	s.mu.Unlock()
-	return c.ID, nil
-}
-
-type task struct {
-	id     string
-	conv   *Conversation
-	cancel context.CancelFunc
-	done   chan struct{}
-
-	edited     []string    // paths written since the last auto-verify
-	verifyRuns int         // auto-verify runs in this turn
-	end        event.Event // the closing event, sent after the task is cleared
-	refused    bool        // the last answer was stopped by the content filter
-	images     []llm.Image // attached to the user message of the turn
-
-	snaps turnSnaps // the turn's snapshots in progress (turns.go)
+	slashNote bool  // the server/tool deprecation notice was given
 }
 
 // Open starts a new session.
@@ -160,6 +124,9 @@ func newSession(opts Options) (*Session, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = uuid.NewString
 	}
 	if opts.OnEvent == nil {
 		opts.OnEvent = func(event.Event) {}
@@ -194,9 +161,22 @@ func newSession(opts Options) (*Session, error) {
 		policy:    pol,
 		memory:    policy.NewMemory(opts.Now),
 		approvals: map[string]chan Answer{},
+		newID:     opts.NewID,
 	}
+	s.sched = newScheduler(s)
 	if s.tools == nil {
 		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
+	}
+	// The conversation tools come after the built-ins, in a fixed order.
+	names := map[string]bool{}
+	for _, t := range s.tools {
+		names[t.Spec().Function.Name] = true
+	}
+	for _, t := range convTools(s) {
+		if names[t.Spec().Function.Name] {
+			return nil, fmt.Errorf("tool %s: %w: a conversation tool has that name", t.Spec().Function.Name, ErrToolConflict)
+		}
+		s.tools = append(s.tools, t)
 	}
 	if s.storage, err = store.ParsePolicy(opts.Config.Storage.Policy); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -215,15 +195,19 @@ func (s *Session) reset(id string) {
 	defer s.mu.Unlock()
 	s.id = id
 	s.created = s.opts.Now()
-	s.rootConv = &Conversation{ID: uuid.NewString()}
-	s.convs = map[string]*Conversation{s.rootConv.ID: s.rootConv}
-	s.ctxTokens = 0
-	s.todos = nil
+	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created})
 	s.turns = nil
-	s.sentTools = nil
 	s.started = nil
 	s.closeJournalLocked()
+	s.storage, _ = store.ParsePolicy(s.opts.Config.Storage.Policy) // checked by newSession
 	s.memory = policy.NewMemory(s.opts.Now)
+}
+
+// setRootLocked replaces every conversation by a new root. s.mu is held.
+func (s *Session) setRootLocked(root *Conversation) {
+	s.rootConv = root
+	s.convs = map[ConversationID]*Conversation{root.ID: root}
+	s.order = []*Conversation{root}
 }
 
 func (s *Session) load(id string) error {
@@ -271,14 +255,21 @@ func (s *Session) load(id string) error {
 	for _, id := range snap.Started {
 		started[id] = true
 	}
-	s.rootConv.history = repairHistory(msgs, started)
-	for _, c := range snap.Conversations {
-		s.convs[c.ID] = &Conversation{ID: c.ID, Instructions: c.Instructions, history: repairHistory(c.Messages, started)}
+	root := s.rootConv
+	if snap.Root != nil {
+		root = restoreConversation(*snap.Root, started)
+		s.setRootLocked(root)
 	}
-	s.todos = snap.Todos
+	root.history = repairHistory(msgs, started)
+	root.todos = snap.Todos
+	root.sentTools = snap.Tools
+	root.ctxTokens = estimateTokens(root.history)
+	for _, sc := range snap.Conversations {
+		c := restoreConversation(sc, started)
+		s.convs[c.ID] = c
+		s.order = append(s.order, c)
+	}
 	s.turns = snap.Turns
-	s.sentTools = snap.Tools
-	s.ctxTokens = estimateTokens(s.rootConv.history)
 	return nil
 }
 
@@ -297,24 +288,19 @@ func (s *Session) Root() string { return s.root }
 func (s *Session) Workspace() *tools.Workspace { return s.ws }
 
 // RootConversation is the id of the root conversation.
-func (s *Session) RootConversation() string {
+func (s *Session) RootConversation() ConversationID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rootConv.ID
 }
 
 // History returns a copy of a conversation's messages (root when id is "").
-func (s *Session) History(convID string) []llm.Message {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.rootConv
-	if convID != "" {
-		c = s.convs[convID]
-	}
-	if c == nil {
+func (s *Session) History(convID ConversationID) []llm.Message {
+	c, err := s.conversation(convID)
+	if err != nil {
 		return nil
 	}
-	return append([]llm.Message(nil), c.history...)
+	return c.messages()
 }
 
 // Status is what front ends show beside the input.
@@ -325,14 +311,17 @@ func (s *Session) Status() event.Status {
 }
 
 func (s *Session) statusLocked() event.Status {
+	s.rootConv.mu.Lock()
+	tokens := s.rootConv.ctxTokens
+	s.rootConv.mu.Unlock()
 	return event.Status{
 		Model:         s.model,
 		Mode:          string(s.mode),
 		Preset:        string(s.policy.Preset),
-		ContextTokens: s.ctxTokens,
+		ContextTokens: tokens,
 		Cwd:           s.root,
 		Demo:          s.opts.Demo,
-		Busy:          s.running != nil,
+		Busy:          s.sched.busy(),
 	}
 }
 
@@ -350,14 +339,13 @@ func (s *Session) SetMode(m policy.Mode) {
 	st := s.statusLocked()
 	conv := s.rootConv.ID
 	s.mu.Unlock()
-	s.emit(event.Event{Kind: event.StatusChanged, Conversation: conv, Status: &st})
+	s.emit(event.Event{Kind: event.StatusChanged, Conversation: string(conv), Status: &st})
 }
 
-// Todos returns the session's todo list.
+// Todos returns the root conversation's todo list.
 func (s *Session) Todos() []store.Todo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]store.Todo(nil), s.todos...)
+	c, _ := s.conversation("")
+	return c.todoList()
 }
 
 // Submit starts a task for the input in the root conversation and returns
@@ -368,12 +356,24 @@ func (s *Session) Submit(input string) (string, error) {
 }
 
 // SubmitTo is Submit for a given conversation ("" is the root).
-func (s *Session) SubmitTo(convID, input string) (string, error) {
-	t, err := s.start(convID, input)
+func (s *Session) SubmitTo(convID ConversationID, input string) (string, error) {
+	id, _, err := s.start(convID, input)
+	return string(id), err
+}
+
+// start queues the input as a new chain (single flight: ErrBusy while one
+// runs) and returns its task id and the chain's done channel.
+func (s *Session) start(convID ConversationID, input string, images ...llm.Image) (TaskID, chan struct{}, error) {
+	c, err := s.conversation(convID)
 	if err != nil {
-		return "", err
+		return "", nil, fmt.Errorf("no conversation %q in this session: %w", convID, err)
 	}
-	return t.id, nil
+	id := TaskID(s.newID())
+	done, err := s.sched.submit(&taskPlan{id: id, kind: planInput, conv: c.ID, input: input, images: images, turn: id})
+	if err != nil {
+		return "", nil, err
+	}
+	return id, done, nil
 }
 
 // SubmitImages is Submit with pictures attached to the user message. They
@@ -382,98 +382,57 @@ func (s *Session) SubmitImages(input string, images []llm.Image) (string, error)
 	if t := strings.TrimSpace(input); len(images) > 0 && (strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!")) {
 		return "", errors.New("images cannot be attached to a / or ! command")
 	}
-	t, err := s.start("", input, images...)
-	if err != nil {
-		return "", err
-	}
-	return t.id, nil
+	id, _, err := s.start("", input, images...)
+	return string(id), err
 }
 
-// start registers and launches a task (single flight).
-func (s *Session) start(convID, input string, images ...llm.Image) (*task, error) {
-	s.mu.Lock()
-	if s.running != nil {
-		s.mu.Unlock()
-		return nil, ErrBusy
-	}
-	conv := s.rootConv
-	if convID != "" {
-		if conv = s.convs[convID]; conv == nil {
-			s.mu.Unlock()
-			return nil, fmt.Errorf("no conversation %q in this session", convID)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t := &task{id: uuid.NewString(), conv: conv, cancel: cancel, done: make(chan struct{}), images: images}
-	s.running = t
-	s.mu.Unlock()
-
-	go func() {
-		defer close(t.done)
-		defer cancel()
-		s.runTask(ctx, t, input)
-		s.snapshotNow() // the turn's record is one durable snapshot before it is reported done
-		s.mu.Lock()
-		s.running = nil
-		st := s.statusLocked()
-		s.mu.Unlock()
-		// Front ends may send the next input as soon as they see the end
-		// of this task: by then the session accepts it.
-		s.emit(event.Event{Kind: event.StatusChanged, Conversation: t.conv.ID, Task: t.id, Status: &st})
-		if t.end.Kind != "" {
-			s.emit(t.end)
-		}
-	}()
-	return t, nil
-}
-
-// Run submits input and waits for the task to end. Cancelling ctx
-// interrupts the task.
+// Run submits input and waits until it and every hand-over it starts have
+// ended. Cancelling ctx interrupts them.
 func (s *Session) Run(ctx context.Context, input string) error {
-	t, err := s.start("", input)
+	_, done, err := s.start("", input)
 	if err != nil {
 		return err
 	}
 	select {
-	case <-t.done:
+	case <-done:
 	case <-ctx.Done():
-		t.cancel()
-		<-t.done
+		s.Cancel()
 	}
 	return nil
 }
 
-// Cancel interrupts the running task, if any, and waits until it has
-// stopped. The history stays valid: every tool call gets its result.
+// Cancel is the user's interrupt: it clears the queue of hand-overs,
+// answers their pending calls "interrupted by the user", interrupts the
+// running task and waits until it has stopped. The history stays valid:
+// every tool call gets its result.
 func (s *Session) Cancel() {
-	s.mu.Lock()
-	t := s.running
-	s.mu.Unlock()
-	if t == nil {
-		return
+	if done := s.sched.interrupt(); done != nil {
+		<-done
 	}
-	t.cancel()
-	<-t.done
 }
 
 // Wait blocks until no task runs.
-func (s *Session) Wait() {
-	s.mu.Lock()
-	t := s.running
-	s.mu.Unlock()
-	if t != nil {
-		<-t.done
-	}
-}
+func (s *Session) Wait() { s.sched.wait() }
 
-// Close interrupts any task, waits until the session file is written and
-// for snapshots still being taken or dropped in the background, and gives
-// the session's lock up. The session file stays.
+// Close interrupts any task and waits up to conversations.close_timeout
+// for it to stop; a task that does not stop is abandoned and reported.
+// Then it waits for snapshots still being taken or dropped in the
+// background and gives the session's lock up once the session file is
+// written. The session file stays. Closing twice is harmless.
 func (s *Session) Close() {
-	s.Cancel()
-	s.bg.Wait()
-	s.setLock(nil)
-	s.expireStored()
+	defer s.expireStored() // after the lock is given up: the ttl cleanup pass
+	defer s.setLock(nil)
+	defer s.bg.Wait()
+	done := s.sched.interrupt()
+	if done == nil {
+		return
+	}
+	wait := s.opts.Config.CloseWait()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: fmt.Sprintf("the running task did not stop within %s (%v); abandoned", wait, ErrTimeout)})
+	}
 }
 
 // Answer is the user's decision on an approval request.
@@ -545,6 +504,7 @@ func (s *Session) save() {
 // snapshotLocked is the session as its snapshot holds it, with the
 // journal records it includes. s.mu is held.
 func (s *Session) snapshotLocked() *store.Snapshot {
+	root := s.rootConv.saved()
 	snap := &store.Snapshot{
 		ID:        s.id,
 		CreatedAt: s.created,
@@ -553,9 +513,9 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		Mode:      string(s.mode),
 		Preset:    string(s.policy.Preset),
 		Cwd:       s.root,
-		Messages:  append([]llm.Message{{Role: llm.RoleSystem, Content: s.systemPromptLocked(s.rootConv)}}, s.rootConv.history...),
-		Tools:     s.sentTools,
-		Todos:     s.todos,
+		Messages:  append([]llm.Message{{Role: llm.RoleSystem, Content: s.systemPromptLocked(s.rootConv)}}, root.Messages...),
+		Tools:     s.rootConv.tools(),
+		Todos:     root.Todos,
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
 		Turns:      append([]store.Turn(nil), s.turns...),
@@ -567,12 +527,12 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		snap.JournalSeq = s.journal.Seq()
 	}
 	if snap.Tools == nil {
-		snap.Tools = tools.Specs(s.offeredToolsLocked())
+		snap.Tools = tools.Specs(s.offeredToolsLocked(s.rootConv))
 	}
-	for _, c := range s.convs {
-		if c != s.rootConv {
-			snap.Conversations = append(snap.Conversations, store.Conversation{ID: c.ID, Instructions: c.Instructions, Messages: c.history})
-		}
+	root.Messages, root.Todos = nil, nil // in Messages and Todos
+	snap.Root = &root
+	for _, c := range s.order[1:] {
+		snap.Conversations = append(snap.Conversations, c.saved())
 	}
 	return snap
 }

@@ -44,7 +44,11 @@ func (st skillTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawM
 		list := s.skills
 		s.mu.Unlock()
 		fallback := func(why string) tools.Result {
-			s.emit(event.Event{Kind: event.Notice, Conversation: s.RootConversation(), Text: why + "; continuing without it"})
+			if t := taskFrom(ctx); t != nil {
+				t.emit(event.Event{Kind: event.Notice, Text: why + "; continuing without it"})
+			} else {
+				s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: why + "; continuing without it"})
+			}
 			return tools.Result{Output: why + "; continue without this skill.", Summary: "not loaded"}
 		}
 		sk, ok := skills.Find(list, args.Name)

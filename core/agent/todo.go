@@ -79,24 +79,34 @@ func (t todoTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMes
 		}
 	}
 	title := fmt.Sprintf("todo: %d items", len(args.Todos))
-	return tools.NewInvocation("todo", tools.KindOther, title, func(context.Context) tools.Result {
-		t.s.setTodos(args.Todos)
+	return tools.NewInvocation("todo", tools.KindOther, title, func(ctx context.Context) tools.Result {
+		t.s.setTodos(taskFrom(ctx), args.Todos)
 		text := formatTodos(args.Todos)
 		return tools.Result{Output: "Todo list updated:\n" + text, Display: text, Summary: summarizeTodos(args.Todos)}
 	}), nil
 }
 
-// setTodos replaces the todo list and reports it.
-func (s *Session) setTodos(todos []store.Todo) {
+// setTodos replaces the todo list of the task's conversation (the root's
+// without a task) and reports it.
+func (s *Session) setTodos(t *task, todos []store.Todo) {
+	c := s.rootConv
+	if t != nil {
+		c = t.conv
+	}
 	s.mu.Lock()
-	s.todos = append([]store.Todo(nil), todos...)
-	conv := s.rootConv.ID
-	err := s.recordLocked(store.Record{Kind: store.KindTodos, Todos: s.todos})
+	c.mu.Lock()
+	c.todos = append([]store.Todo(nil), todos...)
+	c.mu.Unlock()
+	err := s.recordLocked(store.Record{Kind: store.KindTodos, Conv: s.convKeyLocked(c), Todos: todos})
 	s.mu.Unlock()
 	s.reportSave(err)
-	ev := event.Event{Kind: event.TodosUpdated, Conversation: conv}
+	ev := event.Event{Kind: event.TodosUpdated, Conversation: string(c.ID)}
 	for _, td := range todos {
 		ev.Todos = append(ev.Todos, event.Todo{Content: td.Content, Status: td.Status})
+	}
+	if t != nil {
+		t.emit(ev)
+		return
 	}
 	s.emit(ev)
 }
@@ -141,7 +151,7 @@ const complexNote = "This request is a complex, multi-step task. A todo list was
 // require_todo_for_complex is on and no todo is unfinished (seed 001 §2,
 // §7).
 func (s *Session) startComplexTask(t *task, input string) {
-	if !s.opts.Config.Workflow.RequireTodoForComplex || unfinished(s.Todos()) > 0 {
+	if !s.opts.Config.Workflow.RequireTodoForComplex || unfinished(t.conv.todoList()) > 0 {
 		return
 	}
 	typed := typedText(input)
@@ -149,8 +159,8 @@ func (s *Session) startComplexTask(t *task, input string) {
 	if !res.Complex {
 		return
 	}
-	s.setTodos([]store.Todo{{Content: truncate(firstLine(strings.TrimSpace(typed)), 120), Status: TodoInProgress}})
-	s.setTurnNote(t.conv, complexNote)
+	s.setTodos(t, []store.Todo{{Content: truncate(firstLine(strings.TrimSpace(typed)), 120), Status: TodoInProgress}})
+	t.note = complexNote
 	s.notice(t, fmt.Sprintf("complex task (%s): todo list started", res.Rule))
 }
 
@@ -176,9 +186,3 @@ func typedText(input string) string {
 
 // selectionHeader is the line naming an attached selection: "src/a.go:3-9".
 var selectionHeader = regexp.MustCompile(`^\S.*:\d+-\d+$`)
-
-func (s *Session) setTurnNote(c *Conversation, note string) {
-	s.mu.Lock()
-	c.turnNote = note
-	s.mu.Unlock()
-}

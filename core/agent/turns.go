@@ -32,7 +32,7 @@ type turnSnaps struct {
 // command: everything between its snapshots is its doing.
 func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 	bang := strings.HasPrefix(input, "!")
-	turn := store.Turn{Task: t.id, Input: input, Started: s.opts.Now(), Tracked: !bang}
+	turn := store.Turn{Task: string(t.id), Input: input, Started: s.opts.Now(), Tracked: !bang}
 	s.mu.Lock()
 	s.turns = append(s.turns, turn)
 	i := len(s.turns) - 1
@@ -49,14 +49,14 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 		if gitsnap.Available(ctx, s.root) != nil {
 			return
 		}
-		snap, err := s.snapshot(ctx, "coder-nvim: before "+t.id)
+		snap, err := s.snapshot(ctx, "coder-nvim: before "+string(t.id))
 		if err != nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
 			return
 		}
 		s.mu.Lock()
 		var rerr error
-		if i < len(s.turns) && s.turns[i].Task == t.id {
+		if i < len(s.turns) && s.turns[i].Task == string(t.id) {
 			s.turns[i].Snapshot = snap
 			turn := s.turns[i]
 			rerr = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
@@ -84,10 +84,11 @@ func (s *Session) snapshot(ctx context.Context, message string) (string, error) 
 }
 
 // currentTurn is the index of t's turn in s.turns when it has a snapshot
-// to build on, else -1. s.mu must be held.
+// to build on, else -1. Hand-over targets and continuations belong to the
+// turn of the user input that started their chain. s.mu must be held.
 func (s *Session) currentTurnLocked(t *task) int {
 	i := len(s.turns) - 1
-	if i >= 0 && s.turns[i].Task == t.id && s.turns[i].Snapshot != "" && s.turns[i].After == "" {
+	if i >= 0 && s.turns[i].Task == string(t.turnID()) && s.turns[i].Snapshot != "" && s.turns[i].After == "" {
 		return i
 	}
 	return -1
@@ -96,6 +97,9 @@ func (s *Session) currentTurnLocked(t *task) int {
 // endTurn snapshots the workspace after the turn. It runs also when the
 // turn was interrupted, so /undo covers whatever it changed.
 func (s *Session) endTurn(t *task) {
+	if s.sched.continues(t) {
+		return // the chain goes on: its last task ends the turn
+	}
 	if t.snaps.before != nil && !t.snaps.acted.Load() {
 		// Nothing of the turn wrote or ran, so there is nothing to undo:
 		// the turn neither waits for its first snapshot (a second or more
@@ -122,7 +126,7 @@ func (s *Session) endTurn(t *task) {
 	after := t.snaps.clean
 	if after == "" {
 		var err error
-		after, err = s.snapshot(context.Background(), "coder-nvim: after "+t.id)
+		after, err = s.snapshot(context.Background(), "coder-nvim: after "+string(t.turnID()))
 		if err != nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
 			return
@@ -140,7 +144,7 @@ func (s *Session) dropBefore(t *task) {
 	s.mu.Lock()
 	var id string
 	for i := len(s.turns) - 1; i >= 0; i-- { // later turns may have begun
-		if s.turns[i].Task == t.id && s.turns[i].After == "" {
+		if s.turns[i].Task == string(t.turnID()) && s.turns[i].After == "" {
 			id, s.turns[i].Snapshot = s.turns[i].Snapshot, ""
 			break
 		}
@@ -229,7 +233,7 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 		return
 	}
 	t.snaps.clean = ""
-	pre, err := s.snapshot(ctx, "coder-nvim: before a command of "+t.id)
+	pre, err := s.snapshot(ctx, "coder-nvim: before a command of "+string(t.id))
 	if err != nil {
 		if ctx.Err() == nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
@@ -239,7 +243,7 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	}
 	run()
 	ctx = context.Background() // an interrupted command still changed what it changed
-	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+t.id)
+	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id))
 	var changed []string
 	if err == nil {
 		changed, err = gitsnap.Changed(ctx, s.root, pre, post)
@@ -345,7 +349,7 @@ func (s *Session) cmdUndo(ctx context.Context, t *task, _ string) (string, error
 		}
 		changed := append(append([]string(nil), rep.Restored...), rep.Removed...)
 		if len(changed) > 0 {
-			s.emit(event.Event{Kind: event.FilesChanged, Conversation: t.conv.ID, Task: t.id, Paths: changed})
+			t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
 		}
 		// The model must not believe its old edits still stand.
 		note := fmt.Sprintf("[undo] The user undid the file changes of the turn %q.\n%s\nThose changes no longer exist; re-read files before relying on them.", truncate(turn.Input, 200), rep.String())
@@ -371,6 +375,6 @@ func (s *Session) cmdDiff(ctx context.Context, t *task, _ string) (string, error
 	if len(ch.Files) == 0 {
 		return "no changes in the workspace", nil
 	}
-	s.emit(event.Event{Kind: event.CommandOutput, Conversation: t.conv.ID, Task: t.id, Text: ch.Summary(), Detail: ch.Patch})
+	t.emit(event.Event{Kind: event.CommandOutput, Text: ch.Summary(), Detail: ch.Patch})
 	return "", nil
 }

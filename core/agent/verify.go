@@ -28,7 +28,7 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	ok, why := verify.ShouldVerify(verify.TriggerInput{
 		EditedPaths:   t.edited,
 		AutoVerify:    cfg.AutoVerifyAfterEdit,
-		BashAvailable: s.offered("bash"),
+		BashAvailable: s.offered(t.conv, "bash"),
 		Attempts:      retries,
 		MaxAttempts:   cfg.MaxVerifyAttempts,
 		Mode:          string(mode),
@@ -51,7 +51,7 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	// (yolo skips both, as for the model's own bash calls).
 	callID := fmt.Sprintf("verify_%s_%d", t.id[:8], t.verifyRuns+1)
 	if mode != policy.ModeYolo {
-		action := policy.Action{Tool: "bash", Kind: string(tools.KindExecute), Command: choice.Command, Conversation: t.conv.ID}
+		action := policy.Action{Tool: "bash", Kind: string(tools.KindExecute), Command: choice.Command, Conversation: string(t.conv.ID)}
 		v := policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 		switch v.Decision {
 		case policy.Deny:
@@ -68,7 +68,7 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 
 	t.verifyRuns++
 	info := &event.Tool{CallID: callID, Name: "bash", Kind: string(tools.KindExecute), Title: "verify: " + choice.Command, Arguments: choice.Reason}
-	s.emit(event.Event{Kind: event.ToolCallBegin, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
 	var res tools.ShellResult
 	s.trackCommand(ctx, t, func() { res = tools.RunShell(ctx, s.root, choice.Command, verifyTimeout, 0) })
 	out := res.Output()
@@ -76,7 +76,7 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	info.DurationMS = res.Duration.Milliseconds()
 	if res.Canceled || ctx.Err() != nil {
 		info.Status, info.Summary = event.ToolAborted, "interrupted"
-		s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
 		return false
 	}
 	outcome, reason := verify.Diagnose(res.ExitCode, res.TimedOut, out)
@@ -84,21 +84,21 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	switch outcome {
 	case verify.Passed:
 		info.Status, info.Summary = event.ToolCompleted, fmt.Sprintf("passed (%s)", res.Duration.Round(time.Millisecond))
-		s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
 		s.notice(t, fmt.Sprintf("auto-verify passed: `%s`", choice.Command))
 		return false
 	case verify.EnvError:
 		info.Status, info.Summary = event.ToolFailed, reason
-		s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+		t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
 		s.notice(t, verify.EnvWarning(choice.Command, reason))
 		return false
 	}
 	info.Status, info.Summary = event.ToolFailed, fmt.Sprintf("failed, exit %d (attempt %d of %d)", res.ExitCode, t.verifyRuns, limit)
-	s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: t.conv.ID, Task: t.id, Tool: info})
+	t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: verify.FixPrompt(choice.Command, out, t.verifyRuns, limit)})
 	return true
 }
 
 func (s *Session) notice(t *task, text string) {
-	s.emit(event.Event{Kind: event.Notice, Conversation: t.conv.ID, Task: t.id, Text: text})
+	t.emit(event.Event{Kind: event.Notice, Text: text})
 }

@@ -43,12 +43,13 @@ type Config struct {
 	// shown yet.
 	StreamIdleTimeout string `json:"stream_idle_timeout"`
 
-	Permissions    Permissions `json:"permissions"`
-	Approval       Approval    `json:"approval"`
-	AutoApproveAsk bool        `json:"auto_approve_ask"`
-	Workflow       Workflow    `json:"workflow"`
-	Undo           Undo        `json:"undo"`
-	Storage        Storage     `json:"storage"`
+	Permissions    Permissions   `json:"permissions"`
+	Approval       Approval      `json:"approval"`
+	AutoApproveAsk bool          `json:"auto_approve_ask"`
+	Workflow       Workflow      `json:"workflow"`
+	Undo           Undo          `json:"undo"`
+	Conversations  Conversations `json:"conversations"`
+	Storage        Storage       `json:"storage"`
 
 	// Not from files: filled by Load.
 	APIKey string   `json:"-"`
@@ -77,6 +78,25 @@ type Workflow struct {
 	VerifyCommands        []string `json:"verify_commands"`
 	MaxVerifyAttempts     int      `json:"max_verify_attempts"`
 	RequireTodoForComplex bool     `json:"require_todo_for_complex"`
+}
+
+// Conversations bounds the conversation tools (seed 000, seed 004 §10).
+type Conversations struct {
+	// MaxInterruptChainDepth bounds nested hand-overs (conv_create,
+	// conv_send); a call past it gets an error result instead.
+	MaxInterruptChainDepth int `json:"max_interrupt_chain_depth"`
+	// CloseTimeout is how long closing a conversation or the session
+	// waits for its task to stop before abandoning it, a Go duration.
+	CloseTimeout string `json:"close_timeout"`
+}
+
+// CloseWait is the parsed conversations.close_timeout.
+func (c Config) CloseWait() time.Duration {
+	d, err := time.ParseDuration(c.Conversations.CloseTimeout)
+	if err != nil || d <= 0 {
+		return 10 * time.Second
+	}
+	return d
 }
 
 // Undo holds the /undo snapshot settings.
@@ -121,8 +141,9 @@ func Defaults() Config {
 			MaxVerifyAttempts:     2,
 			RequireTodoForComplex: true,
 		},
-		Undo:    Undo{KeepTurns: 100, MaxFileMB: 10},
-		Storage: Storage{Policy: "full", TTL: "72h"},
+		Conversations: Conversations{MaxInterruptChainDepth: 4, CloseTimeout: "10s"},
+		Undo:          Undo{KeepTurns: 100, MaxFileMB: 10},
+		Storage:       Storage{Policy: "full", TTL: "72h"},
 	}
 }
 
@@ -337,6 +358,14 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if c.CompactThreshold < 0.1 || c.CompactThreshold > 1 {
 		bad("compact_threshold", "must be between 0.1 and 1, got %v", c.CompactThreshold)
+	}
+	if c.Conversations.MaxInterruptChainDepth < 0 {
+		bad("conversations.max_interrupt_chain_depth", "must not be negative, got %d", c.Conversations.MaxInterruptChainDepth)
+	}
+	if c.Conversations.CloseTimeout != "" {
+		if d, err := time.ParseDuration(c.Conversations.CloseTimeout); err != nil || d <= 0 {
+			bad("conversations.close_timeout", "want a positive duration such as \"10s\", got %q", c.Conversations.CloseTimeout)
+		}
 	}
 	if c.Workflow.MaxVerifyAttempts < 0 || c.Workflow.MaxVerifyAttempts > 2 {
 		bad("workflow.max_verify_attempts", "must be between 0 and 2 (it can only tighten the default), got %d", c.Workflow.MaxVerifyAttempts)

@@ -31,6 +31,24 @@ const (
 	TodosUpdated        Kind = "todos_updated"
 	FilesChanged        Kind = "files_changed" // files the engine wrote or restored; editors reload them
 	Retrying            Kind = "retrying"      // a model request failed before anything was shown and waits to be sent again
+
+	// Hand-overs between conversations (seed 000). An interrupting tool
+	// call (conv_create, conv_send) ends the caller's task with
+	// TurnAborted(Replaced); HandOver follows, carrying the caller in
+	// Conversation, the target in Target and the call in Tool. The
+	// target's task then runs (TaskStarted … TaskComplete, every delta
+	// carrying the target's conversation id); HandBack (same fields)
+	// follows its end, and a continuation task on the caller writes the
+	// call's result. A front end renders the target's events between
+	// HandOver and HandBack as nested under the call, and treats a task
+	// end as the end of the user's input only outside a hand-over:
+	// TurnAborted(Replaced) and the target's TaskComplete are not. A user
+	// interrupt ends the chain: TurnAborted(Interrupted) is then final.
+	HandOver Kind = "hand_over"
+	HandBack Kind = "hand_back"
+	// ConversationClosed reports a conversation closed (conv_destroy or
+	// CloseConversation); Text says whether its task had to be abandoned.
+	ConversationClosed Kind = "conversation_closed"
 )
 
 // Abort reasons carried by TurnAborted.
@@ -58,11 +76,13 @@ const (
 // Reason for aborts and completions; Status for status changes; Todos for
 // todo updates; Paths for changed files; Text and Retry for retries.
 type Event struct {
-	Kind         Kind      `json:"kind" msgpack:"kind"`
-	Session      string    `json:"session_id" msgpack:"session_id"`
-	Conversation string    `json:"conversation_id" msgpack:"conversation_id"`
-	Task         string    `json:"task_id,omitempty" msgpack:"task_id,omitempty"`
-	Time         time.Time `json:"time" msgpack:"-"`
+	Kind         Kind   `json:"kind" msgpack:"kind"`
+	Session      string `json:"session_id" msgpack:"session_id"`
+	Conversation string `json:"conversation_id" msgpack:"conversation_id"`
+	Task         string `json:"task_id,omitempty" msgpack:"task_id,omitempty"`
+	// Target is the other conversation of a HandOver or HandBack.
+	Target string    `json:"target_conversation_id,omitempty" msgpack:"target_conversation_id,omitempty"`
+	Time   time.Time `json:"time" msgpack:"-"`
 
 	Text     string    `json:"text,omitempty" msgpack:"text,omitempty"`
 	Detail   string    `json:"detail,omitempty" msgpack:"detail,omitempty"` // expandable detail of command output (the full /diff)

@@ -119,6 +119,14 @@ func (s *Server) SetScript(f func(req Request) Reply) {
 	s.script = f
 }
 
+// ForgetRequests drops the recorded requests (long-running tests that
+// measure memory).
+func (s *Server) ForgetRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = nil
+}
+
 // Requests returns every request received so far, in order.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()

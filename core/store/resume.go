@@ -114,7 +114,11 @@ func (s *Snapshot) apply(r *Record) {
 	case KindEnd:
 		s.Started = slices.DeleteFunc(s.Started, func(c string) bool { return c == r.Call })
 	case KindTodos:
-		s.Todos = r.Todos
+		if c := s.conv(r.Conv); c != nil {
+			c.Todos = r.Todos
+		} else {
+			s.Todos = r.Todos
+		}
 	case KindView:
 		if r.View == nil {
 			return

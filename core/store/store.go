@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/google/renameio/v2"
 	"github.com/google/uuid"
 )
@@ -43,7 +44,11 @@ type Snapshot struct {
 	Messages []llm.Message `json:"messages"`
 	// Tools is the OpenAI tools array exactly as sent.
 	Tools []llm.Tool `json:"tools"`
-	// Conversations holds the conversations other than the root.
+	// Root is the root conversation's context; its messages and todos are
+	// in Messages and Todos.
+	Root *Conversation `json:"root,omitempty"`
+	// Conversations holds the conversations other than the root, in
+	// creation order.
 	Conversations []Conversation `json:"conversations,omitempty"`
 	Todos         []Todo         `json:"todos,omitempty"`
 	// Turns records per user turn the workspace snapshot taken before it,
@@ -70,13 +75,31 @@ type View struct {
 	Summary string `json:"summary"`
 }
 
-// Conversation is a non-root conversation's saved state.
+// Conversation is a non-root conversation's saved state: its context
+// (instructions, model, tool preferences, MCP allowlist, narrowing policy)
+// and its messages, so a resumed session restores it whole.
 type Conversation struct {
-	ID           string        `json:"id"`
-	Instructions string        `json:"instructions,omitempty"`
-	Messages     []llm.Message `json:"messages"`
-	// StoragePolicy narrows the session's policy for this conversation.
-	StoragePolicy string `json:"storage_policy,omitempty"`
+	ID               string         `json:"id"`
+	Instructions     string         `json:"instructions,omitempty"`
+	UserInstructions string         `json:"user_instructions,omitempty"`
+	Model            string         `json:"model,omitempty"`
+	Tools            *ToolPrefs     `json:"tools,omitempty"`
+	MCPAllowlist     []string       `json:"mcp_allowlist,omitempty"`
+	Policy           *policy.Policy `json:"policy,omitempty"`
+	StoragePolicy    string         `json:"storage_policy,omitempty"`
+	CreatedAt        time.Time      `json:"created_at,omitempty"`
+	LastActiveAt     time.Time      `json:"last_active_at,omitempty"`
+	Messages         []llm.Message  `json:"messages,omitempty"`
+	Todos            []Todo         `json:"todos,omitempty"`
+}
+
+// ToolPrefs are a conversation's built-in tool switches (seed 000
+// internal_tools).
+type ToolPrefs struct {
+	Plan      bool `json:"include_plan_tool"`
+	Patch     bool `json:"include_apply_patch_tool"`
+	WebSearch bool `json:"web_search_request"`
+	Shell     bool `json:"use_streamable_shell_tool"`
 }
 
 // Todo is one todo entry.

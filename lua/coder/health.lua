@@ -68,6 +68,11 @@ function M.check()
   else
     r.warn('git not found', { '/undo and /diff need git; install it' })
   end
+  if vim.fn.executable('rg') == 1 then
+    r.ok('ripgrep (rg) found: the grep and glob tools use it')
+  else
+    r.info('ripgrep (rg) not found: the grep and glob tools use the built-in search, slower on large trees')
+  end
 
   r.start(section('provider'))
   if not host_ok then

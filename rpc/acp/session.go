@@ -33,6 +33,7 @@ type session struct {
 	turn    *turn
 	mode    string
 	calls   map[string]bool // tool call ids the client has seen
+	depth   int             // hand-overs in progress (pump only)
 }
 
 // turn is one session/prompt in flight.
@@ -139,6 +140,29 @@ func (s *session) finish(r result) {
 
 // handle maps one engine event onto the protocol. It runs on the pump.
 func (s *session) handle(ev event.Event) {
+	// Hand-overs (core/event): the prompt goes on through
+	// TurnAborted(Replaced) and the target's own end; the target's text
+	// streams as thought.
+	switch {
+	case ev.Kind == event.HandOver:
+		s.depth++
+		return
+	case ev.Kind == event.HandBack:
+		s.depth = max(0, s.depth-1)
+		return
+	case ev.Kind == event.TurnAborted && ev.Reason == event.ReasonReplaced:
+		return
+	case s.depth > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
+		return
+	case s.depth > 0 && ev.Kind == event.AgentMessageDelta:
+		s.send(sdk.UpdateAgentThoughtText(ev.Text))
+		return
+	case s.depth > 0 && ev.Kind == event.Error:
+		s.send(sdk.UpdateAgentThoughtText("\nError in conversation " + ev.Conversation + ": " + ev.Text + "\n"))
+		return
+	case ev.Kind == event.TurnAborted:
+		s.depth = 0
+	}
 	switch ev.Kind {
 	case event.AgentMessageDelta:
 		s.send(sdk.UpdateAgentMessageText(ev.Text))

@@ -1,5 +1,7 @@
 // Package cli is the headless front end of `coder-nvim exec`: the answer
-// streams to stdout, one line per tool call and every notice to stderr.
+// streams to stdout, one line per tool call, hand-over and return and every
+// notice to stderr. A sub-conversation's answer reaches stdout only through
+// its caller; its tool calls are indented under the hand-over.
 package cli
 
 import (
@@ -22,6 +24,7 @@ type Printer struct {
 	reasoning bool
 	failure   string
 	demoSaid  bool
+	depth     int // nested hand-overs in progress
 }
 
 // Handle renders one event.
@@ -35,8 +38,21 @@ func (p *Printer) Handle(ev event.Event) {
 		fmt.Fprintln(p.Err, "[demo] no provider configured: this is the offline demo model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)")
 	}
 	switch ev.Kind {
+	case event.HandOver:
+		p.endReasoning()
+		p.newline()
+		fmt.Fprintf(p.Err, "%s→ %s: handed to conversation %s\n", p.indent(), handName(ev.Tool), short(ev.Target))
+		p.depth++
+	case event.HandBack:
+		p.endReasoning()
+		p.newline()
+		p.depth = max(0, p.depth-1)
+		fmt.Fprintf(p.Err, "%s← conversation %s answered; back to conversation %s\n", p.indent(), short(ev.Target), short(ev.Conversation))
 	case event.AgentMessageDelta:
 		p.endReasoning()
+		if p.depth > 0 {
+			return // the caller gets it as the call's result
+		}
 		io.WriteString(p.Out, ev.Text)
 		p.midLine = !strings.HasSuffix(ev.Text, "\n")
 	case event.AgentReasoningDelta:
@@ -62,7 +78,7 @@ func (p *Printer) Handle(ev event.Event) {
 		if !ok {
 			d = time.Duration(t.DurationMS) * time.Millisecond
 		}
-		fmt.Fprintf(p.Err, "● %s — %s: %s (%s)\n", title, t.Status, summary, event.FormatDuration(d))
+		fmt.Fprintf(p.Err, "%s● %s — %s: %s (%s)\n", p.indent(), title, t.Status, summary, event.FormatDuration(d))
 	case event.CommandOutput:
 		p.newline()
 		fmt.Fprintln(p.Out, strings.TrimRight(ev.Text, "\n"))
@@ -73,12 +89,14 @@ func (p *Printer) Handle(ev event.Event) {
 	case event.Error:
 		p.endReasoning()
 		p.newline()
-		fmt.Fprintln(p.Err, "error:", ev.Text)
-		p.failure = ev.Text
+		fmt.Fprintln(p.Err, p.indent()+"error:", ev.Text)
+		if p.depth == 0 {
+			p.failure = ev.Text // a sub-conversation's failure is its caller's result
+		}
 	case event.TurnAborted:
 		p.endReasoning()
 		p.newline()
-		if ev.Reason == event.ReasonInterrupted {
+		if ev.Reason == event.ReasonInterrupted && (p.depth == 0 || ev.Text == "") {
 			p.failure = "interrupted"
 		}
 	case event.TaskComplete:
@@ -104,6 +122,23 @@ func (p *Printer) Failure() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.failure
+}
+
+func (p *Printer) indent() string { return strings.Repeat("  ", p.depth) }
+
+func handName(t *event.Tool) string {
+	if t == nil {
+		return "conv"
+	}
+	return strings.Replace(t.Name, "conv_", "conv.", 1)
+}
+
+// short is the first 8 characters of an id.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
 }
 
 func (p *Printer) endReasoning() {

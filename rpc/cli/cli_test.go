@@ -47,6 +47,23 @@ func TestPrinter(t *testing.T) {
 			why:    "interrupted",
 		},
 		{
+			name: "hand-over and return: one line each, the sub-conversation's text stays off stdout",
+			events: []event.Event{
+				{Kind: event.AgentMessageDelta, Text: "Asking."},
+				{Kind: event.TurnAborted, Reason: event.ReasonReplaced, Conversation: "root0000-1"},
+				{Kind: event.HandOver, Conversation: "root0000-1", Target: "sub00000-2", Tool: &event.Tool{Name: "conv_send"}},
+				{Kind: event.AgentMessageDelta, Text: "sub text", Conversation: "sub00000-2"},
+				{Kind: event.ToolCallEnd, Tool: &event.Tool{Name: "ls", Title: "ls", Status: "completed", Summary: "2 entries"}},
+				{Kind: event.Error, Text: "sub failed"},
+				{Kind: event.TaskComplete, Conversation: "sub00000-2"},
+				{Kind: event.HandBack, Conversation: "root0000-1", Target: "sub00000-2", Tool: &event.Tool{Name: "conv_send"}},
+				{Kind: event.AgentMessageDelta, Text: "Done."},
+				{Kind: event.TaskComplete, Reason: event.StopEndTurn},
+			},
+			out: "Asking.\nDone.\n",
+			err: "→ conv.send: handed to conversation sub00000…\n  ● ls — completed: 2 entries (0 ms)\n  error: sub failed\n← conversation sub00000… answered; back to conversation root0000…\n",
+		},
+		{
 			name: "retry wait on its own stderr line",
 			events: []event.Event{
 				{Kind: event.AgentReasoningDelta, Text: "hm"},

@@ -653,7 +653,7 @@ func TestHighlightsAndHealth(t *testing.T) {
 	if e.boolLua(`return vim.fn.has('nvim-0.10') == 1`) == strings.HasPrefix(sections[0], "coder: ") {
 		t.Errorf("health sections %q: the coder: prefix is wrong for this Neovim", sections)
 	}
-	for _, want := range []string{"host " + hostBinary, "git version", "provider openai at " + e.llm.URL(), "reachable"} {
+	for _, want := range []string{"host " + hostBinary, "git version", "ripgrep (rg) ", "provider openai at " + e.llm.URL(), "reachable"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("health report lacks %q:\n%s", want, report)
 		}

@@ -57,6 +57,8 @@ type renderer struct {
 	blankLine bool   // the transcript ends with an empty line
 	status    event.Status
 	session   string
+	depth     int  // hand-overs in progress
+	chain     bool // a hand-over chain runs: one turn for the user
 
 	emitText func(hl, s string)
 	emitOp   func(o op, urgent bool)
@@ -137,6 +139,30 @@ func (r *renderer) event(ev event.Event) {
 	prev := r.session
 	if ev.Session != "" {
 		r.session = ev.Session
+	}
+	// Hand-overs (core/event): the user's turn goes on through
+	// TurnAborted(Replaced) and the target's own end.
+	switch {
+	case ev.Kind == event.HandOver:
+		r.agentSection()
+		r.line(hlNotice, "↳ "+strings.Replace(ev.Tool.Name, "conv_", "conv.", 1)+" → conversation "+shortConv(ev.Target))
+		r.depth++
+		return
+	case ev.Kind == event.HandBack:
+		r.depth = max(0, r.depth-1)
+		r.line(hlNotice, "↲ back from conversation "+shortConv(ev.Target))
+		r.section, r.stream = "", ""
+		return
+	case ev.Kind == event.TurnAborted && ev.Reason == event.ReasonReplaced:
+		r.newline()
+		r.chain = true
+		return
+	case r.depth > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
+		r.newline()
+		r.section, r.stream = "", ""
+		return
+	case ev.Kind == event.TaskStarted && r.chain:
+		return
 	}
 	switch ev.Kind {
 	case event.TaskStarted:
@@ -246,7 +272,16 @@ func (r *renderer) event(ev event.Event) {
 	}
 }
 
+// shortConv is the first 8 characters of a conversation id.
+func shortConv(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}
+
 func (r *renderer) turnDone(ev event.Event) {
+	r.depth, r.chain = 0, false
 	r.newline()
 	r.section, r.stream = "", ""
 	r.status.Busy = false

@@ -22,7 +22,8 @@ func TestSessionInUseElsewhere(t *testing.T) {
 	e := newEditor(t, editorOpts{})
 	id := uuid.NewString()
 	snap := &store.Snapshot{ID: id, Model: "m", Mode: "default", UpdatedAt: time.Now(),
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "the other editor's work"}}}
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "the other editor's work"},
+			{Role: llm.RoleAssistant, Content: "done there"}}}
 	if err := store.Save(store.Dir(e.dir), snap); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,589 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/provider"
+)
+
+// seqIDs returns a deterministic uuid generator: ids are 1, 2, 3, …
+func seqIDs() func() string {
+	var mu sync.Mutex
+	n := 0
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		return fmt.Sprintf("00000000-0000-4000-8000-%012d", n)
+	}
+}
+
+// convFixture is a fixture with deterministic ids and clock.
+func convFixture(t *testing.T, mutate func(*config.Config)) *fixture {
+	t.Helper()
+	return newFixture(t, func(c *config.Config, o *Options) {
+		o.NewID = seqIDs()
+		o.Now = func() time.Time { return time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC) }
+		if mutate != nil {
+			mutate(c)
+		}
+	})
+}
+
+// lifecycle is the seed 000 event skeleton: task boundaries, hand-overs,
+// deltas (collapsed) and token counts, each with its conversation.
+func (f *fixture) lifecycle() []string {
+	f.rec.mu.Lock()
+	defer f.rec.mu.Unlock()
+	var out []string
+	for _, e := range f.rec.events {
+		var s string
+		switch e.Kind {
+		case event.TaskStarted, event.TaskComplete, event.TokenCount, event.AgentMessageDelta:
+			s = fmt.Sprintf("%s@%s", e.Kind, e.Conversation[len(e.Conversation)-2:])
+		case event.TurnAborted:
+			s = fmt.Sprintf("%s(%s)@%s", e.Kind, e.Reason, e.Conversation[len(e.Conversation)-2:])
+		case event.HandOver, event.HandBack:
+			s = fmt.Sprintf("%s@%s→%s", e.Kind, e.Conversation[len(e.Conversation)-2:], e.Target[len(e.Target)-2:])
+		default:
+			continue
+		}
+		if len(out) > 0 && out[len(out)-1] == s && e.Kind == event.AgentMessageDelta {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func toolMsg(msgs []llm.Message, callID string) *llm.Message {
+	for i := range msgs {
+		if msgs[i].Role == llm.RoleTool && msgs[i].ToolCallID == callID {
+			return &msgs[i]
+		}
+	}
+	return nil
+}
+
+// Root (id …01) creates a sub-conversation (…04): the seed 000 event order,
+// the injected last_assistant_message, and isolation both ways.
+func TestConvCreateOrderResultIsolation(t *testing.T) {
+	f := convFixture(t, nil)
+	root := f.sess.RootConversation()
+	f.srv.Enqueue(
+		fakellm.Reply{Content: "Delegating.", ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{
+			"base_instruction_text": "You review code.", "user_instruction": "review main.go"})}},
+		fakellm.Reply{Content: "LGTM"},
+		fakellm.Reply{Content: "The reviewer says LGTM."},
+	)
+	f.run(t, "get main.go reviewed")
+
+	sub := f.sess.Conversations()[1].ID
+	r, s := string(root)[len(root)-2:], string(sub)[len(sub)-2:]
+	want := []string{
+		"task_started@" + r, "agent_message_delta@" + r, "token_count@" + r, "turn_aborted(replaced)@" + r,
+		"hand_over@" + r + "→" + s,
+		"task_started@" + s, "agent_message_delta@" + s, "token_count@" + s, "task_complete@" + s,
+		"hand_back@" + r + "→" + s,
+		"task_started@" + r, "agent_message_delta@" + r, "token_count@" + r, "task_complete@" + r,
+	}
+	if got := f.lifecycle(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("event order:\n got %v\nwant %v", got, want)
+	}
+	// Every event carries both ids.
+	for _, e := range f.rec.events {
+		if e.Conversation == "" || e.Task == "" && e.Kind != event.StatusChanged {
+			t.Errorf("event without ids: %+v", e)
+		}
+	}
+
+	reqs := f.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	// Isolation: the sub-conversation sees its own instructions and brief only.
+	subReq := reqs[1].Messages
+	if len(subReq) != 2 || subReq[0].Content != instructions("You review code.", f.root, policy.ModeDefault, nil) || subReq[1].Content != "review main.go" {
+		t.Errorf("sub-conversation request = %+v", subReq)
+	}
+	for _, m := range subReq {
+		if strings.Contains(m.Content, "get main.go reviewed") || strings.Contains(m.Content, "coding agent") {
+			t.Errorf("root context leaked into the sub-conversation: %q", m.Content)
+		}
+	}
+	// The continuation closes the call under its own id with the JSON.
+	cont := reqs[2].Messages
+	checkPairs(t, cont)
+	tm := toolMsg(cont, "c1")
+	var res struct {
+		ConversationID   string  `json:"conversation_id"`
+		FirstUserMessage string  `json:"first_user_message"`
+		FirstItemsCount  *int    `json:"first_items_count"`
+		LastAssistant    *string `json:"last_assistant_message"`
+	}
+	if tm == nil || json.Unmarshal([]byte(tm.Content), &res) != nil || res.ConversationID != string(sub) || res.FirstUserMessage != "review main.go" || res.LastAssistant == nil || *res.LastAssistant != "LGTM" {
+		t.Fatalf("conv_create result = %+v", tm)
+	}
+	for _, m := range f.sess.History("") {
+		if strings.Contains(m.Content, "review main.go") && m.Role != llm.RoleTool {
+			t.Errorf("sub-conversation message in the root history: %+v", m)
+		}
+	}
+	if h := f.sess.History(sub); len(h) != 2 || h[1].Content != "LGTM" {
+		t.Errorf("sub history = %+v", h)
+	}
+	if ends := f.rec.find(event.ToolCallEnd); len(ends) != 1 || ends[0].Tool.CallID != "c1" || ends[0].Conversation != string(root) || ends[0].Tool.Status != event.ToolCompleted {
+		t.Errorf("conv_create end events = %+v", ends)
+	}
+}
+
+// conv.send: calls before the interrupting one run, calls after it are
+// answered "not run"; the dotted spelling is accepted.
+func TestConvSendRunsEarlierCallsOnly(t *testing.T) {
+	f := convFixture(t, nil)
+	other, err := f.sess.OpenConversation("", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, f.root+"/a.txt", "alpha\n")
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("c1", "read", map[string]any{"path": "a.txt"}),
+			call("c2", "conv.send", map[string]any{"conversation_id": other, "text": "what is 2+2?"}),
+			call("c3", "read", map[string]any{"path": "a.txt"}),
+		}},
+		fakellm.Reply{Content: "4"},
+		fakellm.Reply{Content: "It is 4."},
+	)
+	f.run(t, "ask the other conversation")
+	reqs := f.srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	if sub := reqs[1].Messages; len(sub) != 2 || sub[1].Content != "what is 2+2?" {
+		t.Errorf("target request = %+v", sub)
+	}
+	cont := reqs[2].Messages
+	checkPairs(t, cont)
+	if m := toolMsg(cont, "c1"); m == nil || !strings.Contains(m.Content, "alpha") {
+		t.Errorf("call before the hand-over did not run: %+v", m)
+	}
+	if m := toolMsg(cont, "c2"); m == nil || m.Name != "conv_send" || !strings.Contains(m.Content, `"last_assistant_message":"4"`) || !strings.Contains(m.Content, string(other)) {
+		t.Errorf("conv_send result = %+v", m)
+	}
+	if m := toolMsg(cont, "c3"); m == nil || !strings.HasPrefix(m.Content, "not run: the turn was handed to conversation "+string(other)) {
+		t.Errorf("call after the hand-over = %+v", m)
+	}
+}
+
+func TestConvListHistoryDestroy(t *testing.T) {
+	f := convFixture(t, nil)
+	a, _ := f.sess.OpenConversation("", nil)
+	b, _ := f.sess.OpenConversation("", nil)
+	f.srv.Enqueue(fakellm.Reply{Content: "first"})
+	if _, err := f.sess.SubmitTo(a, "hello a"); err != nil {
+		t.Fatal(err)
+	}
+	f.sess.Wait()
+	// a: user, assistant with a tool call, tool, assistant.
+	f.srv.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call("l", "ls", map[string]any{})}}, fakellm.Reply{Content: "second"})
+	if _, err := f.sess.SubmitTo(a, "again"); err != nil {
+		t.Fatal(err)
+	}
+	f.sess.Wait()
+
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("l1", "conv_list", map[string]any{}),
+			call("h1", "conv_history", map[string]any{"conversation_id": a}),
+			call("h2", "conv_history", map[string]any{"conversation_id": a, "limit": 2}),
+			call("h3", "conv_history", map[string]any{"conversation_id": "nope"}),
+			call("d1", "conv_destroy", map[string]any{"conversation_id": f.sess.RootConversation()}),
+			call("d2", "conv_destroy", map[string]any{"conversation_id": "nope"}),
+			call("d3", "conv_destroy", map[string]any{"conversation_id": b}),
+			call("l2", "conv_list", map[string]any{}),
+		}},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "inspect")
+	msgs := f.sess.History("")
+	checkPairs(t, msgs)
+	get := func(id string) string { return toolMsg(msgs, id).Content }
+	root := f.sess.RootConversation()
+	wantList := fmt.Sprintf(`{"conversations":[{"id":%q,"message_count":0,"last_active_at":"2026-03-04T05:06:07Z"},{"id":%q,"message_count":6,"last_active_at":"2026-03-04T05:06:07Z"},{"id":%q,"message_count":0,"last_active_at":"2026-03-04T05:06:07Z"}]}`, root, a, b)
+	// The root's own message count grows as the call runs: compare ids and order.
+	var list struct {
+		Conversations []struct {
+			ID string `json:"id"`
+		} `json:"conversations"`
+	}
+	json.Unmarshal([]byte(get("l1")), &list)
+	if len(list.Conversations) != 3 || list.Conversations[0].ID != string(root) || list.Conversations[1].ID != string(a) || list.Conversations[2].ID != string(b) {
+		t.Errorf("conv_list = %s, want like %s", get("l1"), wantList)
+	}
+	if !strings.Contains(get("l1"), fmt.Sprintf(`{"id":%q,"message_count":6,"last_active_at":"2026-03-04T05:06:07Z"}`, a)) {
+		t.Errorf("conv_list entry for a = %s", get("l1"))
+	}
+	if got, want := get("h1"), `{"entries":[{"role":"user","text":"hello a"},{"role":"assistant","text":"first"},{"role":"user","text":"again"},{"role":"assistant","text":"second"}]}`; got != want {
+		t.Errorf("conv_history = %s\nwant %s", got, want)
+	}
+	if got, want := get("h2"), `{"entries":[{"role":"user","text":"again"},{"role":"assistant","text":"second"}]}`; got != want {
+		t.Errorf("conv_history limit 2 = %s", got)
+	}
+	if got := get("h3"); got != `{"error":"conversation not found"}` {
+		t.Errorf("conv_history unknown = %s", got)
+	}
+	if got := get("d1"); got != `{"ok":false,"reason":"the root conversation cannot be destroyed"}` {
+		t.Errorf("destroy root = %s", got)
+	}
+	if got := get("d2"); got != `{"ok":false,"reason":"conversation not found"}` {
+		t.Errorf("destroy unknown = %s", got)
+	}
+	if got := get("d3"); got != `{"ok":true}` {
+		t.Errorf("destroy b = %s", got)
+	}
+	if l := get("l2"); strings.Contains(l, string(b)) {
+		t.Errorf("destroyed conversation still listed: %s", l)
+	}
+	// Errors are results: the turn completed.
+	if done := f.rec.find(event.TaskComplete); len(done) != 3 {
+		t.Errorf("%d completed tasks, want 3", len(done))
+	}
+	// Closing twice is harmless.
+	if err := f.sess.CloseConversation(b); err != nil {
+		t.Errorf("second close: %v", err)
+	}
+}
+
+// A sub-conversation destroying itself ends its task with
+// TurnAborted(Interrupted); the caller's continuation reports it.
+func TestConvDestroyRunning(t *testing.T) {
+	f := convFixture(t, nil)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "go away"})}},
+		fakellm.Reply{Content: "bye", ToolCalls: []llm.ToolCall{call("d", "conv_destroy", map[string]any{"conversation_id": "00000000-0000-4000-8000-000000000003"})}},
+		fakellm.Reply{Content: "it left"},
+	)
+	f.run(t, "start one")
+	sub := "00000000-0000-4000-8000-000000000003"
+	aborted := f.rec.find(event.TurnAborted)
+	if len(aborted) != 2 || aborted[1].Conversation != sub || aborted[1].Reason != event.ReasonInterrupted {
+		t.Fatalf("aborts = %+v", aborted)
+	}
+	if len(f.sess.Conversations()) != 1 {
+		t.Errorf("conversation not destroyed: %+v", f.sess.Conversations())
+	}
+	hist := f.sess.History("")
+	checkPairs(t, hist)
+	if m := toolMsg(hist, "c1"); m == nil || !strings.Contains(m.Content, `"error":"the conversation was destroyed"`) {
+		t.Errorf("caller's result = %+v", m)
+	}
+	if done := f.rec.find(event.TaskComplete); len(done) != 1 || done[0].Conversation != string(f.sess.RootConversation()) {
+		t.Errorf("completions = %+v", done)
+	}
+}
+
+// Past conversations.max_interrupt_chain_depth an interrupting call gets an
+// error result at once and nothing is handed over.
+func TestConvChainDepth(t *testing.T) {
+	f := convFixture(t, func(c *config.Config) { c.Conversations.MaxInterruptChainDepth = 1 })
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "level 1"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "conv_create", map[string]any{"user_instruction": "level 2"})}},
+		fakellm.Reply{Content: "could not delegate"},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "nest")
+	reqs := f.srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	if m := toolMsg(reqs[2].Messages, "c2"); m == nil || !strings.Contains(m.Content, "max_interrupt_chain_depth = 1") {
+		t.Errorf("deep call result = %+v", m)
+	}
+	if n := len(f.sess.Conversations()); n != 2 {
+		t.Errorf("%d conversations, want 2 (the refused call created none)", n)
+	}
+	if m := toolMsg(f.sess.History(""), "c1"); m == nil || !strings.Contains(m.Content, "could not delegate") {
+		t.Errorf("root result = %+v", m)
+	}
+}
+
+// A user interrupt mid-chain stops everything and answers every pending
+// call "interrupted by the user".
+func TestConvUserInterruptMidChain(t *testing.T) {
+	f := convFixture(t, nil)
+	started := make(chan struct{})
+	var once sync.Once
+	f.sess.opts.OnEvent = func(ev event.Event) {
+		f.rec.handle(ev)
+		if ev.Kind == event.AgentMessageDelta && strings.HasSuffix(ev.Conversation, "06") {
+			once.Do(func() { close(started) })
+		}
+	}
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "level 1"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "conv_create", map[string]any{"user_instruction": "level 2"})}},
+		fakellm.Reply{Content: strings.Repeat("slow ", 200), Chunk: 5, Delay: 20 * time.Millisecond},
+	)
+	if _, err := f.sess.Submit("nest"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("level 2 never streamed")
+	}
+	f.sess.Cancel()
+	if n := len(f.srv.Requests()); n != 3 {
+		t.Errorf("%d requests after the interrupt, want 3", n)
+	}
+	aborted := f.rec.find(event.TurnAborted)
+	if last := aborted[len(aborted)-1]; last.Reason != event.ReasonInterrupted || !strings.HasSuffix(last.Conversation, "06") {
+		t.Errorf("last abort = %+v", last)
+	}
+	for conv, call := range map[ConversationID]string{"": "c1", "00000000-0000-4000-8000-000000000003": "c2"} {
+		h := f.sess.History(conv)
+		checkPairs(t, h)
+		if m := toolMsg(h, call); m == nil || m.Content != "error: interrupted by the user" {
+			t.Errorf("pending call %s = %+v", call, m)
+		}
+	}
+	if f.sess.Status().Busy {
+		t.Error("session still busy")
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "fresh"})
+	f.run(t, "next")
+}
+
+// Sub-conversations survive a restart whole: context, narrowing policy,
+// messages, order.
+func TestConvResume(t *testing.T) {
+	f := convFixture(t, nil)
+	strict := policy.Policy{Preset: policy.PresetStrict}
+	narrow, err := f.sess.OpenConversation("be careful", &strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yolo := policy.Policy{Preset: policy.PresetYolo}
+	wide, err := f.sess.OpenConversation("", &yolo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.rec.find(event.Notice); len(n) != 1 || !strings.Contains(n[0].Text, "clamped") {
+		t.Errorf("widening notice = %+v", n)
+	}
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "sub", "model": "cheap-model", "internal_tools": map[string]any{"use_streamable_shell_tool": false}})}},
+		fakellm.Reply{Content: "sub answer"},
+		fakellm.Reply{Content: "root answer"},
+	)
+	f.run(t, "go")
+	if m := f.srv.Requests()[1]; m.Model != "cheap-model" || hasTool(m.Tools, "bash") || !hasTool(m.Tools, "read") {
+		t.Errorf("sub-conversation request: model %s, tools %d", m.Model, len(m.Tools))
+	}
+	before := f.sess.Conversations()
+	f.sess.Close() // one writer: the session is given up before it is resumed
+
+	opts := f.sess.opts
+	opts.OnEvent = func(event.Event) {}
+	again, err := Resume(opts, f.sess.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Close)
+	after := again.Conversations()
+	if len(after) != len(before) {
+		t.Fatalf("%d conversations after resume, want %d", len(after), len(before))
+	}
+	for i := range before {
+		if before[i].ID != after[i].ID || before[i].Messages != after[i].Messages {
+			t.Errorf("conversation %d: %+v, want %+v", i, after[i], before[i])
+		}
+	}
+	for id, want := range map[ConversationID]policy.Preset{narrow: policy.PresetStrict, wide: policy.PresetBalanced} {
+		c, _ := again.conversation(id)
+		if c.Policy == nil || c.Policy.Preset != want {
+			t.Errorf("policy of %s after resume = %+v, want %s", id, c.Policy, want)
+		}
+	}
+	if c, _ := again.conversation(narrow); c.Instructions != "be careful" {
+		t.Errorf("instructions lost: %q", c.Instructions)
+	}
+	sub := after[3]
+	c, _ := again.conversation(sub.ID)
+	if c.Model != "cheap-model" || c.Tools.Shell || !c.Tools.Patch {
+		t.Errorf("sub context after resume: model %q tools %+v", c.Model, c.Tools)
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "more"})
+	if _, err := again.SubmitTo(sub.ID, "continue"); err != nil {
+		t.Fatal(err)
+	}
+	again.Wait()
+	last := f.srv.Requests()[3]
+	if len(last.Messages) != 4 || last.Messages[1].Content != "sub" || last.Messages[2].Content != "sub answer" || last.Model != "cheap-model" {
+		t.Errorf("resumed sub request = %+v", last.Messages)
+	}
+}
+
+func hasTool(ts []llm.Tool, name string) bool {
+	for _, t := range ts {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Each root request starts with the previous root request byte for byte
+// (provider prompt caches): over three turns, the first a complex task,
+// and a hand-over to a sub-conversation and back.
+func TestConvPromptStability(t *testing.T) {
+	f := convFixture(t, nil)
+	f.srv.Enqueue(fakellm.Reply{Content: "planned"})
+	f.run(t, "1. rename the config loader 2. migrate the tests 3. update the docs")
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"base_instruction_text": "You summarise.", "user_instruction": "summarise"})}},
+		fakellm.Reply{Content: "summary"},
+		fakellm.Reply{Content: "got it"},
+	)
+	f.run(t, "delegate")
+	f.srv.Enqueue(fakellm.Reply{Content: "bye"})
+	f.run(t, "thanks")
+
+	var roots []fakellm.Request
+	for _, r := range f.srv.Requests() {
+		if strings.Contains(r.Messages[0].Content, "coding agent") {
+			roots = append(roots, r)
+		}
+	}
+	if len(roots) != 4 {
+		t.Fatalf("%d root requests, want 4", len(roots))
+	}
+	for i := 1; i < len(roots); i++ {
+		prev, cur := roots[i-1], roots[i]
+		pm, _ := json.Marshal(prev.Messages)
+		cm, _ := json.Marshal(cur.Messages)
+		pt, _ := json.Marshal(prev.Tools)
+		ct, _ := json.Marshal(cur.Tools)
+		if !bytes.HasPrefix(cm, pm[:len(pm)-1]) || !bytes.Equal(pt, ct) || prev.Model != cur.Model {
+			t.Errorf("root request %d does not extend request %d:\nprev %s\ncur  %s", i, i-1, pm, cm)
+		}
+	}
+}
+
+// The same scripted session run twice sends identical tool lists and
+// request bodies.
+func TestConvDeterminism(t *testing.T) {
+	runOnce := func() [][]byte {
+		f := convFixture(t, nil)
+		f.srv.Enqueue(
+			fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "sub"}), call("c2", "conv_list", map[string]any{})}},
+			fakellm.Reply{ToolCalls: []llm.ToolCall{call("c3", "conv_list", map[string]any{})}},
+			fakellm.Reply{Content: "sub done"},
+			fakellm.Reply{ToolCalls: []llm.ToolCall{call("c4", "conv_send", map[string]any{"conversation_id": "00000000-0000-4000-8000-000000000003", "text": "again"})}},
+			fakellm.Reply{Content: "sub again"},
+			fakellm.Reply{Content: "root done"},
+		)
+		f.run(t, "go")
+		var out [][]byte
+		for _, r := range f.srv.Requests() {
+			out = append(out, bytes.ReplaceAll(r.Raw, []byte(f.root), []byte("ROOT")))
+		}
+		return out
+	}
+	a, b := runOnce(), runOnce()
+	if len(a) != 6 || len(a) != len(b) {
+		t.Fatalf("%d and %d requests, want 6", len(a), len(b))
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			t.Errorf("request %d differs:\n%s\n%s", i, a[i], b[i])
+		}
+	}
+}
+
+// Opening, sending to and closing 1,000 conversations leaves no
+// goroutines or memory behind.
+func TestConvLeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	srv := fakellm.New()
+	t.Cleanup(srv.Close)
+	cfg := config.Defaults()
+	cfg.Model = "test-model"
+	// Session files on tmpfs where there is one: 3,000 fsyncs on a loaded
+	// disk would take minutes and measure nothing of ours.
+	root := t.TempDir()
+	if dir, err := os.MkdirTemp("/dev/shm", "coder-leak-"); err == nil {
+		root = dir
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	}
+	sess, err := Open(Options{Config: cfg, Root: root, OnEvent: func(event.Event) {},
+		Provider: provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 2})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sess.Close)
+	big := strings.Repeat("payload ", 512) // 4 KiB per message: a leaked history shows
+	srv.SetScript(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: big, Chunk: 4096} })
+	cycle := func(n int) {
+		for i := 0; i < n; i++ {
+			id, err := sess.OpenConversation("", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sess.SubmitTo(id, "hi"); err != nil {
+				t.Fatal(err)
+			}
+			sess.Wait()
+			if err := sess.CloseConversation(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sess.saver.flush()
+		srv.ForgetRequests() // the fake server's own record is not ours
+	}
+	measure := func() (int, uint64) {
+		var ms runtime.MemStats
+		for i := 0; i < 3; i++ {
+			runtime.GC()
+		}
+		runtime.ReadMemStats(&ms)
+		return runtime.NumGoroutine(), ms.HeapAlloc
+	}
+	cycle(20) // warm up connections and caches
+	g0, h0 := measure()
+	cycle(1000)
+	// Goroutines of finished work may take a moment to exit.
+	deadline := time.Now().Add(10 * time.Second)
+	g1, h1 := measure()
+	for g1 > g0+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		g1, h1 = measure()
+	}
+	if g1 > g0+2 {
+		t.Errorf("goroutines: %d before, %d after 1,000 conversations", g0, g1)
+	}
+	// 1,000 leaked histories would hold over 8 MB.
+	if h1 > h0+2<<20 {
+		t.Errorf("heap: %d KiB before, %d KiB after 1,000 conversations", h0>>10, h1>>10)
+	}
+	if n := len(sess.Conversations()); n != 1 {
+		t.Errorf("%d conversations left, want the root", n)
+	}
+}

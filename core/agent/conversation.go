@@ -1,0 +1,347 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
+)
+
+// ToolPrefs switch a conversation's built-in tools (seed 000
+// internal_tools): the todo tool, patch and bash. Web search is recorded
+// only; no web tool exists.
+type ToolPrefs = store.ToolPrefs
+
+// allTools is the root conversation's preferences: everything on.
+var allTools = ToolPrefs{Plan: true, Patch: true, Shell: true}
+
+// Conversation is one isolated context inside a session (seed 002, seed
+// 004): its own history, instructions, model, tool view and policy. The
+// context fields are fixed when it is opened and read without a lock; the
+// rest is guarded by mu. Lock order: Session.mu before Conversation.mu.
+type Conversation struct {
+	ID ConversationID
+	// Instructions are the base instructions; empty: the built-in ones.
+	Instructions string
+	// UserInstructions, when set, is the first user message of its
+	// history.
+	UserInstructions string
+	// Model overrides the session's model; empty: the session's.
+	Model string
+	// Tools are the built-in tool switches.
+	Tools ToolPrefs
+	// MCPAllowlist holds fully qualified MCP tool names (server__tool);
+	// nil: all. Stored and validated; applied once MCP tools exist.
+	MCPAllowlist []string
+	// Policy, when set, narrows the session's policy for this
+	// conversation; it can never widen it (seed 002, seed 004).
+	Policy  *policy.Policy
+	Storage StoragePolicy
+	created time.Time
+
+	mu         sync.Mutex // guards the fields below
+	history    []llm.Message
+	todos      []store.Todo
+	ctxTokens  int
+	sentTools  []llm.Tool // the tools of its last request
+	lastActive time.Time
+	task       TaskID // light handle: the running task, "" when none
+	closed     bool
+}
+
+// messages returns a copy of the history.
+func (c *Conversation) messages() []llm.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]llm.Message(nil), c.history...)
+}
+
+// record appends a message and refreshes last_active_at.
+func (c *Conversation) record(m llm.Message, now time.Time) {
+	c.mu.Lock()
+	c.history = append(c.history, m)
+	c.lastActive = now
+	c.mu.Unlock()
+}
+
+// touch refreshes last_active_at (TaskComplete).
+func (c *Conversation) touch(now time.Time) {
+	c.mu.Lock()
+	c.lastActive = now
+	c.mu.Unlock()
+}
+
+// lastAssistant is the text of the newest assistant message.
+func (c *Conversation) lastAssistant() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.history) - 1; i >= 0; i-- {
+		if m := c.history[i]; m.Role == llm.RoleAssistant {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// saved is the conversation's stored form.
+func (c *Conversation) saved() store.Conversation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	prefs := c.Tools
+	return store.Conversation{
+		ID:               string(c.ID),
+		Instructions:     c.Instructions,
+		UserInstructions: c.UserInstructions,
+		Model:            c.Model,
+		Tools:            &prefs,
+		MCPAllowlist:     c.MCPAllowlist,
+		Policy:           c.Policy,
+		StoragePolicy:    string(c.Storage),
+		CreatedAt:        c.created,
+		LastActiveAt:     c.lastActive,
+		Messages:         append([]llm.Message(nil), c.history...),
+		Todos:            append([]store.Todo(nil), c.todos...),
+	}
+}
+
+// restoreConversation rebuilds a saved conversation.
+func restoreConversation(sc store.Conversation, started map[string]bool) *Conversation {
+	c := &Conversation{
+		ID:               ConversationID(sc.ID),
+		Instructions:     sc.Instructions,
+		UserInstructions: sc.UserInstructions,
+		Model:            sc.Model,
+		Tools:            allTools,
+		MCPAllowlist:     sc.MCPAllowlist,
+		Policy:           sc.Policy,
+		Storage:          StoragePolicy(sc.StoragePolicy),
+		created:          sc.CreatedAt,
+		lastActive:       sc.LastActiveAt,
+		history:          repairHistory(sc.Messages, started),
+		todos:            sc.Todos,
+	}
+	if sc.Tools != nil {
+		c.Tools = *sc.Tools
+	}
+	c.ctxTokens = estimateTokens(c.history)
+	return c
+}
+
+// ConversationSpec is what a new conversation inherits or overrides. The
+// zero value inherits everything from the parent.
+type ConversationSpec struct {
+	Instructions     *string
+	UserInstructions string
+	Model            string
+	Tools            *ToolPrefs
+	MCPAllowlist     []string
+	Policy           *policy.Policy
+	// Storage narrows what is stored of the conversation ("": as its
+	// parent); asking for more than the session stores is clamped.
+	Storage StoragePolicy
+}
+
+// OpenConversation adds a conversation with its own instructions ("" for
+// the built-in ones) and an optional narrower policy, and returns its id.
+// A policy wider than the session's is clamped to it, with a Notice.
+func (s *Session) OpenConversation(instructions string, pol *policy.Policy) (ConversationID, error) {
+	c, err := s.openConversation(nil, ConversationSpec{Instructions: &instructions, Policy: pol})
+	if err != nil {
+		return "", err
+	}
+	return c.ID, nil
+}
+
+// openConversation creates a conversation from parent's context (root's
+// when nil) overridden by spec.
+func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) (*Conversation, error) {
+	if spec.Policy != nil {
+		if err := spec.Policy.Validate(); err != nil {
+			return nil, fmt.Errorf("conversation policy: %w", err)
+		}
+	}
+	allow, _, err := normalizeAllowlist(spec.MCPAllowlist)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if parent == nil {
+		parent = s.rootConv
+	}
+	sessPol := s.policy
+	sessStore := s.storage
+	s.mu.Unlock()
+	now := s.opts.Now()
+	c := &Conversation{
+		ID:               ConversationID(s.newID()),
+		Instructions:     parent.Instructions,
+		UserInstructions: spec.UserInstructions,
+		Model:            parent.Model,
+		Tools:            parent.Tools,
+		MCPAllowlist:     parent.MCPAllowlist,
+		Policy:           parent.Policy,
+		Storage:          parent.Storage,
+		created:          now,
+		lastActive:       now,
+	}
+	if spec.Instructions != nil {
+		c.Instructions = *spec.Instructions
+	}
+	if spec.Model != "" {
+		c.Model = spec.Model
+	}
+	if spec.Tools != nil {
+		c.Tools = *spec.Tools
+	}
+	if spec.MCPAllowlist != nil {
+		c.MCPAllowlist = allow
+	}
+	var clamped string
+	if spec.Storage != "" {
+		want, err := store.ParsePolicy(string(spec.Storage))
+		if err != nil {
+			return nil, fmt.Errorf("conversation storage_policy: %w", err)
+		}
+		floor := store.Narrower(sessStore, parent.Storage)
+		c.Storage = store.Narrower(floor, want)
+		if c.Storage != want {
+			clamped = fmt.Sprintf("conversation %s asked to store %s; clamped to %s (a conversation may store less than its session, never more)", shortID(c.ID), want, c.Storage)
+		}
+	}
+	if spec.Policy != nil {
+		p := *spec.Policy
+		if presetRank(p.Preset) > presetRank(sessPol.Preset) {
+			clamped = fmt.Sprintf("conversation %s asked for the %s preset; clamped to the session's %s (a conversation can only narrow permissions)", shortID(c.ID), p.Preset, presetName(sessPol.Preset))
+			p.Preset = sessPol.Preset
+		}
+		c.Policy = &p
+	}
+	if c.UserInstructions != "" {
+		c.history = []llm.Message{{Role: llm.RoleUser, Content: c.UserInstructions}}
+	}
+	s.mu.Lock()
+	s.convs[c.ID] = c
+	s.order = append(s.order, c)
+	root := s.rootConv.ID
+	sc := c.saved()
+	rerr := s.recordLocked(store.Record{Kind: store.KindConv, Conversation: &sc})
+	s.mu.Unlock()
+	s.reportSave(rerr)
+	if clamped != "" {
+		s.emit(event.Event{Kind: event.Notice, Conversation: string(root), Text: clamped})
+	}
+	return c, nil
+}
+
+// presetRank orders presets from narrow to wide.
+func presetRank(p policy.Preset) int {
+	switch policy.Preset(strings.ToLower(string(p))) {
+	case policy.PresetStrict:
+		return 0
+	case policy.PresetAutoEdit:
+		return 2
+	case policy.PresetYolo:
+		return 3
+	}
+	return 1 // balanced, also the zero value
+}
+
+func presetName(p policy.Preset) string {
+	if p == "" {
+		return string(policy.PresetBalanced)
+	}
+	return string(p)
+}
+
+// normalizeAllowlist checks MCP tool names: server__tool stays,
+// server/tool becomes server__tool (deprecated), anything else with
+// characters outside [a-zA-Z0-9_-] is an error. It reports whether a
+// deprecated spelling was seen.
+func normalizeAllowlist(names []string) ([]string, bool, error) {
+	if names == nil {
+		return nil, false, nil
+	}
+	out := make([]string, 0, len(names))
+	deprecated := false
+	for _, n := range names {
+		if server, tool, ok := strings.Cut(n, "/"); ok && !strings.Contains(tool, "/") {
+			n, deprecated = server+"__"+tool, true
+		}
+		if !toolNameChars.MatchString(n) || !strings.Contains(n, "__") {
+			return nil, false, fmt.Errorf("mcp_allowlist: %q is not a fully qualified MCP tool name (want server__tool, letters, digits, _ and - only)", n)
+		}
+		out = append(out, n)
+	}
+	return out, deprecated, nil
+}
+
+// conversation looks a conversation up ("" is the root).
+func (s *Session) conversation(id ConversationID) (*Conversation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == "" {
+		return s.rootConv, nil
+	}
+	c := s.convs[id]
+	if c == nil {
+		return nil, fmt.Errorf("conversation %q: %w", id, ErrNotFound)
+	}
+	return c, nil
+}
+
+// Conversations lists the conversations, root first, then in creation
+// order.
+func (s *Session) Conversations() []ConversationInfo {
+	s.mu.Lock()
+	list := append([]*Conversation(nil), s.order...)
+	s.mu.Unlock()
+	out := make([]ConversationInfo, 0, len(list))
+	for _, c := range list {
+		c.mu.Lock()
+		info := ConversationInfo{ID: c.ID, Messages: len(c.history), LastActive: c.lastActive, Running: c.task != ""}
+		for _, m := range c.history {
+			if m.Role == llm.RoleUser {
+				info.FirstLine = firstLine(m.Content)
+				break
+			}
+		}
+		c.mu.Unlock()
+		out = append(out, info)
+	}
+	return out
+}
+
+// ConversationInfo describes one conversation for lists.
+type ConversationInfo struct {
+	ID         ConversationID
+	FirstLine  string
+	Messages   int
+	LastActive time.Time
+	Running    bool
+}
+
+func shortID(id ConversationID) string {
+	if len(id) > 8 {
+		return string(id[:8])
+	}
+	return string(id)
+}
+
+// todoList returns a copy of the todo list.
+func (c *Conversation) todoList() []store.Todo {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]store.Todo(nil), c.todos...)
+}
+
+// tools returns the tools of its last request.
+func (c *Conversation) tools() []llm.Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sentTools
+}

@@ -1,0 +1,328 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// planKind says what a task plan runs.
+type planKind int
+
+const (
+	planInput    planKind = iota // the user's input: a message, `/` or `!` command
+	planTarget                   // a hand-over's target: its input, then the model loop
+	planContinue                 // a caller's continuation: the call's result, then the loop
+)
+
+// taskPlan is one queued task (seed 000: TaskPlan).
+type taskPlan struct {
+	id     TaskID
+	kind   planKind
+	conv   ConversationID // "" is the root
+	input  string         // planInput: the line; planTarget: the message text
+	images []llm.Image    // image parts of the input
+	turn   TaskID         // the user task whose git turn this belongs to
+	depth  int            // nested hand-overs above this task
+	// closure, on a continuation, is the interrupting call it closes.
+	closure *closure
+	// returnsTo is the call waiting for this conversation's answer: set on
+	// a target, inherited by its continuation when the target itself hands
+	// over. When a task carrying it ends for good, HandBack follows.
+	returnsTo *closure
+	// snaps is the snapshot state of the chain's user turn (turns.go).
+	snaps *turnSnaps
+}
+
+// closure is an interrupting tool call waiting for its result.
+type closure struct {
+	callID     string
+	tool       string // conv_create or conv_send
+	arguments  string
+	caller     ConversationID
+	target     ConversationID
+	create     bool
+	first      string // conv_create: first_user_message
+	firstItems int    // conv_create: first_items_count
+	notes      []string
+	// Set when the target's work ends (guarded by scheduler.mu).
+	answered bool
+	answer   string
+	failure  string
+}
+
+// handover is what an interrupting call leaves on its task.
+type handover struct {
+	closure *closure
+	target  *taskPlan
+}
+
+// scheduler runs one task at a time from a FIFO of plans (seed 000, seed
+// 004 §6). It is the only place that emits task start, completion and
+// abort events.
+type scheduler struct {
+	s *Session
+
+	mu          sync.Mutex // guards the fields below
+	queue       []*taskPlan
+	current     *task
+	tasks       map[TaskID]*task // registry: the running task by id
+	chainDone   chan struct{}    // closed when the running chain ends; nil when idle
+	interrupted bool             // the user interrupted the running chain
+}
+
+func newScheduler(s *Session) *scheduler {
+	return &scheduler{s: s, tasks: map[TaskID]*task{}}
+}
+
+// submit starts a chain with one plan; ErrBusy while one runs.
+func (sc *scheduler) submit(p *taskPlan) (chan struct{}, error) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.chainDone != nil {
+		return nil, ErrBusy
+	}
+	done := make(chan struct{})
+	sc.chainDone, sc.interrupted = done, false
+	sc.queue = []*taskPlan{p}
+	go sc.work(done)
+	return done, nil
+}
+
+// busy reports whether a chain runs.
+func (sc *scheduler) busy() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.chainDone != nil
+}
+
+// wait blocks until the running chain, if any, has ended.
+func (sc *scheduler) wait() {
+	sc.mu.Lock()
+	done := sc.chainDone
+	sc.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// interrupt is the user's interrupt: the queue is cleared (its pending
+// calls answered "interrupted by the user" by the worker) and the running
+// task cancelled. It returns the chain's done channel (nil when idle).
+func (sc *scheduler) interrupt() chan struct{} {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.chainDone == nil {
+		return nil
+	}
+	sc.interrupted = true
+	if sc.current != nil {
+		sc.current.cancel()
+	}
+	return sc.chainDone
+}
+
+// dropConversation removes a closed conversation's queued plans: targets
+// are dropped (their callers' continuations report the close), its own
+// continuations are dropped with it.
+func (sc *scheduler) dropConversation(id ConversationID) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	kept := sc.queue[:0]
+	for _, p := range sc.queue {
+		if p.conv != id {
+			kept = append(kept, p)
+		}
+	}
+	sc.queue = kept
+}
+
+// waiting reports whether a conversation has a continuation queued: it
+// is waiting for a hand-over it started.
+func (sc *scheduler) waiting(id ConversationID) bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for _, p := range sc.queue {
+		if p.conv == id && p.kind == planContinue {
+			return true
+		}
+	}
+	return false
+}
+
+// continues reports whether the chain goes on after t: it handed over, or
+// a continuation waits for it (and the user did not interrupt).
+func (sc *scheduler) continues(t *task) bool {
+	if t.handover != nil {
+		return true
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return !sc.interrupted && len(sc.queue) > 0
+}
+
+// imagesOf are the images of a user input plan.
+func imagesOf(p *taskPlan) []llm.Image {
+	if p.kind == planInput {
+		return p.images
+	}
+	return nil
+}
+
+// running returns the task running in a conversation, if any.
+func (sc *scheduler) running(id ConversationID) *task {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for _, t := range sc.tasks {
+		if t.conv.ID == id {
+			return t
+		}
+	}
+	return nil
+}
+
+// work runs the chain's plans in order until the queue is empty.
+func (sc *scheduler) work(done chan struct{}) {
+	s := sc.s
+	for {
+		sc.mu.Lock()
+		if sc.interrupted || len(sc.queue) == 0 {
+			sc.finishLocked(done, nil)
+			return
+		}
+		p := sc.queue[0]
+		sc.queue = sc.queue[1:]
+		conv, err := s.conversation(p.conv)
+		if err != nil {
+			sc.mu.Unlock()
+			continue // closed while queued: dropped
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		t := &task{s: s, id: p.id, conv: conv, plan: p, cancel: cancel, done: make(chan struct{}), images: imagesOf(p)}
+		if p.snaps == nil {
+			p.snaps = &turnSnaps{}
+		}
+		t.snaps = p.snaps
+		ctx = withTask(ctx, t)
+		sc.current, sc.tasks[t.id] = t, t
+		sc.mu.Unlock()
+		conv.mu.Lock()
+		conv.task = t.id
+		conv.mu.Unlock()
+
+		t.emit(event.Event{Kind: event.TaskStarted, Text: p.input})
+		s.runPlan(ctx, t)
+		cancel()
+		s.snapshotNow() // the task's record is one durable snapshot before it is reported done
+		conv.mu.Lock()
+		conv.task = ""
+		conv.mu.Unlock()
+		if t.end.Kind == event.TaskComplete {
+			conv.touch(s.opts.Now())
+		}
+		close(t.done)
+
+		sc.mu.Lock()
+		sc.current = nil
+		delete(sc.tasks, t.id)
+		var back *closure
+		ho := t.handover
+		switch {
+		case ho != nil && !sc.interrupted:
+			cont := &taskPlan{id: TaskID(s.newID()), kind: planContinue, conv: conv.ID, turn: p.turn, depth: p.depth, closure: ho.closure, returnsTo: p.returnsTo, snaps: t.snaps}
+			ho.target.snaps = t.snaps
+			sc.queue = append([]*taskPlan{ho.target, cont}, sc.queue...)
+		case ho != nil:
+			s.closeCallLater(ho.closure, interruptedResult)
+		case p.returnsTo != nil:
+			back = p.returnsTo
+			back.answered, back.answer = true, conv.lastAssistant()
+			if t.end.Kind == event.TurnAborted {
+				back.failure = t.end.Text
+				if back.failure == "" {
+					back.failure = "the conversation's task was " + t.end.Reason
+				}
+			}
+		}
+		if sc.interrupted || len(sc.queue) == 0 {
+			sc.finishLocked(done, &t.end)
+			return
+		}
+		sc.mu.Unlock()
+		if t.end.Kind != "" {
+			s.emit(t.end)
+		}
+		if ho != nil {
+			t.emit(event.Event{Kind: event.HandOver, Target: string(ho.closure.target), Tool: handTool(ho.closure)})
+		}
+		if back != nil {
+			s.emit(event.Event{Kind: event.HandBack, Conversation: string(back.caller), Task: string(t.id), Target: string(back.target), Tool: handTool(back)})
+		}
+	}
+}
+
+// finishLocked ends the chain; called with mu held, it releases it. After
+// a user interrupt the dropped plans' calls are answered; the session
+// accepts input again before the final event goes out.
+func (sc *scheduler) finishLocked(done chan struct{}, end *event.Event) {
+	s := sc.s
+	var dropped []*taskPlan
+	if sc.interrupted {
+		dropped, sc.queue = sc.queue, nil
+	}
+	sc.mu.Unlock()
+	for _, p := range dropped {
+		if p.closure != nil {
+			s.closeCallLater(p.closure, interruptedResult)
+		}
+	}
+	s.saver.flush()
+	sc.mu.Lock()
+	sc.chainDone, sc.queue = nil, nil
+	sc.mu.Unlock()
+	st := s.Status()
+	s.emit(event.Event{Kind: event.StatusChanged, Conversation: string(s.RootConversation()), Status: &st})
+	if end != nil && end.Kind != "" {
+		s.emit(*end)
+	}
+	close(done)
+}
+
+// interruptedResult answers calls whose hand-over the user interrupted.
+const interruptedResult = "interrupted by the user"
+
+// closeCallLater writes a pending call's result without a continuation
+// (the chain was interrupted or the caller is gone).
+func (s *Session) closeCallLater(c *closure, text string) {
+	conv, err := s.conversation(c.caller)
+	if err != nil {
+		return
+	}
+	setToolResult(conv, c.callID, "error: "+text)
+	s.save()
+	info := handTool(c)
+	info.Status, info.Summary = event.ToolAborted, text
+	s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: string(c.caller), Tool: info})
+}
+
+// setToolResult replaces the placeholder tool message of a call.
+func setToolResult(c *Conversation, callID, content string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.history) - 1; i >= 0; i-- {
+		if m := &c.history[i]; m.Role == llm.RoleTool && m.ToolCallID == callID {
+			m.Content = content
+			return true
+		}
+	}
+	return false
+}
+
+// handTool describes an interrupting call for events.
+func handTool(c *closure) *event.Tool {
+	name := displayName(c.tool)
+	return &event.Tool{CallID: c.callID, Name: c.tool, Kind: "think", Title: fmt.Sprintf("%s → conversation %s", name, shortID(c.target)), Arguments: c.arguments}
+}

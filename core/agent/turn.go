@@ -1,0 +1,91 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+)
+
+// task is one scheduled run: a user input, a hand-over's target or a
+// caller's continuation. Its fields other than conv are owned by the task
+// goroutine.
+type task struct {
+	s      *Session
+	id     TaskID
+	conv   *Conversation // reassigned only by /new and /resume
+	plan   *taskPlan
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	edited     []string     // paths written since the last auto-verify
+	verifyRuns int          // auto-verify runs in this turn
+	end        event.Event  // the closing event, sent by the scheduler
+	refused    bool         // the last answer was stopped by the content filter
+	note       string       // per-turn note sent after the user's message (complex task)
+	handover   *handover    // set by an interrupting call: the task ends Replaced
+	destroyed  bool         // its own conversation was destroyed by one of its calls
+	call       llm.ToolCall // the tool call running now
+	images     []llm.Image  // attached to the user message of the turn
+
+	snaps *turnSnaps // the turn's snapshot state, shared by its hand-over chain (turns.go)
+}
+
+// emit stamps the task's conversation and task ids on an event.
+func (t *task) emit(ev event.Event) {
+	ev.Conversation, ev.Task = string(t.conv.ID), string(t.id)
+	t.s.emit(ev)
+}
+
+// with stamps the ids without sending (events kept for later).
+func (t *task) with(ev event.Event) event.Event {
+	ev.Conversation, ev.Task = string(t.conv.ID), string(t.id)
+	return ev
+}
+
+// turnID is the user task whose git turn this task extends.
+func (t *task) turnID() TaskID {
+	if t.plan != nil && t.plan.turn != "" {
+		return t.plan.turn
+	}
+	return t.id
+}
+
+type taskKey struct{}
+
+// withTask lets tools the session implements (todo, skill, conv_*) find
+// the task they run in.
+func withTask(ctx context.Context, t *task) context.Context {
+	return context.WithValue(ctx, taskKey{}, t)
+}
+
+func taskFrom(ctx context.Context) *task {
+	t, _ := ctx.Value(taskKey{}).(*task)
+	return t
+}
+
+// turnContext is what one model call works with, built once per call and
+// never changed (the mode may switch between calls).
+type turnContext struct {
+	t      *task
+	mode   policy.Mode
+	model  string
+	system string
+	tools  []tools.Tool
+	specs  []llm.Tool
+}
+
+// turnContext builds the context of the task's next model call.
+func (s *Session) turnContext(t *task) *turnContext {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := t.conv
+	tc := &turnContext{t: t, mode: s.mode, model: s.model, system: s.systemPromptLocked(c), tools: s.offeredToolsLocked(c)}
+	if c.Model != "" {
+		tc.model = c.Model
+	}
+	tc.specs = tools.Specs(tc.tools)
+	return tc
+}
