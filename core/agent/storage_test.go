@@ -123,3 +123,64 @@ func TestUndoUnderEveryPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestConversationStoresLessThanSession: conv_create's storage_policy
+// narrows what is kept of the sub-conversation; asking for more than the
+// session keeps is clamped with a Notice.
+func TestConversationStoresLessThanSession(t *testing.T) {
+	for _, tc := range []struct {
+		session, asked, want string
+		clamped              bool
+	}{
+		{"full", "headers_only", "headers_only", false},
+		{"headers_only", "full", "headers_only", true},
+		{"none", "ttl", "none", true},
+		{"full", "none", "none", false},
+	} {
+		t.Run(tc.session+"/"+tc.asked, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, o *Options) { c.Storage.Policy = tc.session })
+			f.srv.Enqueue(
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{
+					"user_instruction": "review it", "storage_policy": tc.asked})}},
+				fakellm.Reply{Reasoning: "sub " + storageMarker, Content: "LGTM"},
+				fakellm.Reply{Content: "reviewed"},
+			)
+			f.run(t, "get it reviewed")
+			convs := f.sess.Conversations()
+			if len(convs) != 2 {
+				t.Fatalf("conversations: %+v", convs)
+			}
+			f.sess.mu.Lock()
+			got := f.sess.convs[convs[1].ID].Storage
+			f.sess.mu.Unlock()
+			if string(got) != tc.want {
+				t.Errorf("sub-conversation stores %q, want %q", got, tc.want)
+			}
+			var notice bool
+			for _, ev := range f.rec.events {
+				notice = notice || strings.Contains(ev.Text, "clamped to "+tc.want)
+			}
+			if notice != tc.clamped {
+				t.Errorf("clamp notice %v, want %v", notice, tc.clamped)
+			}
+			f.sess.Close()
+			if hits, _ := grepCoder(t, f.root); len(hits) > 0 {
+				t.Errorf("the sub-conversation's reasoning is on disk in %v", hits)
+			}
+		})
+	}
+}
+
+func TestConvCreateRejectsUnknownStoragePolicy(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{
+			"user_instruction": "x", "storage_policy": "forever"})}},
+		fakellm.Reply{Content: "ok"},
+	)
+	f.run(t, "go")
+	reqs := f.srv.Requests()
+	if res := toolMsg(reqs[len(reqs)-1].Messages, "c1"); !strings.Contains(res.Content, "storage_policy") {
+		t.Errorf("conv_create with an unknown storage policy answered %q", res.Content)
+	}
+}
