@@ -46,6 +46,7 @@ type Conversation struct {
 
 	mu         sync.Mutex // guards the fields below
 	history    []llm.Message
+	view       *promptView // compacted prompt (compact.go); nil: all of history is sent
 	todos      []store.Todo
 	ctxTokens  int
 	sentTools  []llm.Tool // the tools of its last request

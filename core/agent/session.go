@@ -269,6 +269,17 @@ func (s *Session) load(id string) error {
 		s.convs[c.ID] = c
 		s.order = append(s.order, c)
 	}
+	for _, v := range snap.Views {
+		c := root
+		if v.Conv != "" {
+			c = s.convs[ConversationID(v.Conv)]
+		}
+		if c != nil && v.Upto <= len(c.history) {
+			c.view = newView(c.history, v.Upto, v.Summary)
+			prefix, tail := c.sentLocked()
+			c.ctxTokens = estimateTokens(prefix) + estimateTokens(tail)
+		}
+	}
 	s.turns = snap.Turns
 	return nil
 }
@@ -530,6 +541,13 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		snap.Tools = tools.Specs(s.offeredToolsLocked(s.rootConv))
 	}
 	root.Messages, root.Todos = nil, nil // in Messages and Todos
+	for _, c := range s.order {
+		c.mu.Lock()
+		if v := c.view; v != nil {
+			snap.Views = append(snap.Views, store.View{Conv: s.convKeyLocked(c), Upto: v.upto, Summary: v.summary})
+		}
+		c.mu.Unlock()
+	}
 	snap.Root = &root
 	for _, c := range s.order[1:] {
 		snap.Conversations = append(snap.Conversations, c.saved())

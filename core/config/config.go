@@ -50,6 +50,7 @@ type Config struct {
 	Undo           Undo          `json:"undo"`
 	Conversations  Conversations `json:"conversations"`
 	Storage        Storage       `json:"storage"`
+	History        History       `json:"history"`
 
 	// Not from files: filled by Load.
 	APIKey string   `json:"-"`
@@ -118,6 +119,17 @@ type Storage struct {
 	TTL string `json:"ttl"`
 }
 
+// History bounds what a conversation sends (seed 004 §4): past either
+// bound its oldest messages are sent as one summary; the history itself is
+// kept whole.
+type History struct {
+	// MaxItems bounds the messages of a request (0: no bound).
+	MaxItems int `json:"max_items"`
+	// MaxTokens bounds a request's estimated tokens; 0 (and anything
+	// larger): compact_threshold of context_window.
+	MaxTokens int `json:"max_tokens"`
+}
+
 // StorageTTL is the parsed storage.ttl.
 func (c Config) StorageTTL() time.Duration {
 	d, _ := time.ParseDuration(c.Storage.TTL) // validated in Load
@@ -144,6 +156,7 @@ func Defaults() Config {
 		Conversations: Conversations{MaxInterruptChainDepth: 4, CloseTimeout: "10s"},
 		Undo:          Undo{KeepTurns: 100, MaxFileMB: 10},
 		Storage:       Storage{Policy: "full", TTL: "72h"},
+		History:       History{MaxItems: 2000},
 	}
 }
 
@@ -375,6 +388,12 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if c.Undo.MaxFileMB < 0 {
 		bad("undo.max_file_mb", "must be 0 (no limit) or more, got %d", c.Undo.MaxFileMB)
+	}
+	if c.History.MaxItems < 0 || c.History.MaxItems > 0 && c.History.MaxItems < 8 {
+		bad("history.max_items", "must be 0 (no bound) or at least 8, got %d", c.History.MaxItems)
+	}
+	if c.History.MaxTokens < 0 {
+		bad("history.max_tokens", "must be 0 (compact_threshold of context_window) or more, got %d", c.History.MaxTokens)
 	}
 	if _, err := store.ParsePolicy(c.Storage.Policy); err != nil || c.Storage.Policy == "" {
 		bad("storage.policy", "want full, headers_only, none or ttl, got %q", c.Storage.Policy)
