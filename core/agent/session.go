@@ -542,6 +542,7 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 	}
 	root.Messages, root.Todos = nil, nil // in Messages and Todos
 	for _, c := range s.order {
+		snap.TTLConvs = snap.TTLConvs || c.Storage == store.PolicyTTL
 		c.mu.Lock()
 		if v := c.view; v != nil {
 			snap.Views = append(snap.Views, store.View{Conv: s.convKeyLocked(c), Upto: v.upto, Summary: v.summary})

@@ -313,3 +313,30 @@ func TestExpireTTL(t *testing.T) {
 		t.Errorf("second Expire = %v", done)
 	}
 }
+
+// A ttl conversation in a full session loses its text at expiry; the
+// session's own messages keep theirs.
+func TestExpireTTLConversation(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions")
+	now := time.Now()
+	s, _ := markedSession(PolicyFull)
+	s.StorageTTL, s.TTLConvs = "1h", true
+	s.Conversations[0].StoragePolicy = string(PolicyTTL)
+	s.UpdatedAt = now.Add(-2 * time.Hour)
+	if err := Save(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := Expire(dir, now); err != nil || len(done) != 1 {
+		t.Fatalf("Expire = %v, %v", done, err)
+	}
+	got, err := Resume(dir, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := got.Conversations[0]; strings.Contains(c.Messages[0].Content+c.Instructions, marker) {
+		t.Errorf("the ttl conversation kept its text: %+v", c)
+	}
+	if !strings.Contains(got.Messages[len(got.Messages)-1].Content, marker) {
+		t.Errorf("the full session lost its own text")
+	}
+}
