@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,23 +10,13 @@ import (
 // execDemo runs exec with no provider configured: the offline demo.
 func execDemo(t *testing.T, bin, dir string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"exec", "--cwd", dir}, args...)...)
+	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "CODER_") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
-			cmd.Env = append(cmd.Env, kv)
+			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+t.TempDir())
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return execWithEnv(t, bin, dir, append(env, "XDG_CONFIG_HOME="+t.TempDir()), args...)
 }
 
 // A /command alone involves no model: no demo label, no session.

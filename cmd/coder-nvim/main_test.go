@@ -49,8 +49,15 @@ type result struct {
 
 func execHost(t *testing.T, bin, dir, baseURL string, args ...string) result {
 	t.Helper()
+	return execWithEnv(t, bin, dir, append(os.Environ(), "OPENAI_BASE_URL="+baseURL, "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir()), args...)
+}
+
+// execWithEnv runs `exec --cwd dir args…` with env and returns what it printed
+// and its exit code.
+func execWithEnv(t *testing.T, bin, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"exec", "--cwd", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "OPENAI_BASE_URL="+baseURL, "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir())
+	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -273,7 +273,7 @@ func normalizeAllowlist(names []string) ([]string, bool, error) {
 		if server, tool, ok := strings.Cut(n, "/"); ok && !strings.Contains(tool, "/") {
 			n, deprecated = server+"__"+tool, true
 		}
-		if !toolNameChars.MatchString(n) || !strings.Contains(n, "__") {
+		if !toolNameChars().MatchString(n) || !strings.Contains(n, "__") {
 			return nil, false, fmt.Errorf("mcp_allowlist: %q is not a fully qualified MCP tool name (want server__tool, letters, digits, _ and - only)", n)
 		}
 		out = append(out, n)

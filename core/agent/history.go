@@ -3,6 +3,7 @@ package agent
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/google/uuid"
@@ -89,7 +90,7 @@ func newCallID() string {
 }
 
 // toolNameChars matches what OpenAI accepts in a function name.
-var toolNameChars = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var toolNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // sanitizeToolNames rewrites function names a provider would reject in the
 // history (empty, dots, spaces, too long), so one bad call from the model
@@ -98,7 +99,7 @@ var toolNameChars = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 func sanitizeToolNames(calls []llm.ToolCall) {
 	for i := range calls {
 		name := calls[i].Function.Name
-		if toolNameChars.MatchString(name) {
+		if toolNameChars().MatchString(name) {
 			continue
 		}
 		clean := strings.Map(func(r rune) rune {

@@ -168,26 +168,25 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	var streamed strings.Builder
-	var reasoning strings.Builder
+	// The provider returns what it streamed with its error (see
+	// Provider), so the text is not accumulated a second time here: a
+	// long answer would be held twice.
 	resp, err := s.opts.Provider.Stream(ctx, req, func(d llm.Delta) {
 		if d.Retry != nil {
 			s.emit(with(retryEvent(*d.Retry)))
 		}
 		if d.Reasoning != "" {
-			reasoning.WriteString(d.Reasoning)
 			s.emit(with(event.Event{Kind: event.AgentReasoningDelta, Text: d.Reasoning}))
 		}
 		if d.Content != "" {
-			streamed.WriteString(d.Content)
 			s.emit(with(event.Event{Kind: event.AgentMessageDelta, Text: d.Content}))
 		}
 	})
 	if err != nil {
 		// Keep what the user already saw, so the history matches the
 		// transcript; no tool calls survive a broken stream.
-		if streamed.Len() > 0 || reasoning.Len() > 0 {
-			s.appendMessage(t.conv, llm.Message{Role: llm.RoleAssistant, Content: streamed.String() + "\n[interrupted]", Reasoning: reasoning.String()})
+		if m := resp.Message; m.Content != "" || m.Reasoning != "" {
+			s.appendMessage(t.conv, llm.Message{Role: llm.RoleAssistant, Content: m.Content + "\n[interrupted]", Reasoning: m.Reasoning})
 		}
 		if ctx.Err() != nil {
 			return false, ctx.Err()

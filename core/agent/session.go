@@ -21,7 +21,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// Provider streams one chat completion.
+// Provider streams one chat completion. On an error after deltas were
+// passed to onDelta, the returned response holds the text streamed so
+// far (the transcript already shows it).
 type Provider interface {
 	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/coder-nvim/coder-nvim/core/complexity"
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -177,7 +178,7 @@ func typedText(input string) string {
 		}
 		for i++; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), "```"); i++ {
 		}
-		if n := len(out); n > 0 && selectionHeader.MatchString(out[n-1]) {
+		if n := len(out); n > 0 && selectionHeader().MatchString(out[n-1]) {
 			out = out[:n-1]
 		}
 	}
@@ -185,4 +186,4 @@ func typedText(input string) string {
 }
 
 // selectionHeader is the line naming an attached selection: "src/a.go:3-9".
-var selectionHeader = regexp.MustCompile(`^\S.*:\d+-\d+$`)
+var selectionHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S.*:\d+-\d+$`) })

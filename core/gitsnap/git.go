@@ -39,6 +39,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // RefPrefix is the private ref namespace that keeps snapshots alive.
@@ -196,12 +197,12 @@ func open(ctx context.Context, root string) (*repo, error) {
 	return &repo{root: abs, top: lines[1], prefix: lines[2]}, nil
 }
 
-var commitRE = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var commitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
 
 // commit checks that id names a commit; ids come from session files, so they
 // are validated before reaching git's command line.
 func (r *repo) commit(ctx context.Context, id string) error {
-	if !commitRE.MatchString(id) {
+	if !commitRE().MatchString(id) {
 		return fmt.Errorf("invalid snapshot id %q", id)
 	}
 	if _, err := r.git(ctx, runOpts{}, "cat-file", "-e", id+"^{commit}"); err != nil {

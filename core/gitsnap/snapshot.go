@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Options tune a snapshot.
@@ -67,7 +68,7 @@ func Forget(ctx context.Context, root string, ids ...string) error {
 	var in strings.Builder
 	seen := map[string]bool{}
 	for _, id := range ids {
-		if !commitRE.MatchString(id) {
+		if !commitRE().MatchString(id) {
 			return fmt.Errorf("invalid snapshot id %q", id)
 		}
 		if seen[id] {
@@ -195,7 +196,9 @@ func (r *repo) prepareIndex(ctx context.Context, o runOpts) error {
 
 // noCommitRE is how `git add` names a nested repository that has no commit
 // yet, which it cannot record as a gitlink.
-var noCommitRE = regexp.MustCompile(`error: '([^'\n]+)/' does not have a commit checked out`)
+var noCommitRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`error: '([^'\n]+)/' does not have a commit checked out`)
+})
 
 // addAll runs `git add -A` on the workspace. Nested repositories without a
 // commit make it fail; they are left out, found from the error, and their
@@ -231,7 +234,7 @@ func (r *repo) addAll(ctx context.Context, o runOpts, large []largeFile) ([]stri
 			}
 			return nested, nil
 		}
-		found := noCommitRE.FindAllStringSubmatch(err.Error(), -1)
+		found := noCommitRE().FindAllStringSubmatch(err.Error(), -1)
 		if len(found) == 0 || ctx.Err() != nil {
 			return nil, err
 		}

@@ -20,8 +20,21 @@ function handlers.text(o)
   ui.append(o.c)
 end
 
+function handlers.fold(o)
+  ui.mark_fold(o.id)
+end
+
 function handlers.rewrite(o)
   ui.rewrite_last(o.s, o.hl)
+end
+
+-- fold_start / fold_end bracket a hand-over's block (Go decides where).
+function handlers.fold_start(_)
+  ui.fold_start()
+end
+
+function handlers.fold_end(o)
+  ui.fold_end(o.closed)
 end
 
 function handlers.status(o)

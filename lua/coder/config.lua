@@ -31,6 +31,7 @@ local defaults = {
     prev_hunk = '[h',
     accept_hunk = 'ga',
     reject_hunk = 'gr',
+    open_full = 'gO', -- transcript: open a folded answer or tool output whole
   },
 }
 

@@ -122,7 +122,13 @@ function M.ensure()
     return nil
   end
   state.chan = chan
-  vim.rpcnotify(chan, 'coder_start', { cwd = cwd, resume = state.session_id or '' })
+  -- open_key: the key the fold notices name (keys.open_full).
+  local open_key = require('coder.config').current.keys.open_full
+  vim.rpcnotify(chan, 'coder_start', {
+    cwd = cwd,
+    resume = state.session_id or '',
+    open_key = type(open_key) == 'string' and open_key or '',
+  })
   return chan
 end
 

@@ -86,7 +86,54 @@ function M.state()
   return require('coder.ui').state.status
 end
 
-local subcommands = { 'open', 'close', 'toggle', 'stop' }
+local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations' }
+
+-- conversations runs :Coder conversations [root]: pick a conversation,
+-- then open its transcript read-only or send the input to it. The list
+-- and the transcript come from the host.
+function M.conversations(arg)
+  local h = host()
+  if arg == 'root' then
+    local _, err = h.request('coder_target', '')
+    if err then
+      vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
+    end
+    return
+  end
+  local items, err = h.request('coder_conversations')
+  if not items then
+    vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
+    return
+  end
+  vim.ui.select(items, {
+    prompt = 'Conversation:',
+    format_item = function(item)
+      return item.label
+    end,
+  }, function(item)
+    if not item then
+      return
+    end
+    vim.schedule(function()
+      local actions = { 'Open its transcript (read-only)', 'Send the input to it' }
+      vim.ui.select(actions, { prompt = 'Conversation ' .. item.id:sub(1, 8) .. ':' }, function(_, idx)
+        if idx == 1 then
+          local chunks, e = h.request('coder_transcript', item.id)
+          if not chunks then
+            vim.notify('coder: ' .. tostring(e), vim.log.levels.ERROR, { title = 'coder' })
+            return
+          end
+          ui().show_conversation(item.id, chunks)
+        elseif idx == 2 then
+          local _, e = h.request('coder_target', item.root and '' or item.id)
+          if e then
+            vim.notify('coder: ' .. tostring(e), vim.log.levels.ERROR, { title = 'coder' })
+          end
+        end
+      end)
+    end)
+  end)
+end
 
 -- selection_context formats lines line1..line2 of the current buffer with
 -- the file path and line numbers.
@@ -130,6 +177,8 @@ function M.command(opts)
     M.close()
   elseif args == 'stop' then
     M.stop()
+  elseif args == 'conversations' or args:match('^conversations%s') then
+    M.conversations(vim.trim(args:sub(#'conversations' + 1)))
   else
     M.send(args)
   end

@@ -14,6 +14,8 @@ local st = {
   tab = nil,
   status = nil,
   inserting = false, -- the input buffer is in Insert mode
+  fold_stack = {}, -- first lines of the hand-over blocks still open
+  folds = {}, -- finished blocks {first, last}, applied to every transcript window
 }
 M.state = st
 
@@ -66,6 +68,7 @@ local function set_keys()
   if valid_buf(st.tbuf) then
     map(st.tbuf, 'n', keys.stop, coder.stop, 'coder: interrupt the turn')
     map(st.tbuf, 'n', keys.close, M.close, 'coder: close')
+    map(st.tbuf, 'n', keys.open_full, M.open_full, 'coder: open the folded text whole')
   end
 end
 M.set_keys = set_keys
@@ -135,6 +138,9 @@ local function win_opts(w, fixed_height)
   o.spell = false
   o.list = false
   o.cursorline = false
+  -- Hand-over blocks are manual folds (they work on Neovim 0.7).
+  o.foldmethod = 'manual'
+  o.foldenable = true
   if fixed_height then
     o.winfixheight = true
   else
@@ -195,6 +201,9 @@ function M.open(focus)
   end
   win_opts(st.twin, false)
   win_opts(st.iwin, true)
+  for _, f in ipairs(st.folds) do
+    M.make_fold(st.twin, f[1], f[2], true)
+  end
   -- Show the end of the transcript.
   pcall(api.nvim_win_set_cursor, st.twin, { api.nvim_buf_line_count(tbuf), 0 })
   M.render_status()
@@ -303,6 +312,97 @@ function M.rewrite_last(s, hl)
   end
 end
 
+-- Folded texts: the host shows the first lines of a long answer or tool
+-- output and a notice; a mark on the notice line keeps the text's id, and
+-- open_full asks the host for the whole text.
+local fold_ns = api.nvim_create_namespace('coder_folds')
+local folds = {} -- extmark id -> { id = text id, chan = host channel }
+
+-- mark_fold marks the notice just appended (the line above the last).
+function M.mark_fold(id)
+  local b = M.transcript_buf()
+  local row = math.max(0, api.nvim_buf_line_count(b) - 2)
+  local mark = api.nvim_buf_set_extmark(b, fold_ns, row, 0, {})
+  folds[mark] = { id = id, chan = require('coder.host').state.chan }
+end
+
+-- open_full opens the folded text at or below the cursor (else the last
+-- one above it) whole, in a scratch buffer in a new tab.
+function M.open_full()
+  local b = M.transcript_buf()
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  local found = api.nvim_buf_get_extmarks(b, fold_ns, { row, 0 }, -1, { limit = 1 })[1]
+    or api.nvim_buf_get_extmarks(b, fold_ns, { row, 0 }, 0, { limit = 1 })[1]
+  local f = found and folds[found[1]]
+  if not f then
+    vim.notify('coder: no folded text here', vim.log.levels.INFO, { title = 'coder' })
+    return
+  end
+  local host = require('coder.host')
+  if f.chan ~= host.state.chan then
+    vim.notify('coder: that text was kept by a host that has exited', vim.log.levels.WARN, { title = 'coder' })
+    return
+  end
+  local res, err = host.request('coder_full_text', f.id)
+  if not res then
+    vim.notify('coder: ' .. tostring(err), vim.log.levels.WARN, { title = 'coder' })
+    return
+  end
+  vim.cmd('tabnew')
+  local buf = api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(api.nvim_buf_set_name, buf, ('coder://full/%d %s'):format(f.id, res.title or ''))
+  api.nvim_buf_set_lines(buf, 0, -1, false, res.lines or {})
+  vim.bo[buf].modifiable = false
+  vim.keymap.set('n', 'q', '<cmd>tabclose<cr>', { buffer = buf, nowait = true, desc = 'coder: close the text' })
+  return buf
+end
+
+-- make_fold folds lines first..last in window w; closed: leave it closed.
+function M.make_fold(w, first, last, closed)
+  if not valid_win(w) or last <= first then
+    return
+  end
+  api.nvim_win_call(w, function()
+    vim.wo.foldmethod = 'manual'
+    vim.cmd(('silent! %d,%dfold'):format(first, last))
+    if not closed then
+      vim.cmd(('silent! %dfoldopen'):format(first))
+    end
+  end)
+end
+
+-- fold_start marks the transcript's last complete line (the hand-over
+-- line) as the first line of a block.
+function M.fold_start()
+  local b = M.transcript_buf()
+  table.insert(st.fold_stack, math.max(1, api.nvim_buf_line_count(b) - 1))
+end
+
+-- fold_end folds the innermost block, up to the last complete line.
+function M.fold_end(closed)
+  local first = table.remove(st.fold_stack)
+  if not first then
+    return
+  end
+  local b = M.transcript_buf()
+  local last = api.nvim_buf_line_count(b) - 1
+  if last <= first then
+    return
+  end
+  table.insert(st.folds, { first, last })
+  for _, w in ipairs(vim.fn.win_findbuf(b)) do
+    M.make_fold(w, first, last, closed)
+  end
+end
+
+-- folds lists the finished hand-over blocks (tests).
+function M.folds()
+  return st.folds
+end
+
 -- ensure_line_start makes the transcript end with an empty line, so a new
 -- host's rendering starts cleanly after a restart.
 function M.ensure_line_start()
@@ -386,11 +486,52 @@ function M.status_text(width)
     table.insert(parts, '● working')
     table.insert(prio, 0)
   end
+  if s.conversation and s.conversation ~= '' then
+    table.insert(parts, '⇄ conversation ' .. s.conversation)
+    table.insert(prio, 1)
+  end
   return fit(parts, prio, width)
 end
 
+-- prompt_text is the cwd, and the conversation input goes to when it is
+-- not the root.
 function M.prompt_text()
+  local target = st.status and st.status.target or ''
+  if target ~= '' then
+    return tilde(st.status.cwd) .. ' [conversation ' .. target .. '] ❯'
+  end
   return tilde(st.status and st.status.cwd or nil) .. ' ❯'
+end
+
+-- show_conversation opens a conversation's transcript (chunks {text, hl}
+-- rendered by the host) in a read-only scratch buffer in a new tab.
+function M.show_conversation(id, chunks)
+  local name = 'coder://conversation/' .. id
+  local b = vim.fn.bufnr(name)
+  if b == -1 or not valid_buf(b) then
+    b = scratch(name, 'coder')
+    vim.bo[b].bufhidden = 'wipe'
+  end
+  local parts = {}
+  for i, c in ipairs(chunks) do
+    parts[i] = c[1]
+  end
+  vim.bo[b].modifiable = true
+  vim.bo[b].readonly = false
+  api.nvim_buf_set_lines(b, 0, -1, false, vim.split(table.concat(parts), '\n', { plain = true }))
+  api.nvim_buf_clear_namespace(b, ns, 0, -1)
+  local row, col = 0, 0
+  for _, c in ipairs(chunks) do
+    local erow, ecol = advance(row, col, c[1])
+    if c[2] and c[2] ~= '' and c[1] ~= '' then
+      pcall(api.nvim_buf_set_extmark, b, ns, row, col, { end_row = erow, end_col = ecol, hl_group = c[2] })
+    end
+    row, col = erow, ecol
+  end
+  vim.bo[b].modifiable = false
+  vim.bo[b].readonly = true
+  vim.cmd('tab sbuffer ' .. b)
+  return b
 end
 
 -- hints lists the input keys; insert: the keys that work in Insert mode.

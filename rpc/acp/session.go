@@ -32,8 +32,19 @@ type session struct {
 	stopped chan struct{}
 	turn    *turn
 	mode    string
-	calls   map[string]bool // tool call ids the client has seen
-	depth   int             // hand-overs in progress (pump only)
+	calls   map[string]bool       // tool call ids the client has seen
+	depth   int                   // hand-overs in progress (pump only)
+	blocks  []*handBlock          // their tool calls, innermost last (pump only)
+	handed  map[string]*handBlock // finished blocks by call id, until the call ends (pump only)
+}
+
+// handBlock is a hand-over shown as a think tool call: the target's text
+// streams into its content (seed 000 over ACP).
+type handBlock struct {
+	callID string
+	target string
+	text   strings.Builder
+	dirty  bool // text not yet sent
 }
 
 // turn is one session/prompt in flight.
@@ -67,6 +78,7 @@ func newSession(srv *server, root string) *session {
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
 		calls:   map[string]bool{},
+		handed:  map[string]*handBlock{},
 	}
 }
 
@@ -102,6 +114,7 @@ func (s *session) pump() {
 			for _, ev := range batch {
 				s.handle(ev)
 			}
+			s.flushBlocks() // one content update per batch, not per delta
 		}
 	}
 }
@@ -143,25 +156,35 @@ func (s *session) handle(ev event.Event) {
 	// Hand-overs (core/event): the prompt goes on through
 	// TurnAborted(Replaced) and the target's own end; the target's text
 	// streams as thought.
+	if ev.Kind != event.AgentMessageDelta {
+		s.flushBlocks() // the streamed text goes out before what follows it
+	}
 	switch {
 	case ev.Kind == event.HandOver:
 		s.depth++
+		s.handOver(ev)
 		return
 	case ev.Kind == event.HandBack:
 		s.depth = max(0, s.depth-1)
+		if n := len(s.blocks); n > 0 {
+			b := s.blocks[n-1]
+			s.blocks = s.blocks[:n-1]
+			s.handed[b.callID] = b
+		}
 		return
 	case ev.Kind == event.TurnAborted && ev.Reason == event.ReasonReplaced:
 		return
 	case s.depth > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
 		return
 	case s.depth > 0 && ev.Kind == event.AgentMessageDelta:
-		s.send(sdk.UpdateAgentThoughtText(ev.Text))
+		s.blockText(ev.Text)
 		return
 	case s.depth > 0 && ev.Kind == event.Error:
-		s.send(sdk.UpdateAgentThoughtText("\nError in conversation " + ev.Conversation + ": " + ev.Text + "\n"))
+		s.blockText("\nError in conversation " + ev.Conversation + ": " + ev.Text + "\n")
+		s.flushBlocks()
 		return
 	case ev.Kind == event.TurnAborted:
-		s.depth = 0
+		s.depth, s.blocks = 0, nil
 	}
 	switch ev.Kind {
 	case event.AgentMessageDelta:
@@ -204,7 +227,17 @@ func (s *session) handle(ev event.Event) {
 			s.send(toolStart(s.root, ev.Tool))
 		}
 		delete(s.calls, ev.Tool.CallID)
-		s.send(toolEnd(s.root, ev.Tool))
+		u := toolEnd(s.root, ev.Tool)
+		if b := s.handed[ev.Tool.CallID]; b != nil && u.ToolCallUpdate != nil {
+			// The content stays what the target wrote, not only its
+			// last answer.
+			delete(s.handed, ev.Tool.CallID)
+			if b.text.Len() > 0 && ev.Tool.Status == event.ToolCompleted {
+				u.ToolCallUpdate.Content = textContent(b.text.String())
+			}
+			u.ToolCallUpdate.Meta = map[string]any{"conversation_id": b.target}
+		}
+		s.send(u)
 	case event.ApprovalRequested:
 		if ev.Approval == nil {
 			return
@@ -259,6 +292,55 @@ func (s *session) handle(ev event.Event) {
 func (s *session) clearCalls() {
 	for id := range s.calls {
 		delete(s.calls, id)
+	}
+	for id := range s.handed {
+		delete(s.handed, id)
+	}
+}
+
+// handOver turns the interrupting call into the target's think tool call.
+func (s *session) handOver(ev event.Event) {
+	if ev.Tool == nil {
+		return
+	}
+	b := &handBlock{callID: ev.Tool.CallID, target: ev.Target}
+	s.blocks = append(s.blocks, b)
+	title := handTitle(ev.Tool.Name, ev.Target)
+	if !s.calls[b.callID] {
+		s.calls[b.callID] = true
+		s.send(toolStart(s.root, ev.Tool))
+	}
+	s.send(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+		ToolCallId: sdk.ToolCallId(b.callID),
+		Kind:       sdk.Ptr(sdk.ToolKindThink),
+		Title:      sdk.Ptr(title),
+		Status:     sdk.Ptr(sdk.ToolCallStatusInProgress),
+		Meta:       map[string]any{"conversation_id": ev.Target},
+	}})
+}
+
+// blockText adds the target's text to the innermost hand-over.
+func (s *session) blockText(text string) {
+	if n := len(s.blocks); n > 0 {
+		b := s.blocks[n-1]
+		b.text.WriteString(text)
+		b.dirty = true
+	}
+}
+
+// flushBlocks sends the content of hand-overs with new text: the whole
+// text so far (an update replaces the content).
+func (s *session) flushBlocks() {
+	for _, b := range s.blocks {
+		if !b.dirty {
+			continue
+		}
+		b.dirty = false
+		s.send(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+			ToolCallId: sdk.ToolCallId(b.callID),
+			Content:    textContent(b.text.String()),
+			Meta:       map[string]any{"conversation_id": b.target},
+		}})
 	}
 }
 

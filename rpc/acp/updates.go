@@ -140,12 +140,31 @@ func textContent(text string) []sdk.ToolCallContent {
 	return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}
 }
 
+// isHandTool reports an interrupting conversation tool: shown as a think
+// call that streams the target conversation's text.
+func isHandTool(name string) bool {
+	return name == "conv_create" || name == "conv_send"
+}
+
+// handTitle is an interrupting call as users see it.
+func handTitle(tool, target string) string {
+	name := "conv." + strings.TrimPrefix(tool, "conv_")
+	if len(target) > 8 {
+		target = target[:8] + "…"
+	}
+	return name + " → conversation " + target
+}
+
 // toolStart is the tool_call update of a ToolCallBegin.
 func toolStart(root string, t *event.Tool) sdk.SessionUpdate {
+	kind := toolKind(t.Kind)
+	if isHandTool(t.Name) {
+		kind = sdk.ToolKindThink
+	}
 	return sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(t.CallID),
 		Title:      toolTitle(t),
-		Kind:       toolKind(t.Kind),
+		Kind:       kind,
 		Status:     sdk.ToolCallStatusInProgress,
 		Locations:  locations(root, t.Paths),
 		RawInput:   rawInput(t.Arguments),

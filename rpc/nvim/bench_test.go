@@ -1,6 +1,8 @@
 package nvimhost
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -80,4 +82,143 @@ func BenchmarkStreamingResponsiveness(b *testing.B) {
 		}
 		b.StartTimer()
 	}
+}
+
+// BenchmarkFlood streams a 10 MB answer as fast as the fake server can
+// (no pacing) while a second client measures nvim_eval("1") round trips:
+// Neovim must stay responsive (p99 < 20 ms, max < 50 ms), each batch the
+// host sends must apply quickly, and the host's peak memory must stay
+// within twice the answer plus a fixed base.
+func BenchmarkFlood(b *testing.B) {
+	const (
+		size     = 10 << 20
+		p99Limit = 20 * time.Millisecond
+		maxLimit = 50 * time.Millisecond
+	)
+	deltas, total := floodDeltas(size)
+	for i := 0; i < b.N; i++ {
+		e := newEditor(b, editorOpts{listen: true})
+		if err := e.v.RegisterHandler("redraw", func(updates ...[]any) {}); err != nil {
+			b.Fatal(err)
+		}
+		if err := e.v.AttachUI(160, 50, map[string]any{"ext_linegrid": true, "rgb": true}); err != nil {
+			b.Fatalf("attach ui: %v", err)
+		}
+		e.start()
+		// Time every batch the host applies, on the Lua side.
+		e.lua(`
+			local bridge = require('coder.bridge')
+			local apply = bridge.apply
+			_G.apply_max, _G.apply_n = 0, 0
+			bridge.apply = function(ops)
+				local t0 = vim.loop.hrtime()
+				local r = apply(ops)
+				local ms = (vim.loop.hrtime() - t0) / 1e6
+				if ms > _G.apply_max then
+					local kinds = {}
+					for _, o in ipairs(ops) do table.insert(kinds, o.t) end
+					_G.apply_max, _G.apply_slowest = ms, table.concat(kinds, ',')
+				end
+				_G.apply_n = _G.apply_n + 1
+				return r
+			end`, nil)
+		var pid int
+		e.lua(`return vim.fn.jobpid(require('coder.host').state.chan)`, &pid)
+		base := procKB(b, pid, "VmRSS")
+		probe, err := nvim.Dial(e.sock, nvim.DialLogf(func(string, ...any) {}))
+		if err != nil {
+			b.Fatalf("dial %s: %v", e.sock, err)
+		}
+		e.llm.Enqueue(fakellm.Reply{Deltas: deltas})
+		n := e.turnsDone()
+		b.ResetTimer()
+		start := time.Now()
+		e.cmd("Coder flood please")
+
+		var rtts []time.Duration
+		for done := false; !done; {
+			t0 := time.Now()
+			var one int
+			if err := probe.Eval("1", &one); err != nil || one != 1 {
+				b.Fatalf("probe eval: %v (%d)", err, one)
+			}
+			rtts = append(rtts, time.Since(t0))
+			time.Sleep(2 * time.Millisecond)
+			if len(rtts)%25 == 0 {
+				done = e.turnsDone() > n
+				if time.Since(start) > 120*time.Second {
+					b.Fatal("the flood did not end within 120 s")
+				}
+			}
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+		probe.Close()
+		peak := procKB(b, pid, "VmHWM")
+		var applyMax float64
+		var applies int
+		e.lua(`return _G.apply_max`, &applyMax)
+		e.lua(`return _G.apply_n`, &applies)
+		var slowest string
+		e.lua(`return _G.apply_slowest`, &slowest)
+
+		slices.Sort(rtts)
+		p50 := rtts[len(rtts)*50/100]
+		p99 := rtts[len(rtts)*99/100]
+		worst := rtts[len(rtts)-1]
+		b.ReportMetric(float64(p50.Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+		b.ReportMetric(float64(worst.Microseconds())/1000, "max-ms")
+		b.ReportMetric(applyMax, "apply-max-ms")
+		b.ReportMetric(float64(applies), "batches")
+		b.ReportMetric(float64(base)/1024, "host-base-MB")
+		b.ReportMetric(float64(peak)/1024, "host-peak-MB")
+		b.ReportMetric(float64(total)/(1<<20)/elapsed.Seconds(), "MB/s")
+		b.Logf("p50 %v p99 %v max %v over %d probes; %d batches, slowest apply %.1f ms (%s); host RSS %d KiB before, peak %d KiB; %.1f s",
+			p50, p99, worst, len(rtts), applies, applyMax, slowest, base, peak, elapsed.Seconds())
+		if p99 >= p99Limit || worst >= maxLimit {
+			b.Errorf("round trip p99 %v, max %v while flooding, want < %v and < %v", p99, worst, p99Limit, maxLimit)
+		}
+		if limit := 2*total/1024 + base; peak > limit {
+			b.Errorf("host peak RSS %d KiB, want ≤ 2 × %d KiB answer + %d KiB base", peak, total/1024, base)
+		}
+		b.StartTimer()
+	}
+}
+
+// floodDeltas cuts about size bytes of numbered 80-column lines into
+// deltas of 40 bytes, a common size for real model deltas.
+func floodDeltas(size int) ([]string, int) {
+	var sb strings.Builder
+	sb.Grow(size + 100)
+	for i := 0; sb.Len() < size; i++ {
+		fmt.Fprintf(&sb, "line %07d %s\n", i, strings.Repeat("x", 66))
+	}
+	text := sb.String()
+	deltas := make([]string, 0, len(text)/40+1)
+	for len(text) > 0 {
+		k := min(40, len(text))
+		deltas = append(deltas, text[:k])
+		text = text[k:]
+	}
+	return deltas, sb.Len()
+}
+
+// procKB reads a field (VmRSS, VmHWM) of /proc/PID/status in KiB.
+func procKB(b *testing.B, pid int, field string) int {
+	b.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatalf("host memory: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			var kb int
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb
+			}
+		}
+	}
+	b.Fatalf("host memory: no %s in /proc/%d/status", field, pid)
+	return 0
 }

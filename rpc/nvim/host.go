@@ -12,6 +12,10 @@
 //	coder_status (rpcrequest)       current status
 //	coder_commands (rpcrequest)     built-in command names
 //	coder_health (rpcrequest)       provider configuration and reachability
+//	coder_full_text id (rpcrequest)     a folded answer or tool output, whole
+//	coder_conversations (rpcrequest)    the conversations, for a picker
+//	coder_target id (rpcrequest)        send input to conversation id ("" the root)
+//	coder_transcript id (rpcrequest)    a conversation's messages as transcript text
 //
 // Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
 // ~30 times per second for streamed text, at once for anything else; and
@@ -100,13 +104,17 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 
 func (h *host) register() error {
 	handlers := map[string]any{
-		"coder_start":    h.start,
-		"coder_submit":   h.submit,
-		"coder_cancel":   h.cancel,
-		"coder_answer":   h.answer,
-		"coder_status":   h.statusRequest,
-		"coder_commands": h.commandsRequest,
-		"coder_health":   h.healthRequest,
+		"coder_start":         h.start,
+		"coder_submit":        h.submit,
+		"coder_cancel":        h.cancel,
+		"coder_answer":        h.answer,
+		"coder_status":        h.statusRequest,
+		"coder_commands":      h.commandsRequest,
+		"coder_health":        h.healthRequest,
+		"coder_conversations": h.conversationsRequest,
+		"coder_target":        h.targetRequest,
+		"coder_transcript":    h.transcriptRequest,
+		"coder_full_text":     h.fullTextRequest,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -138,6 +146,9 @@ func (h *host) send(ops []op) error {
 type startArgs struct {
 	Cwd    string `msgpack:"cwd"`
 	Resume string `msgpack:"resume"`
+	// OpenKey is the key that opens a folded text (keys.open_full); the
+	// fold notices name it. "": unmapped.
+	OpenKey string `msgpack:"open_key"`
 }
 
 // start opens the session for the editor's working directory. A second
@@ -196,6 +207,7 @@ func (h *host) start(args startArgs) {
 	h.renderMu.Lock()
 	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
 	h.render.history = func() []llm.Message { return sess.History("") }
+	h.render.openKey = args.OpenKey
 	h.renderMu.Unlock()
 	h.readyLocked(resumed)
 }
@@ -277,7 +289,16 @@ func (h *host) submit(text string) {
 		h.pickSession(sess)
 		return
 	}
-	if _, err := sess.Submit(text); err != nil {
+	h.renderMu.Lock()
+	target := h.render.target
+	h.renderMu.Unlock()
+	if _, err := sess.SubmitTo(agent.ConversationID(target), text); err != nil {
+		if errors.Is(err, agent.ErrNotFound) {
+			// The target was destroyed (conv.destroy) or belongs to
+			// another session: input goes to the root again.
+			h.setTarget("")
+			err = fmt.Errorf("%w; input goes to the root conversation again", err)
+		}
 		h.out.add(op{"t": "input_rejected", "text": text, "msg": "coder: " + err.Error()}, true)
 	}
 }
@@ -366,6 +387,26 @@ func (h *host) statusRequest() (map[string]any, error) {
 	defer h.renderMu.Unlock()
 	h.render.status = sess.Status()
 	return h.render.statusOp()["status"].(map[string]any), nil
+}
+
+// fullTextRequest gives a folded text whole, for the scratch buffer the
+// Lua side opens: {title, lines}.
+func (h *host) fullTextRequest(id int) (map[string]any, error) {
+	sess, err := h.session()
+	if err != nil {
+		return nil, err
+	}
+	h.renderMu.Lock()
+	x, err := h.render.folds.get(id)
+	h.renderMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	lines, err := x.whole(func(conv string) []llm.Message { return sess.History(agent.ConversationID(conv)) })
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"title": x.title, "lines": lines}, nil
 }
 
 func (h *host) commandsRequest() ([]string, error) {

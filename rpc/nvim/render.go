@@ -32,10 +32,6 @@ const (
 	hlTodo          = "CoderTodo"
 )
 
-// maxOutputLines caps the tool output copied into the transcript, so one
-// runaway command cannot make the buffer unusable.
-const maxOutputLines = 5000
-
 // op is one instruction for the Lua side (lua/coder/bridge.lua), in order.
 type op = map[string]any
 
@@ -57,8 +53,13 @@ type renderer struct {
 	blankLine bool   // the transcript ends with an empty line
 	status    event.Status
 	session   string
-	depth     int  // hand-overs in progress
-	chain     bool // a hand-over chain runs: one turn for the user
+	depth     int        // hand-overs in progress: the indent of the text written now
+	chain     bool       // a hand-over chain runs: one turn for the user
+	running   []string   // the targets of the hand-overs in progress, innermost last
+	target    string     // the conversation input goes to ("" the root); set by the host
+	sf        streamFold // the answer block being streamed (fold.go)
+	folds     folds      // folded texts the user can open whole
+	openKey   string     // the key that opens them, named in the notices
 
 	emitText func(hl, s string)
 	emitOp   func(o op, urgent bool)
@@ -76,7 +77,7 @@ func (r *renderer) write(hl, s string) {
 		return
 	}
 	r.toolLine = ""
-	r.emitText(hl, s)
+	r.emitText(hl, r.indent(s))
 	r.blankLine = strings.HasSuffix(s, "\n\n") || (r.atStart && s == "\n")
 	r.atStart = strings.HasSuffix(s, "\n")
 }
@@ -130,8 +131,20 @@ func (r *renderer) statusOp() op {
 			"demo":           st.Demo,
 			"busy":           st.Busy,
 			"session_id":     r.session,
+			// conversation: the sub-conversation running now; target: the
+			// one input goes to ("" the root).
+			"conversation": r.runningConv(),
+			"target":       shortConv(r.target),
 		},
 	}
+}
+
+// runningConv is the short id of the innermost running hand-over target.
+func (r *renderer) runningConv() string {
+	if n := len(r.running); n > 0 {
+		return shortConv(r.running[n-1])
+	}
+	return ""
 }
 
 // event renders one engine event.
@@ -140,28 +153,30 @@ func (r *renderer) event(ev event.Event) {
 	if ev.Session != "" {
 		r.session = ev.Session
 	}
+	if r.sf.size > 0 && !r.continuesStream(ev.Kind) {
+		r.endStream()
+	}
 	// Hand-overs (core/event): the user's turn goes on through
 	// TurnAborted(Replaced) and the target's own end.
 	switch {
 	case ev.Kind == event.HandOver:
-		r.agentSection()
-		r.line(hlNotice, "↳ "+strings.Replace(ev.Tool.Name, "conv_", "conv.", 1)+" → conversation "+shortConv(ev.Target))
-		r.depth++
+		r.handOver(ev)
 		return
 	case ev.Kind == event.HandBack:
-		r.depth = max(0, r.depth-1)
-		r.line(hlNotice, "↲ back from conversation "+shortConv(ev.Target))
-		r.section, r.stream = "", ""
+		r.handBack()
 		return
 	case ev.Kind == event.TurnAborted && ev.Reason == event.ReasonReplaced:
-		r.newline()
-		r.chain = true
+		r.chain = true // the call's line stays the last line: HandOver rewrites it
 		return
 	case r.depth > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
 		r.newline()
-		r.section, r.stream = "", ""
+		r.stream = ""
 		return
 	case ev.Kind == event.TaskStarted && r.chain:
+		return
+	case ev.Kind == event.UserMessage && r.depth > 0:
+		r.line(hlUser, "» "+ev.Text) // the message handed to the target
+		r.stream = ""
 		return
 	}
 	switch ev.Kind {
@@ -175,9 +190,9 @@ func (r *renderer) event(ev event.Event) {
 		r.line("", ev.Text)
 		r.section, r.stream = "you", ""
 	case event.AgentReasoningDelta:
-		r.agentText("reasoning", hlReasoning, ev.Text)
+		r.agentText("reasoning", hlReasoning, ev.Text, ev.Conversation)
 	case event.AgentMessageDelta:
-		r.agentText("message", "", ev.Text)
+		r.agentText("message", "", ev.Text, ev.Conversation)
 	case event.ToolCallBegin:
 		r.agentSection()
 		r.newline()
@@ -210,7 +225,12 @@ func (r *renderer) event(ev event.Event) {
 			r.status = *ev.Status
 			r.emitOp(r.statusOp(), true)
 		}
-		// Another session was loaded (/resume): show what it holds.
+		// Another session was loaded (/resume): show what it holds. Its
+		// conversations are others: input goes to the root again.
+		if prev != "" && r.session != prev {
+			r.target = ""
+			r.emitOp(r.statusOp(), true)
+		}
 		if prev != "" && r.session != prev && r.history != nil {
 			if msgs := r.history(); len(msgs) > 0 {
 				r.replay(r.session, msgs)
@@ -272,24 +292,19 @@ func (r *renderer) event(ev event.Event) {
 	}
 }
 
-// shortConv is the first 8 characters of a conversation id.
-func shortConv(id string) string {
-	if len(id) > 8 {
-		return id[:8] + "…"
-	}
-	return id
-}
-
 func (r *renderer) turnDone(ev event.Event) {
-	r.depth, r.chain = 0, false
 	r.newline()
+	for r.depth > 0 {
+		r.handBack() // interrupted mid-chain: no HandBack comes
+	}
+	r.chain = false
 	r.section, r.stream = "", ""
 	r.status.Busy = false
 	r.emitOp(op{"t": "turn_done", "task": ev.Task, "reason": ev.Reason}, true)
 }
 
 func (r *renderer) agentSection() {
-	if r.section == "agent" {
+	if r.section == "agent" || r.depth > 0 {
 		return
 	}
 	r.paragraph()
@@ -297,12 +312,27 @@ func (r *renderer) agentSection() {
 	r.section, r.stream = "agent", ""
 }
 
-func (r *renderer) agentText(kind, hl, text string) {
+// continuesStream reports that an event of kind leaves the streamed
+// answer block open: more of the same text, or nothing written.
+func (r *renderer) continuesStream(kind event.Kind) bool {
+	switch kind {
+	case event.AgentMessageDelta:
+		return r.stream == "message"
+	case event.AgentReasoningDelta:
+		return r.stream == "reasoning"
+	case event.TokenCount, event.FilesChanged:
+		return true
+	}
+	return false
+}
+
+func (r *renderer) agentText(kind, hl, text, conv string) {
 	if text == "" {
 		return
 	}
 	r.agentSection()
 	if r.stream != kind {
+		r.endStream()
 		if r.stream != "" {
 			r.paragraph() // reasoning and answer are separate paragraphs
 		} else {
@@ -310,7 +340,7 @@ func (r *renderer) agentText(kind, hl, text string) {
 		}
 		r.stream = kind
 	}
-	r.write(hl, text)
+	r.streamText(hl, text, conv)
 }
 
 func (r *renderer) toolEnd(t *event.Tool) {
@@ -325,6 +355,10 @@ func (r *renderer) toolEnd(t *event.Tool) {
 		icon, hl = "⊘", hlToolFailed
 	case event.ToolAborted:
 		icon, hl = "⏹", hlToolFailed
+	}
+	if isHandTool(t) {
+		r.handEnd(t, icon, hl)
+		return
 	}
 	summary := icon + " " + toolTitle(t)
 	// Some summaries carry their own duration ("exit 0 (1.2s)"): it is
@@ -350,24 +384,23 @@ func (r *renderer) toolEnd(t *event.Tool) {
 	}
 	// A read's output is the file itself: the summary line says enough.
 	if t.Name != "read" {
-		r.output(t.Output)
+		r.output(toolTitle(t), t.Output)
 	}
 	r.stream = ""
 }
 
-// output writes a tool's full output indented under its summary, with diff
-// lines highlighted.
-func (r *renderer) output(out string) {
-	out = strings.TrimRight(out, "\n")
-	if strings.TrimSpace(out) == "" {
+// output writes a tool's output indented under its summary, with diff
+// lines highlighted; a long one is folded (fold.go).
+func (r *renderer) output(title, out string) {
+	full := strings.TrimRight(out, "\n")
+	if strings.TrimSpace(full) == "" {
 		return
 	}
-	lines := strings.Split(out, "\n")
-	more := 0
-	if len(lines) > maxOutputLines {
-		more = len(lines) - maxOutputLines
-		lines = lines[:maxOutputLines]
+	shown := full
+	if len(full) > foldOutputBytes || strings.Count(full, "\n") >= foldOutputLines {
+		shown = full[:cutPoint(full, foldOutputBytes, foldOutputLines, true)]
 	}
+	lines := strings.Split(strings.TrimRight(shown, "\n"), "\n")
 	for _, l := range lines {
 		hl := hlToolOutput
 		switch {
@@ -382,8 +415,9 @@ func (r *renderer) output(out string) {
 		}
 		r.write(hl, "    "+strings.TrimRight(l, "\r")+"\n")
 	}
-	if more > 0 {
-		r.write(hlNotice, fmt.Sprintf("    … %d more lines not shown\n", more))
+	if rest := full[len(shown):]; rest != "" {
+		id := r.folds.add(folded{title: title, text: out})
+		r.foldNotice(id, strings.Count(rest, "\n")+1, len(rest))
 	}
 }
 
@@ -445,8 +479,9 @@ func toolTitle(t *event.Tool) string {
 	if title == "" {
 		title = t.Name
 	}
-	if t.Name != "" && !strings.HasPrefix(title, t.Name) && !strings.HasPrefix(title, "!") {
-		title = t.Name + ": " + title
+	name := displayTool(t.Name)
+	if name != "" && !strings.HasPrefix(title, t.Name) && !strings.HasPrefix(title, name) && !strings.HasPrefix(title, "!") {
+		title = name + ": " + title
 	}
 	return strings.ReplaceAll(title, "\n", " ")
 }

@@ -226,3 +226,61 @@ func TestSessionLabelCutsOnCharacters(t *testing.T) {
 		}
 	}
 }
+
+// Nested hand-overs indent per level; a user interrupt mid-chain closes
+// every open block, and the next turn is not indented.
+func TestRenderNestedHandOverInterrupted(t *testing.T) {
+	var f fakeBuffer
+	r := f.renderer()
+	create := func(id string) *event.Tool {
+		return &event.Tool{CallID: id, Name: "conv_create", Kind: "think", Title: "conv.create", Arguments: `{"user_instruction":"level ` + id + `"}`}
+	}
+	for _, ev := range []event.Event{
+		{Kind: event.TaskStarted, Task: "t1", Text: "nest"},
+		{Kind: event.UserMessage, Text: "nest"},
+		{Kind: event.ToolCallBegin, Tool: create("1")},
+		{Kind: event.TurnAborted, Reason: event.ReasonReplaced},
+		{Kind: event.HandOver, Conversation: "root", Target: "aaaaaaaa-1", Tool: create("1")},
+		{Kind: event.TaskStarted, Task: "t2", Conversation: "aaaaaaaa-1"},
+		{Kind: event.ToolCallBegin, Tool: create("2")},
+		{Kind: event.TurnAborted, Reason: event.ReasonReplaced},
+		{Kind: event.HandOver, Conversation: "aaaaaaaa-1", Target: "bbbbbbbb-2", Tool: create("2")},
+		{Kind: event.TaskStarted, Task: "t3", Conversation: "bbbbbbbb-2"},
+		{Kind: event.AgentMessageDelta, Text: "slow\nslower"},
+		{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: "2", Name: "conv_create", Title: "conv.create → conversation bbbbbbbb", Status: event.ToolAborted, Summary: "interrupted by the user"}},
+		{Kind: event.TurnAborted, Reason: event.ReasonInterrupted},
+		{Kind: event.TaskStarted, Task: "t4", Text: "next"},
+		{Kind: event.UserMessage, Text: "next"},
+		{Kind: event.AgentMessageDelta, Text: "fresh"},
+		{Kind: event.TaskComplete, Reason: event.StopEndTurn},
+	} {
+		r.event(ev)
+	}
+	want := "## You\nnest\n\n## Agent\n" +
+		"▸ conv.create → conversation aaaaaaaa…\n" +
+		"  │ » level 1\n" +
+		"  │ ▸ conv.create → conversation bbbbbbbb…\n" +
+		"  │   │ » level 2\n" +
+		"  │   │ slow\n  │   │ slower\n" +
+		"  │   │ ⏹ conv.create → conversation bbbbbbbb — interrupted by the user\n" +
+		"  │   │ ⏹ interrupted\n" +
+		"\n## You\nnext\n\n## Agent\nfresh\n"
+	if f.text != want {
+		t.Fatalf("transcript:\n%s\nwant:\n%s", f.text, want)
+	}
+	opened, closed := 0, 0
+	for _, k := range f.kinds() {
+		switch k {
+		case "fold_start":
+			opened++
+		case "fold_end":
+			closed++
+		}
+	}
+	if opened != 2 || closed != 2 {
+		t.Errorf("%d blocks opened, %d closed; want 2 and 2", opened, closed)
+	}
+	if c := r.statusOp()["status"].(map[string]any)["conversation"]; c != "" {
+		t.Errorf("status still names conversation %v", c)
+	}
+}

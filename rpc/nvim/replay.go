@@ -10,8 +10,13 @@ import (
 // replay writes a resumed conversation into the transcript: what was said
 // by whom and which tools ran, without the tools' output.
 func (r *renderer) replay(sessionID string, msgs []llm.Message) {
+	r.replayTitled("session "+sessionID, msgs)
+}
+
+// replayTitled is replay under a heading naming what is shown.
+func (r *renderer) replayTitled(name string, msgs []llm.Message) {
 	r.paragraph()
-	r.line(hlNotice, "── session "+sessionID+" ──")
+	r.line(hlNotice, "── "+name+" ──")
 	r.section, r.stream = "", ""
 	for _, m := range msgs {
 		switch m.Role {
@@ -19,11 +24,12 @@ func (r *renderer) replay(sessionID string, msgs []llm.Message) {
 			r.event(event.Event{Kind: event.UserMessage, Text: strings.TrimRight(m.Content, "\n")})
 		case llm.RoleAssistant:
 			if strings.TrimSpace(m.Content) != "" {
-				r.agentText("message", "", strings.TrimRight(m.Content, "\n"))
+				r.agentText("message", "", strings.TrimRight(m.Content, "\n"), "")
+				r.endStream()
 			}
 			for _, tc := range m.ToolCalls {
 				r.agentSection()
-				r.line(hlToolOK, "· "+tc.Function.Name+" "+oneLine(tc.Function.Arguments, 80))
+				r.line(hlToolOK, "· "+displayTool(tc.Function.Name)+" "+oneLine(tc.Function.Arguments, 80))
 				r.stream = ""
 			}
 		}

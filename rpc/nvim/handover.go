@@ -1,0 +1,128 @@
+package nvimhost
+
+// Hand-overs between conversations (core/event HandOver, HandBack): the
+// target's text goes indented under the call that handed over, in a block
+// the Lua side folds.
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+)
+
+// blockPrefix marks one level of hand-over: the target conversation's
+// text is indented under the call that handed over.
+const blockPrefix = "  │ "
+
+// prefix is the indent of a line written now.
+func (r *renderer) prefix() string { return strings.Repeat(blockPrefix, r.depth) }
+
+// indent puts the hand-over indent at the start of every line s begins.
+func (r *renderer) indent(s string) string {
+	if r.depth == 0 {
+		return s
+	}
+	p := r.prefix()
+	var b strings.Builder
+	start := r.atStart
+	for _, part := range strings.SplitAfter(s, "\n") {
+		if part == "" {
+			continue
+		}
+		if start {
+			b.WriteString(p)
+		}
+		b.WriteString(part)
+		start = strings.HasSuffix(part, "\n")
+	}
+	return b.String()
+}
+
+// handOver ends the interrupting call's line with its target and opens
+// the indented block the target's output goes into; the Lua side folds
+// it (fold_start … fold_end).
+func (r *renderer) handOver(ev event.Event) {
+	title := "▸ " + handTitle(ev.Tool, ev.Target)
+	if ev.Tool != nil && r.toolLine == ev.Tool.CallID && r.toolLine != "" {
+		r.toolLine = ""
+		r.emitOp(op{"t": "rewrite", "s": r.prefix() + title, "hl": hlToolRunning}, false)
+		r.write("", "\n")
+	} else {
+		r.agentSection()
+		r.line(hlToolRunning, title)
+	}
+	r.emitOp(op{"t": "fold_start"}, false)
+	r.depth++
+	r.running = append(r.running, ev.Target)
+	r.section, r.stream = "agent", ""
+	if ev.Tool != nil && ev.Tool.Name == "conv_create" {
+		var args struct {
+			UserInstruction string `json:"user_instruction"`
+		}
+		if json.Unmarshal([]byte(ev.Tool.Arguments), &args) == nil && strings.TrimSpace(args.UserInstruction) != "" {
+			r.line(hlUser, "» "+strings.TrimSpace(args.UserInstruction))
+		}
+	}
+	r.emitOp(r.statusOp(), true)
+}
+
+// handBack closes the innermost block; folded, it shows as its first line.
+func (r *renderer) handBack() {
+	if r.depth == 0 {
+		return
+	}
+	r.newline()
+	r.depth--
+	r.running = r.running[:len(r.running)-1]
+	r.emitOp(op{"t": "fold_end", "closed": true}, true)
+	r.section, r.stream = "agent", ""
+	r.emitOp(r.statusOp(), true)
+}
+
+// handTitle is an interrupting call as users see it: "conv.send →
+// conversation 3f2a…".
+func handTitle(t *event.Tool, target string) string {
+	name := "conv"
+	if t != nil {
+		name = displayTool(t.Name)
+	}
+	return name + " → conversation " + shortConv(target)
+}
+
+// displayTool is a tool's name for users: the conversation tools are
+// conv.create etc. (their wire names allow no dots).
+func displayTool(name string) string {
+	if rest, ok := strings.CutPrefix(name, "conv_"); ok {
+		return "conv." + rest
+	}
+	return name
+}
+
+// isHandTool reports an interrupting conversation tool.
+func isHandTool(t *event.Tool) bool {
+	return t.Name == "conv_create" || t.Name == "conv_send"
+}
+
+// shortConv is the first 8 characters of a conversation id.
+func shortConv(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}
+
+// handEnd closes an interrupting call, below its folded block. The
+// target's answer is in the block: no output.
+func (r *renderer) handEnd(t *event.Tool, icon, hl string) {
+	summary := icon + " " + toolTitle(t)
+	if t.Status == event.ToolCompleted || t.Status == event.ToolFailed {
+		summary += ", then back"
+	}
+	if t.Status != event.ToolCompleted && t.Summary != "" {
+		summary += " — " + t.Summary
+	}
+	r.agentSection()
+	r.line(hl, strings.ReplaceAll(summary, "\n", " "))
+	r.stream = ""
+}
