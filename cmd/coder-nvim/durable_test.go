@@ -109,7 +109,8 @@ func onlySession(t *testing.T, dir string) *store.Snapshot {
 	if err != nil || len(list) != 1 {
 		t.Fatalf("want one loadable session, got %v, %v", list, err)
 	}
-	snap, err := store.Load(store.Dir(dir), list[0].ID)
+	// What is on disk is the snapshot plus its journal.
+	snap, err := store.Resume(store.Dir(dir), list[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,5 +264,61 @@ func TestExecKilledAtSubmit(t *testing.T) {
 	snap := onlySession(t, dir)
 	if len(snap.Messages) < 2 || snap.Messages[len(snap.Messages)-1].Content != "remember this prompt" {
 		t.Errorf("messages on disk: %+v", snap.Messages)
+	}
+}
+
+// TestExecKilledBetweenJournalAndSnapshot: messages go to the journal as
+// they happen and the snapshot is rewritten only at the end of the task; a
+// kill -9 in between (here: while the second model request hangs) loses
+// none of them, and resume sends the tool's real result.
+func TestExecKilledBetweenJournalAndSnapshot(t *testing.T) {
+	bin := hostBinary(t)
+	srv := fakellm.New()
+	defer srv.Close()
+	dir := gitRepo(t)
+	srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("j1", "write", map[string]any{"path": "note.txt", "content": "journaled\n"})}},
+		fakellm.Reply{Hang: true})
+	h := startExec(t, bin, dir, srv.URL(), nil, "--yes", "write the note")
+	waitFor(t, "the second model request", func() bool { return len(srv.Requests()) >= 2 })
+	h.cmd.Process.Signal(syscall.SIGKILL)
+	h.wait(t)
+
+	list, err := store.List(store.Dir(dir))
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions: %v, %v", list, err)
+	}
+	id := list[0].ID
+	// The kill came before the task's snapshot: the result is in the
+	// journal only.
+	snapOnly, err := store.Load(store.Dir(dir), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := toolResult(snapOnly, "j1"); ok {
+		t.Fatalf("the snapshot already holds the result: the kill did not fall between journal and snapshot")
+	}
+	want, ok := toolResult(onlySession(t, dir), "j1")
+	if !ok || strings.Contains(want, "outcome unknown") {
+		t.Fatalf("the journal lost the tool result: %q, %v", want, ok)
+	}
+	srv.Enqueue(fakellm.Reply{Content: "noted"})
+	r := execHost(t, bin, dir, srv.URL(), "--resume", id, "go on")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	var got string
+	var users int
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == llm.RoleTool && m.ToolCallID == "j1" {
+			got = m.Content
+		}
+		if m.Role == llm.RoleUser {
+			users++
+		}
+	}
+	if got != want || users != 2 {
+		t.Errorf("resumed request: result of j1 %q (want %q), %d user messages (want 2, none doubled)", got, want, users)
 	}
 }

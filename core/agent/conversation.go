@@ -47,6 +47,7 @@ type Conversation struct {
 
 	mu         sync.Mutex // guards the fields below
 	history    []llm.Message
+	view       *promptView // compacted prompt (compact.go); nil: all of history is sent
 	todos      []store.Todo
 	ctxTokens  int
 	sentTools  []llm.Tool // the tools of its last request
@@ -142,6 +143,9 @@ type ConversationSpec struct {
 	Tools            *ToolPrefs
 	MCPAllowlist     []string
 	Policy           *policy.Policy
+	// Storage narrows what is stored of the conversation ("": as its
+	// parent); asking for more than the session stores is clamped.
+	Storage StoragePolicy
 }
 
 // OpenConversation adds a conversation with its own instructions ("" for
@@ -172,6 +176,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 		parent = s.rootConv
 	}
 	sessPol := s.policy
+	sessStore := s.storage
 	s.mu.Unlock()
 	if spec.MCPAllowlist != nil {
 		if err := s.checkMCPAllowlist(parent, allow); err != nil {
@@ -187,6 +192,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 		Tools:            parent.Tools,
 		MCPAllowlist:     parent.MCPAllowlist,
 		Policy:           parent.Policy,
+		Storage:          parent.Storage,
 		created:          now,
 		lastActive:       now,
 	}
@@ -203,6 +209,17 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 		c.MCPAllowlist = allow
 	}
 	var clamped string
+	if spec.Storage != "" {
+		want, err := store.ParsePolicy(string(spec.Storage))
+		if err != nil {
+			return nil, fmt.Errorf("conversation storage_policy: %w", err)
+		}
+		floor := store.Narrower(sessStore, parent.Storage)
+		c.Storage = store.Narrower(floor, want)
+		if c.Storage != want {
+			clamped = fmt.Sprintf("conversation %s asked to store %s; clamped to %s (a conversation may store less than its session, never more)", shortID(c.ID), want, c.Storage)
+		}
+	}
 	if spec.Policy != nil {
 		p := *spec.Policy
 		if presetRank(p.Preset) > presetRank(sessPol.Preset) {
@@ -218,11 +235,13 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	s.convs[c.ID] = c
 	s.order = append(s.order, c)
 	root := s.rootConv.ID
+	sc := c.saved()
+	rerr := s.recordLocked(store.Record{Kind: store.KindConv, Conversation: &sc})
 	s.mu.Unlock()
+	s.reportSave(rerr)
 	if clamped != "" {
 		s.emit(event.Event{Kind: event.Notice, Conversation: string(root), Text: clamped})
 	}
-	s.save()
 	return c, nil
 }
 

@@ -74,7 +74,7 @@ func convTools(s *Session) []tools.Tool {
 	return []tools.Tool{
 		convTool{s, toolConvCreate, "Interrupting: open a sub-conversation with its own context, run it on your brief until it answers, then continue here with its last answer. Unset fields inherit yours.",
 			`{"type":"object","properties":{"base_instruction_text":{"type":"string"},"base_instruction_file":{"type":"string"},"user_instruction":{"type":"string"},"items":` + itemsSchema +
-				`,"mcp_allowlist":{"type":"array","items":{"type":"string"}},"internal_tools":{"type":"object","properties":{"include_plan_tool":{"type":"boolean"},"include_apply_patch_tool":{"type":"boolean"},"web_search_request":{"type":"boolean"},"use_streamable_shell_tool":{"type":"boolean"}},"additionalProperties":false},"model":{"type":"string"}},"additionalProperties":false}`,
+				`,"mcp_allowlist":{"type":"array","items":{"type":"string"}},"internal_tools":{"type":"object","properties":{"include_plan_tool":{"type":"boolean"},"include_apply_patch_tool":{"type":"boolean"},"web_search_request":{"type":"boolean"},"use_streamable_shell_tool":{"type":"boolean"}},"additionalProperties":false},"model":{"type":"string"},"storage_policy":{"type":"string","enum":["full","headers_only","none","ttl"]}},"additionalProperties":false}`,
 			(*Session).convCreate},
 		convTool{s, toolConvSend, "Interrupting: send a message to a conversation, run it until it answers, then continue here with its last answer.",
 			`{"type":"object","properties":{"conversation_id":{"type":"string"},"text":{"type":"string"},"items":` + itemsSchema + `},"required":["conversation_id"],"additionalProperties":false}`,
@@ -161,7 +161,8 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 			WebSearch *bool `json:"web_search_request"`
 			Shell     *bool `json:"use_streamable_shell_tool"`
 		} `json:"internal_tools"`
-		Model string `json:"model"`
+		Model   string `json:"model"`
+		Storage string `json:"storage_policy"`
 	}
 	if err := decodeArgs(toolConvCreate, raw, &args); err != nil {
 		return "", err
@@ -176,7 +177,7 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	if err != nil {
 		return "", err
 	}
-	spec := ConversationSpec{Instructions: args.BaseText, UserInstructions: args.UserInstr, Model: strings.TrimSpace(args.Model), MCPAllowlist: args.MCPAllowlist}
+	spec := ConversationSpec{Instructions: args.BaseText, UserInstructions: args.UserInstr, Model: strings.TrimSpace(args.Model), MCPAllowlist: args.MCPAllowlist, Storage: StoragePolicy(args.Storage)}
 	if args.BaseFile != "" {
 		body, err := s.readInstructionFile(ctx, t, args.BaseFile)
 		if err != nil {

@@ -47,37 +47,37 @@ func (s *Session) setLock(l *store.Lock) {
 	old.Release()
 }
 
-// saveNow writes the session's snapshot and waits until it is on disk: the
-// few points where a kill -9 must lose nothing (the user's message before
-// the turn's first slow step, a tool's start before it runs, tool results
-// before the next request).
-func (s *Session) saveNow() {
-	s.save()
-	s.saver.flush()
-}
-
 // markStarted records durably that a tool call is about to run, so that
-// if the host dies before its result is saved, resume answers it with
+// if the host dies before its result is on disk, resume answers it with
 // unknownResult rather than claiming it never ran. Read-only tools are
-// marked in memory only (saved if a save happens while they run): running
-// them again is harmless, so they are not worth a synchronous write.
+// marked in memory only (in a snapshot taken while they run): running them
+// again is harmless, so they are not worth a synchronous write.
 func (s *Session) markStarted(callID string, durable bool) {
 	s.mu.Lock()
 	if s.started == nil {
 		s.started = map[string]bool{}
 	}
-	s.started[callID] = true
-	s.mu.Unlock()
+	s.started[callID] = durable
+	var err error
 	if durable {
-		s.saveNow()
+		err = s.recordLocked(store.Record{Kind: store.KindStart, Call: callID})
 	}
+	s.mu.Unlock()
+	s.reportSave(err)
 }
 
-// markEnded drops the marker; the result message saved next replaces it.
+// markEnded drops the marker; the result message recorded next answers
+// the call.
 func (s *Session) markEnded(callID string) {
 	s.mu.Lock()
+	durable := s.started[callID]
 	delete(s.started, callID)
+	var err error
+	if durable {
+		err = s.recordLocked(store.Record{Kind: store.KindEnd, Call: callID})
+	}
 	s.mu.Unlock()
+	s.reportSave(err)
 }
 
 // startedLocked lists the calls running now, for the snapshot. s.mu is

@@ -74,7 +74,7 @@ func TestPersistedBeforeSlowSteps(t *testing.T) {
 	var f *fixture
 	var startedOnDisk []string
 	probe := probeTool{seen: func() {
-		snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+		snap, err := store.Resume(store.Dir(f.root), f.sess.ID())
 		if err != nil {
 			t.Errorf("no session file when the tool started: %v", err)
 			return
@@ -92,7 +92,7 @@ func TestPersistedBeforeSlowSteps(t *testing.T) {
 	var mismatch []string
 	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
 		n := len(f.srv.Requests()) - 1
-		snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+		snap, err := store.Resume(store.Dir(f.root), f.sess.ID())
 		switch {
 		case err != nil:
 			mismatch = append(mismatch, fmt.Sprintf("request %d: %v", n, err))

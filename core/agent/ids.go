@@ -1,6 +1,10 @@
 package agent
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/coder-nvim/coder-nvim/core/store"
+)
 
 // Typed ids keep a conversation id from being passed where a task id is
 // expected (seed 004 §3.1). Events carry them as plain strings.
@@ -28,9 +32,9 @@ var (
 	errConversationClosing = errors.New("conversation closed")
 )
 
-// StoragePolicy says what of a conversation is stored. Only the slot
-// exists today: every conversation is stored in full.
-type StoragePolicy string
+// StoragePolicy says what of a conversation is stored: never more than its
+// session (store.Narrower).
+type StoragePolicy = store.Policy
 
 // StorageFull stores everything (the default).
 const StorageFull StoragePolicy = ""

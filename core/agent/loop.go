@@ -246,9 +246,13 @@ func (s *Session) request(tc *turnContext) llm.Request {
 	c := tc.t.conv
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	msgs := make([]llm.Message, 0, len(c.history)+1)
+	// Only what is sent is copied: the summary view and the messages after
+	// it, which the history bounds keep short.
+	prefix, tail := c.sentLocked()
+	msgs := make([]llm.Message, 0, 1+len(prefix)+len(tail))
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: tc.system})
-	msgs = append(msgs, c.history...)
+	msgs = append(msgs, prefix...)
+	msgs = append(msgs, tail...)
 	return llm.Request{Model: tc.model, Messages: msgs, Tools: tc.specs}
 }
 
@@ -280,11 +284,6 @@ func (s *Session) offeredToolsLocked(c *Conversation) []tools.Tool {
 		out = append(out, t)
 	}
 	return out
-}
-
-func (s *Session) appendMessage(c *Conversation, m llm.Message) {
-	c.record(m, s.opts.Now())
-	s.save()
 }
 
 func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {

@@ -7,33 +7,36 @@ import (
 )
 
 // saver writes session snapshots on its own goroutine. Only the newest
-// pending snapshot is written; each write is atomic, so the file on disk is
-// always a whole snapshot. Writes skip fsync: the loop waits for them at a
-// few points (a kill -9 must lose nothing), and the kernel keeps a written
-// file when the process dies; sync makes the last one survive the machine
-// too, at the end of every task.
+// pending snapshot is written; each write is atomic and fsynced, and once
+// it is durable the journal records it holds are dropped. Snapshots are
+// written at the end of every task and on a few commands; messages go to
+// the journal as they happen (journal.go).
 type saver struct {
 	dir     string
 	onError func(error)
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	pending  *store.Snapshot
-	busy     bool
-	unsynced map[string]bool // session ids written since their last fsync
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending *saveJob
+	busy    bool
+}
+
+type saveJob struct {
+	snap    *store.Snapshot
+	journal *store.Journal // the session's journal, nil when not open
 }
 
 func newSaver(dir string, onError func(error)) *saver {
-	sv := &saver{dir: dir, onError: onError, unsynced: map[string]bool{}}
+	sv := &saver{dir: dir, onError: onError}
 	sv.cond = sync.NewCond(&sv.mu)
 	return sv
 }
 
 // put queues a snapshot, replacing any older one not yet written.
-func (sv *saver) put(s *store.Snapshot) {
+func (sv *saver) put(s *store.Snapshot, j *store.Journal) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	sv.pending = s
+	sv.pending = &saveJob{snap: s, journal: j}
 	if !sv.busy {
 		sv.busy = true
 		go sv.loop()
@@ -43,26 +46,25 @@ func (sv *saver) put(s *store.Snapshot) {
 func (sv *saver) loop() {
 	sv.mu.Lock()
 	for sv.pending != nil {
-		s := sv.pending
+		job := sv.pending
 		sv.pending = nil
 		sv.mu.Unlock()
-		err := store.Write(sv.dir, s)
+		err := store.Save(sv.dir, job.snap)
+		if err == nil {
+			err = job.journal.Absorbed(job.snap.JournalSeq)
+		}
 		if err != nil {
 			sv.onError(err)
 		}
 		sv.mu.Lock()
-		if err == nil {
-			sv.unsynced[s.ID] = true
-		}
 	}
 	sv.busy = false
 	sv.cond.Broadcast()
 	sv.mu.Unlock()
 }
 
-// flush waits until every queued snapshot is written: it survives the
-// death of the process.
-func (sv *saver) flush() {
+// sync waits until every queued snapshot is durably written.
+func (sv *saver) sync() {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	for sv.busy {
@@ -70,18 +72,5 @@ func (sv *saver) flush() {
 	}
 }
 
-// sync is flush, then fsync of what was written: it survives power loss.
-func (sv *saver) sync() {
-	sv.mu.Lock()
-	for sv.busy {
-		sv.cond.Wait()
-	}
-	ids := sv.unsynced
-	sv.unsynced = map[string]bool{}
-	sv.mu.Unlock()
-	for id := range ids {
-		if err := store.Sync(sv.dir, id); err != nil {
-			sv.onError(err)
-		}
-	}
-}
+// flush is sync: snapshots are fsynced as they are written.
+func (sv *saver) flush() { sv.sync() }

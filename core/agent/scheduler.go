@@ -216,7 +216,7 @@ func (sc *scheduler) work(done chan struct{}) {
 		t.emit(event.Event{Kind: event.TaskStarted, Text: p.input})
 		s.runPlan(ctx, t)
 		cancel()
-		s.saver.sync() // the task's messages are on disk before it is reported done
+		s.snapshotNow() // the task's record is one durable snapshot before it is reported done
 		conv.mu.Lock()
 		conv.task = ""
 		conv.mu.Unlock()

@@ -94,7 +94,15 @@ type Session struct {
 	skills    []skills.Skill
 	lock      *store.Lock     // this process is the session's one writer
 	started   map[string]bool // tool calls running now, by call id
-	slashNote bool            // the server/tool deprecation notice was given
+	storage   store.Policy    // storage.policy: what is written at all
+	// journal is the journal of session journalID (journal.go); baseSeq
+	// the last record the resumed snapshot held. Records are appended
+	// under mu with the change they record, and snapshots taken under mu.
+	journal   *store.Journal
+	journalID string
+	baseSeq   int64
+	snapSeq   int64 // JournalSeq of the last snapshot queued
+	slashNote bool  // the server/tool deprecation notice was given
 }
 
 // Open starts a new session.
@@ -179,7 +187,11 @@ func newSession(opts Options) (*Session, error) {
 		}
 		s.tools = append(s.tools, t)
 	}
+	if s.storage, err = store.ParsePolicy(opts.Config.Storage.Policy); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	s.discoverSkills()
+	s.expireStored() // the ttl cleanup pass, before any session is locked
 	s.saver = newSaver(store.Dir(s.root), func(err error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
 	})
@@ -196,6 +208,8 @@ func (s *Session) reset(id string) {
 	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created})
 	s.turns = nil
 	s.started = nil
+	s.closeJournalLocked()
+	s.storage, _ = store.ParsePolicy(s.opts.Config.Storage.Policy) // checked by newSession
 	s.memory = policy.NewMemory(s.opts.Now)
 }
 
@@ -212,7 +226,10 @@ func (s *Session) load(id string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := store.Load(store.Dir(s.root), id)
+	snap, err := store.Resume(store.Dir(s.root), id)
+	if err == nil {
+		err = snap.Stored()
+	}
 	if err != nil {
 		l.Release()
 		return err
@@ -224,6 +241,13 @@ func (s *Session) load(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.created = snap.CreatedAt
+	s.baseSeq = snap.JournalSeq
+	// A session never stores more than it was started with, nor text
+	// once its ttl has run out.
+	s.storage = store.Narrower(s.storage, snap.Storage)
+	if snap.Degraded {
+		s.storage = store.Narrower(s.storage, store.PolicyHeaders)
+	}
 	if snap.Model != "" {
 		s.model = snap.Model
 	}
@@ -254,6 +278,17 @@ func (s *Session) load(id string) error {
 		c := restoreConversation(sc, started)
 		s.convs[c.ID] = c
 		s.order = append(s.order, c)
+	}
+	for _, v := range snap.Views {
+		c := root
+		if v.Conv != "" {
+			c = s.convs[ConversationID(v.Conv)]
+		}
+		if c != nil && v.Upto <= len(c.history) {
+			c.view = newView(c.history, v.Upto, v.Summary)
+			prefix, tail := c.sentLocked()
+			c.ctxTokens = estimateTokens(prefix) + estimateTokens(tail)
+		}
 	}
 	s.turns = snap.Turns
 	return nil
@@ -407,6 +442,7 @@ func (s *Session) Wait() { s.sched.wait() }
 // written. The session file stays. Closing twice is harmless.
 func (s *Session) Close() {
 	defer s.closeMCP()
+	defer s.expireStored() // after the lock is given up: the ttl cleanup pass
 	defer s.setLock(nil)
 	defer s.bg.Wait()
 	done := s.sched.interrupt()
@@ -477,6 +513,19 @@ func (s *Session) save() {
 		s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
 		return
 	}
+	snap := s.snapshotLocked()
+	j := s.journal
+	if s.journalID != s.id {
+		j = nil
+	}
+	s.snapSeq = snap.JournalSeq
+	s.mu.Unlock()
+	s.saver.put(snap, j)
+}
+
+// snapshotLocked is the session as its snapshot holds it, with the
+// journal records it includes. s.mu is held.
+func (s *Session) snapshotLocked() *store.Snapshot {
 	root := s.rootConv.saved()
 	snap := &store.Snapshot{
 		ID:        s.id,
@@ -491,17 +540,29 @@ func (s *Session) save() {
 		Todos:     root.Todos,
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
-		Turns:   append([]store.Turn(nil), s.turns...),
-		Started: s.startedLocked(),
+		Turns:      append([]store.Turn(nil), s.turns...),
+		Started:    s.startedLocked(),
+		Storage:    s.storage,
+		StorageTTL: s.opts.Config.Storage.TTL,
+	}
+	if s.journalID == s.id {
+		snap.JournalSeq = s.journal.Seq()
 	}
 	if snap.Tools == nil {
 		snap.Tools = tools.Specs(s.offeredToolsLocked(s.rootConv))
 	}
 	root.Messages, root.Todos = nil, nil // in Messages and Todos
+	for _, c := range s.order {
+		snap.TTLConvs = snap.TTLConvs || c.Storage == store.PolicyTTL
+		c.mu.Lock()
+		if v := c.view; v != nil {
+			snap.Views = append(snap.Views, store.View{Conv: s.convKeyLocked(c), Upto: v.upto, Summary: v.summary})
+		}
+		c.mu.Unlock()
+	}
 	snap.Root = &root
 	for _, c := range s.order[1:] {
 		snap.Conversations = append(snap.Conversations, c.saved())
 	}
-	s.mu.Unlock()
-	s.saver.put(snap)
+	return snap
 }

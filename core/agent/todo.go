@@ -94,9 +94,13 @@ func (s *Session) setTodos(t *task, todos []store.Todo) {
 	if t != nil {
 		c = t.conv
 	}
+	s.mu.Lock()
 	c.mu.Lock()
 	c.todos = append([]store.Todo(nil), todos...)
 	c.mu.Unlock()
+	err := s.recordLocked(store.Record{Kind: store.KindTodos, Conv: s.convKeyLocked(c), Todos: todos})
+	s.mu.Unlock()
+	s.reportSave(err)
 	ev := event.Event{Kind: event.TodosUpdated, Conversation: string(c.ID)}
 	for _, td := range todos {
 		ev.Todos = append(ev.Todos, event.Todo{Content: td.Content, Status: td.Status})

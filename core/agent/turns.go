@@ -55,10 +55,14 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 			return
 		}
 		s.mu.Lock()
+		var rerr error
 		if i < len(s.turns) && s.turns[i].Task == string(t.id) {
 			s.turns[i].Snapshot = snap
+			turn := s.turns[i]
+			rerr = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
 		}
 		s.mu.Unlock()
+		s.reportSave(rerr)
 	}()
 	if bang {
 		s.awaitBefore(t) // the command runs at once
@@ -132,7 +136,7 @@ func (s *Session) endTurn(t *task) {
 	s.turns[i].After = after
 	s.mu.Unlock()
 	s.forgetOldTurns(t)
-	s.save()
+	s.recordTurn(i) // the task's end writes the snapshot
 }
 
 // dropBefore forgets the first snapshot of t's turn, which did nothing.
@@ -339,6 +343,7 @@ func (s *Session) cmdUndo(ctx context.Context, t *task, _ string) (string, error
 		s.mu.Lock()
 		s.turns[i].Undone = true
 		s.mu.Unlock()
+		s.recordTurn(i)
 		if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped)+len(rep.TooLarge) == 0 {
 			continue // that turn changed nothing itself: undo the one before
 		}

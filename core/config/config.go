@@ -17,6 +17,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 // Provider names.
@@ -49,6 +50,8 @@ type Config struct {
 	Workflow       Workflow      `json:"workflow"`
 	Undo           Undo          `json:"undo"`
 	Conversations  Conversations `json:"conversations"`
+	Storage        Storage       `json:"storage"`
+	History        History       `json:"history"`
 
 	// MCPServers are the MCP servers, in the shape Claude Desktop and
 	// Codex use; a later file replaces a server of the same name.
@@ -197,6 +200,32 @@ func (c *Config) AddMCPServers(servers map[string]mcp.ServerConfig) {
 	c.MCPServers = merged
 }
 
+// Storage says what of a session is kept on disk (seed 004 §3.6, §12).
+type Storage struct {
+	// Policy is full, headers_only, none or ttl.
+	Policy string `json:"policy"`
+	// TTL (a Go duration, "72h") is how long a ttl session keeps its text
+	// before a cleanup pass degrades it to headers_only.
+	TTL string `json:"ttl"`
+}
+
+// History bounds what a conversation sends (seed 004 §4): past either
+// bound its oldest messages are sent as one summary; the history itself is
+// kept whole.
+type History struct {
+	// MaxItems bounds the messages of a request (0: no bound).
+	MaxItems int `json:"max_items"`
+	// MaxTokens bounds a request's estimated tokens; 0 (and anything
+	// larger): compact_threshold of context_window.
+	MaxTokens int `json:"max_tokens"`
+}
+
+// StorageTTL is the parsed storage.ttl.
+func (c Config) StorageTTL() time.Duration {
+	d, _ := time.ParseDuration(c.Storage.TTL) // validated in Load
+	return d
+}
+
 // Defaults returns the built-in settings.
 func Defaults() Config {
 	return Config{
@@ -217,6 +246,8 @@ func Defaults() Config {
 		Conversations: Conversations{MaxInterruptChainDepth: 4, CloseTimeout: "10s"},
 		Undo:          Undo{KeepTurns: 100, MaxFileMB: 10},
 		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s"},
+		Storage:       Storage{Policy: "full", TTL: "72h"},
+		History:       History{MaxItems: 2000},
 	}
 }
 
@@ -480,6 +511,18 @@ func (c Config) validate(providerUnset bool) error {
 		if l.v < 0 {
 			bad(l.key, "must be 0 (the default) or more, got %d", l.v)
 		}
+	}
+	if c.History.MaxItems < 0 || c.History.MaxItems > 0 && c.History.MaxItems < 8 {
+		bad("history.max_items", "must be 0 (no bound) or at least 8, got %d", c.History.MaxItems)
+	}
+	if c.History.MaxTokens < 0 {
+		bad("history.max_tokens", "must be 0 (compact_threshold of context_window) or more, got %d", c.History.MaxTokens)
+	}
+	if _, err := store.ParsePolicy(c.Storage.Policy); err != nil || c.Storage.Policy == "" {
+		bad("storage.policy", "want full, headers_only, none or ttl, got %q", c.Storage.Policy)
+	}
+	if d, err := time.ParseDuration(c.Storage.TTL); err != nil || d <= 0 {
+		bad("storage.ttl", "want a positive duration such as \"72h\", got %q", c.Storage.TTL)
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

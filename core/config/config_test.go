@@ -93,6 +93,8 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"widened verify", `{"workflow":{"max_verify_attempts":5}}`, []string{"max_verify_attempts"}},
 		{"no undo turns", `{"undo":{"keep_turns":0}}`, []string{"undo.keep_turns"}},
 		{"negative file size", `{"undo":{"max_file_mb":-1}}`, []string{"undo.max_file_mb"}},
+		{"unknown storage policy", `{"storage":{"policy":"some"}}`, []string{"storage.policy", "headers_only"}},
+		{"bad storage ttl", `{"storage":{"policy":"ttl","ttl":"3 days"}}`, []string{"storage.ttl", "72h"}},
 		{"not object", `[1,2]`, []string{"config", "expected a JSON object"}},
 		// Type errors speak JSON, not Go.
 		{"object expected", `{"approval":"x"}`, []string{`"approval"`, "expected an object"}},

@@ -30,6 +30,15 @@ type Snapshot struct {
 	Mode      string    `json:"mode"`
 	Preset    string    `json:"preset,omitempty"`
 	Cwd       string    `json:"cwd,omitempty"`
+	// Storage is the session's storage policy ("" is full) and StorageTTL
+	// the age after which a ttl session is degraded to headers_only;
+	// Degraded says that happened. TTLConvs: some conversation is under
+	// ttl. These come before the messages so the cleanup pass reads only
+	// the head of each file.
+	Storage    Policy `json:"storage,omitempty"`
+	StorageTTL string `json:"storage_ttl,omitempty"`
+	Degraded   bool   `json:"degraded,omitempty"`
+	TTLConvs   bool   `json:"ttl_conversations,omitempty"`
 	// Messages is the root conversation as sent to the model, system
 	// message first.
 	Messages []llm.Message `json:"messages"`
@@ -49,6 +58,21 @@ type Snapshot struct {
 	// result yet, when this was saved: after a crash they are answered
 	// "outcome unknown", not "never ran".
 	Started []string `json:"started,omitempty"`
+	// JournalSeq is the last journal record this snapshot holds: resume
+	// applies only the records after it, so a kill between writing the
+	// snapshot and truncating the journal loses and doubles nothing.
+	JournalSeq int64 `json:"journal_seq,omitempty"`
+	// Views are the compacted views of conversations: what is sent to the
+	// model in place of their oldest messages, which stay in Messages.
+	Views []View `json:"views,omitempty"`
+}
+
+// View is a conversation's compacted prompt: its first Upto messages
+// (after the system message) are sent as the one Summary message.
+type View struct {
+	Conv    string `json:"conv,omitempty"` // "" is the root conversation
+	Upto    int    `json:"upto"`
+	Summary string `json:"summary"`
 }
 
 // Conversation is a non-root conversation's saved state: its context
@@ -212,7 +236,7 @@ func encode(dir string, s *Snapshot) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	data, err := json.Marshal(s)
+	data, err := json.Marshal(s.filtered())
 	if err != nil {
 		return "", nil, fmt.Errorf("encode session %s: %w", s.ID, err)
 	}
@@ -222,28 +246,18 @@ func encode(dir string, s *Snapshot) (string, []byte, error) {
 	return p, data, nil
 }
 
-// Load reads one snapshot.
-func Load(dir, id string) (*Snapshot, error) {
+// Exists reports whether session id has a snapshot in dir.
+func Exists(dir, id string) bool {
 	p, err := path(dir, id)
 	if err != nil {
-		return nil, err
+		return false
 	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("session %s: %w in %s", id, ErrNotFound, dir)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load session %s: %w", id, err)
-	}
-	var s Snapshot
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("session file %s is corrupt: %w", p, err)
-	}
-	if s.ID != id {
-		return nil, fmt.Errorf("session file %s holds session %q", p, s.ID)
-	}
-	return &s, nil
+	_, err = os.Stat(p)
+	return err == nil
 }
+
+// Load reads one snapshot, without its journal (see Resume).
+func Load(dir, id string) (*Snapshot, error) { return decodeFile(dir, id) }
 
 // List summarises the saved sessions, newest first. Unreadable files are
 // skipped.
@@ -261,7 +275,7 @@ func List(dir string) ([]Summary, error) {
 		if !ok || e.IsDir() {
 			continue
 		}
-		s, err := Load(dir, id)
+		s, err := Resume(dir, id)
 		if err != nil {
 			continue
 		}

@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
+)
+
+// The session's record on disk is its snapshot (rewritten at the end of
+// every task and on close) plus its journal: every message, tool start
+// and turn record is appended to the journal, fsynced, as it happens, at
+// a cost that does not grow with the session. Records are appended under
+// s.mu in the same critical section that changes the state they record,
+// so a snapshot taken under s.mu names exactly the journal records it
+// holds (JournalSeq).
+
+// journalLocked is the current session's journal, opened (and the
+// session's lock taken) at its first record. s.mu is held.
+func (s *Session) journalLocked() (*store.Journal, error) {
+	if s.journal != nil && s.journalID == s.id {
+		return s.journal, nil
+	}
+	if err := s.holdLockLocked(); err != nil {
+		return nil, err
+	}
+	j, err := store.OpenJournal(store.Dir(s.root), s.id, s.baseSeq, s.storage)
+	if err != nil {
+		return nil, err
+	}
+	s.journal.Close()
+	s.journal, s.journalID = j, s.id
+	for _, c := range s.order {
+		if c.Storage != "" {
+			j.SetConvPolicy(string(c.ID), c.Storage)
+		}
+	}
+	// A new session gets its snapshot at once (it is small): it is listed
+	// from its first record on, and the journal only ever extends a
+	// snapshot.
+	if !store.Exists(store.Dir(s.root), s.id) {
+		snap := s.snapshotLocked()
+		if err := store.Save(store.Dir(s.root), snap); err != nil {
+			return nil, err
+		}
+		s.snapSeq = snap.JournalSeq
+	}
+	return j, nil
+}
+
+// recordLocked appends r to the session's journal and waits until it is
+// on disk. s.mu is held; the error is for reportSave, after unlocking.
+func (s *Session) recordLocked(r store.Record) error {
+	j, err := s.journalLocked()
+	if err != nil {
+		return err
+	}
+	r.Time = s.opts.Now().UTC()
+	_, err = j.Append(r)
+	return err
+}
+
+// convKeyLocked is how the journal names conversation c: "" for the
+// root, whose messages are the snapshot's Messages. s.mu is held.
+func (s *Session) convKeyLocked(c *Conversation) string {
+	if c == s.rootConv {
+		return ""
+	}
+	return string(c.ID)
+}
+
+// reportSave tells the user a record could not be written; the session
+// goes on.
+func (s *Session) reportSave(err error) {
+	if err != nil {
+		s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
+	}
+}
+
+// appendMessage adds m to c's history and to the journal.
+func (s *Session) appendMessage(c *Conversation, m llm.Message) {
+	s.mu.Lock()
+	// Recorded first: a new session's first snapshot, written when its
+	// journal opens, must not hold the message too.
+	err := s.recordLocked(store.Record{Kind: store.KindMessage, Conv: s.convKeyLocked(c), Msg: &m})
+	c.record(m, s.opts.Now())
+	s.mu.Unlock()
+	s.reportSave(err)
+}
+
+// recordTurn journals turn i as it is now.
+func (s *Session) recordTurn(i int) {
+	s.mu.Lock()
+	var err error
+	if i >= 0 && i < len(s.turns) {
+		turn := s.turns[i]
+		err = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
+	}
+	s.mu.Unlock()
+	s.reportSave(err)
+}
+
+// snapshotNow writes the session's snapshot, when something was recorded
+// since the last one, and waits until it is durable; the journal records
+// it holds are then dropped.
+func (s *Session) snapshotNow() {
+	s.mu.Lock()
+	dirty := s.journal != nil && s.journalID == s.id && s.journal.Seq() > s.snapSeq
+	s.mu.Unlock()
+	if dirty {
+		s.save()
+	}
+	s.saver.sync()
+}
+
+// closeJournal closes the journal of the session being left. s.mu is held.
+func (s *Session) closeJournalLocked() {
+	s.journal.Close()
+	s.journal, s.journalID, s.baseSeq, s.snapSeq = nil, "", 0, 0
+}
+
+// expireStored runs the ttl cleanup pass over the workspace's sessions.
+func (s *Session) expireStored() {
+	if _, err := store.Expire(store.Dir(s.root), s.opts.Now()); err != nil {
+		s.emit(event.Event{Kind: event.Error, Text: "storage cleanup: " + err.Error()})
+	}
+}

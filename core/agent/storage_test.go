@@ -1,0 +1,186 @@
+package agent
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
+)
+
+const storageMarker = "ZEBRA-MARKER-41c7"
+
+// markerTurn runs a turn that carries storageMarker through every path
+// the session records: user text (and so the turn record), assistant text,
+// reasoning, tool arguments, tool output, the todo list and a compaction
+// summary.
+func markerTurn(t *testing.T, f *fixture) {
+	t.Helper()
+	f.srv.Enqueue(
+		fakellm.Reply{Reasoning: "reasoning " + storageMarker, Content: "assistant " + storageMarker,
+			ToolCalls: []llm.ToolCall{
+				call("w1", "write", map[string]any{"path": "out.txt", "content": "args " + storageMarker + "\n"}),
+				call("t1", "todo", map[string]any{"todos": []map[string]any{{"content": "todo " + storageMarker, "status": "pending"}}}),
+			}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("r1", "read", map[string]any{"path": "out.txt"})}}, // its output holds the marker
+		fakellm.Reply{Content: "done " + storageMarker},
+	)
+	f.run(t, "user "+storageMarker)
+	f.srv.Enqueue(fakellm.Reply{Content: "summary " + storageMarker})
+	f.run(t, "/compact")
+	// The marker did go through: the model saw it come back.
+	reqs := f.srv.Requests()
+	var seen bool
+	for _, m := range reqs[len(reqs)-1].Messages {
+		seen = seen || strings.Contains(m.Content, storageMarker)
+	}
+	if !seen {
+		t.Fatalf("the marker never reached the model: the test would prove nothing")
+	}
+}
+
+// grepCoder lists the files under root/.coder holding storageMarker.
+func grepCoder(t *testing.T, root string) (hits []string, files int) {
+	t.Helper()
+	filepath.WalkDir(filepath.Join(root, ".coder"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		data, _ := os.ReadFile(p)
+		if strings.Contains(string(data), storageMarker) {
+			hits = append(hits, p)
+		}
+		return nil
+	})
+	return hits, files
+}
+
+func TestStoragePolicyKeepsTextOffDisk(t *testing.T) {
+	for _, pol := range []string{"headers_only", "none", "full"} {
+		t.Run(pol, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, o *Options) {
+				c.Storage.Policy = pol
+				o.AllowAsks = true
+			})
+			markerTurn(t, f)
+			id := f.sess.ID()
+			f.sess.Close()
+			hits, files := grepCoder(t, f.root)
+			if files == 0 {
+				t.Fatal("nothing under .coder/")
+			}
+			if pol == "full" {
+				if len(hits) == 0 {
+					t.Fatal("under full the marker is nowhere: the search cannot find it")
+				}
+				return
+			}
+			if len(hits) > 0 {
+				t.Fatalf("%s: the marker is on disk in %v", pol, hits)
+			}
+			_, err := Resume(f.sess.opts, id)
+			switch pol {
+			case "none":
+				if !errors.Is(err, store.ErrNothingStored) || !strings.Contains(err.Error(), "nothing to resume") {
+					t.Errorf("resume of a none session: %v", err)
+				}
+			case "headers_only":
+				if err != nil {
+					t.Errorf("resume of a headers_only session: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestUndoUnderEveryPolicy: /undo's snapshots hold workspace files, not
+// conversation text, so it works whatever the session stores.
+func TestUndoUnderEveryPolicy(t *testing.T) {
+	for _, pol := range []string{"full", "headers_only", "none", "ttl"} {
+		t.Run(pol, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, o *Options) {
+				c.Storage.Policy = pol
+				o.AllowAsks = true
+			})
+			f.srv.Enqueue(
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("w1", "write", map[string]any{"path": "new.txt", "content": "x\n"})}},
+				fakellm.Reply{Content: "written"})
+			f.run(t, "write it")
+			p := filepath.Join(f.root, "new.txt")
+			if _, err := os.Stat(p); err != nil {
+				t.Fatal(err)
+			}
+			f.run(t, "/undo")
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Errorf("/undo under %s left new.txt: %v", pol, err)
+			}
+		})
+	}
+}
+
+// TestConversationStoresLessThanSession: conv_create's storage_policy
+// narrows what is kept of the sub-conversation; asking for more than the
+// session keeps is clamped with a Notice.
+func TestConversationStoresLessThanSession(t *testing.T) {
+	for _, tc := range []struct {
+		session, asked, want string
+		clamped              bool
+	}{
+		{"full", "headers_only", "headers_only", false},
+		{"headers_only", "full", "headers_only", true},
+		{"none", "ttl", "none", true},
+		{"full", "none", "none", false},
+	} {
+		t.Run(tc.session+"/"+tc.asked, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, o *Options) { c.Storage.Policy = tc.session })
+			f.srv.Enqueue(
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{
+					"user_instruction": "review it", "storage_policy": tc.asked})}},
+				fakellm.Reply{Reasoning: "sub " + storageMarker, Content: "LGTM"},
+				fakellm.Reply{Content: "reviewed"},
+			)
+			f.run(t, "get it reviewed")
+			convs := f.sess.Conversations()
+			if len(convs) != 2 {
+				t.Fatalf("conversations: %+v", convs)
+			}
+			f.sess.mu.Lock()
+			got := f.sess.convs[convs[1].ID].Storage
+			f.sess.mu.Unlock()
+			if string(got) != tc.want {
+				t.Errorf("sub-conversation stores %q, want %q", got, tc.want)
+			}
+			var notice bool
+			for _, ev := range f.rec.events {
+				notice = notice || strings.Contains(ev.Text, "clamped to "+tc.want)
+			}
+			if notice != tc.clamped {
+				t.Errorf("clamp notice %v, want %v", notice, tc.clamped)
+			}
+			f.sess.Close()
+			if hits, _ := grepCoder(t, f.root); len(hits) > 0 {
+				t.Errorf("the sub-conversation's reasoning is on disk in %v", hits)
+			}
+		})
+	}
+}
+
+func TestConvCreateRejectsUnknownStoragePolicy(t *testing.T) {
+	f := newFixture(t, nil)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{
+			"user_instruction": "x", "storage_policy": "forever"})}},
+		fakellm.Reply{Content: "ok"},
+	)
+	f.run(t, "go")
+	reqs := f.srv.Requests()
+	if res := toolMsg(reqs[len(reqs)-1].Messages, "c1"); !strings.Contains(res.Content, "storage_policy") {
+		t.Errorf("conv_create with an unknown storage policy answered %q", res.Content)
+	}
+}

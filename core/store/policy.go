@@ -1,0 +1,215 @@
+package store
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// Policy says what of a session or conversation is stored (seed 004 §3.6,
+// §12). It is applied by this package before anything is written —
+// journal, snapshot and their temporary files — so a policy that forbids
+// text can never leave text on disk.
+type Policy string
+
+const (
+	// PolicyFull stores everything.
+	PolicyFull Policy = "full"
+	// PolicyHeaders stores times, roles, tool names and call ids, counts
+	// and sizes: no text, arguments, outputs or reasoning.
+	PolicyHeaders Policy = "headers_only"
+	// PolicyNone stores only start, end and error records, without content.
+	PolicyNone Policy = "none"
+	// PolicyTTL stores everything, degraded to headers_only by Expire once
+	// the session is older than its TTL.
+	PolicyTTL Policy = "ttl"
+)
+
+// ParsePolicy checks a configured policy name; "" is full.
+func ParsePolicy(s string) (Policy, error) {
+	switch p := Policy(s); p {
+	case "":
+		return PolicyFull, nil
+	case PolicyFull, PolicyHeaders, PolicyNone, PolicyTTL:
+		return p, nil
+	}
+	return "", fmt.Errorf("storage policy %q: want full, headers_only, none or ttl", s)
+}
+
+// rank orders policies by how much they keep, least last: ttl keeps
+// everything for a while, so it keeps less than full.
+func (p Policy) rank() int {
+	switch p {
+	case PolicyTTL:
+		return 1
+	case PolicyHeaders:
+		return 2
+	case PolicyNone:
+		return 3
+	}
+	return 0
+}
+
+// Narrower is the policy of a and b that stores less: a conversation may
+// store less than its session, never more.
+func Narrower(a, b Policy) Policy {
+	if b.rank() > a.rank() {
+		return b
+	}
+	if a == "" {
+		return PolicyFull
+	}
+	return a
+}
+
+// writes is what p writes now: ttl writes in full until Expire degrades it.
+func (p Policy) writes(degraded bool) Policy {
+	switch {
+	case p == PolicyTTL && degraded:
+		return PolicyHeaders
+	case p == PolicyTTL, p == "":
+		return PolicyFull
+	}
+	return p
+}
+
+// notStored stands in for text a policy keeps out: its size only.
+func notStored(s string) string {
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf("[not stored: %d bytes]", len(s))
+}
+
+// FilterMessage is m as policy p stores it; ok is false when p stores no
+// messages at all. A headers-only message stays a valid OpenAI message
+// (roles, tool names and call ids kept, arguments "{}") so a resumed
+// session can still be sent.
+func FilterMessage(p Policy, m llm.Message) (out llm.Message, ok bool) {
+	switch p.writes(false) {
+	case PolicyNone:
+		return llm.Message{}, false
+	case PolicyHeaders:
+		out = llm.Message{Role: m.Role, ToolCallID: m.ToolCallID, Name: m.Name}
+		size := len(m.Content)
+		for _, im := range m.Images {
+			size += len(im.URL)
+		}
+		if size > 0 {
+			out.Content = fmt.Sprintf("[not stored: %d bytes, %d images, %d bytes of reasoning]", size, len(m.Images), len(m.Reasoning))
+		} else if m.Reasoning != "" {
+			out.Content = notStored(m.Reasoning)
+		}
+		for _, c := range m.ToolCalls {
+			c.Function.Arguments = "{}"
+			out.ToolCalls = append(out.ToolCalls, c)
+		}
+		return out, true
+	}
+	return m, true
+}
+
+func filterMessages(p Policy, msgs []llm.Message) []llm.Message {
+	if p.writes(false) == PolicyFull {
+		return msgs
+	}
+	var out []llm.Message
+	for _, m := range msgs {
+		if f, ok := FilterMessage(p, m); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// effective is the policy a snapshot is written under.
+func (s *Snapshot) effective() Policy {
+	p, err := ParsePolicy(string(s.Storage))
+	if err != nil {
+		p = PolicyNone // unknown names store the least, never more
+	}
+	return p.writes(s.Degraded)
+}
+
+// convPolicy is conversation c's policy under session policy p.
+func convPolicy(p Policy, c string, degraded bool) Policy {
+	cp, err := ParsePolicy(c)
+	if err != nil {
+		cp = PolicyNone
+	}
+	return Narrower(p, cp).writes(degraded)
+}
+
+// filtered is s as its policy stores it: s itself under full, a filtered
+// copy otherwise (the caller's snapshot is never changed).
+func (s *Snapshot) filtered() *Snapshot {
+	p := s.effective()
+	conversations := s.Conversations
+	var narrowed bool
+	for _, c := range s.Conversations {
+		narrowed = narrowed || convPolicy(p, c.StoragePolicy, s.Degraded) != PolicyFull
+	}
+	if p == PolicyFull && !narrowed {
+		return s
+	}
+	c := *s
+	c.Conversations = nil
+	for _, cv := range conversations {
+		cp := convPolicy(p, cv.StoragePolicy, s.Degraded)
+		if cp != PolicyFull {
+			cv.Instructions = notStored(cv.Instructions)
+			cv.Messages = filterMessages(cp, cv.Messages)
+		}
+		if cp == PolicyNone {
+			cv.Instructions = ""
+		}
+		c.Conversations = append(c.Conversations, cv)
+	}
+	c.Views = nil
+	for _, v := range s.Views {
+		vp := p
+		for _, cv := range conversations {
+			if cv.ID == v.Conv {
+				vp = convPolicy(p, cv.StoragePolicy, s.Degraded)
+			}
+		}
+		switch vp {
+		case PolicyHeaders:
+			v.Summary = notStored(v.Summary)
+		case PolicyNone:
+			continue
+		}
+		c.Views = append(c.Views, v)
+	}
+	if p == PolicyFull {
+		return &c
+	}
+	c.Messages = filterMessages(p, s.Messages)
+	c.Turns = nil
+	for _, t := range s.Turns {
+		t.Input = notStored(t.Input)
+		if p == PolicyNone {
+			t.Input = ""
+		}
+		c.Turns = append(c.Turns, t)
+	}
+	c.Todos = nil
+	if p == PolicyHeaders {
+		for _, t := range s.Todos {
+			c.Todos = append(c.Todos, Todo{Content: notStored(t.Content), Status: t.Status})
+		}
+	} else {
+		c.Tools = nil
+	}
+	return &c
+}
+
+// TTL is the parsed storage.ttl of a snapshot; 0 when unset or invalid.
+func (s *Snapshot) ttl() time.Duration {
+	d, err := time.ParseDuration(s.StorageTTL)
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return d
+}
