@@ -453,8 +453,7 @@ func (s *Session) closeCall(t *task, cl *closure) {
 		r.Error = fmt.Sprintf("conversation %s was closed before it answered", cl.target)
 	}
 	data, _ := json.Marshal(r)
-	setToolResult(t.conv, cl.callID, string(data))
-	s.save()
+	s.setToolResult(t.conv, cl.callID, string(data))
 	info := handTool(cl)
 	info.Status, info.Summary, info.Output = event.ToolCompleted, "answered", cl.answer
 	if r.Error != "" {

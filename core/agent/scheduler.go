@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 // planKind says what a task plan runs.
@@ -301,24 +302,31 @@ func (s *Session) closeCallLater(c *closure, text string) {
 	if err != nil {
 		return
 	}
-	setToolResult(conv, c.callID, "error: "+text)
-	s.save()
+	s.setToolResult(conv, c.callID, "error: "+text)
 	info := handTool(c)
 	info.Status, info.Summary = event.ToolAborted, text
 	s.emit(event.Event{Kind: event.ToolCallEnd, Conversation: string(c.caller), Tool: info})
 }
 
-// setToolResult replaces the placeholder tool message of a call.
-func setToolResult(c *Conversation, callID, content string) bool {
+// setToolResult replaces the placeholder tool message of a call, in the
+// history and, durably, in the journal.
+func (s *Session) setToolResult(c *Conversation, callID, content string) {
+	s.mu.Lock()
+	var err error
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for i := len(c.history) - 1; i >= 0; i-- {
 		if m := &c.history[i]; m.Role == llm.RoleTool && m.ToolCallID == callID {
 			m.Content = content
-			return true
+			msg := *m
+			c.mu.Unlock()
+			err = s.recordLocked(store.Record{Kind: store.KindResult, Conv: s.convKeyLocked(c), Call: callID, Msg: &msg})
+			c.mu.Lock()
+			break
 		}
 	}
-	return false
+	c.mu.Unlock()
+	s.mu.Unlock()
+	s.reportSave(err)
 }
 
 // handTool describes an interrupting call for events.

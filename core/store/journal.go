@@ -21,6 +21,7 @@ import (
 const (
 	KindSession  = "session"   // Header: the snapshot's fields other than its lists
 	KindMessage  = "msg"       // Msg appended to conversation Conv
+	KindResult   = "result"    // Msg replaces the tool message of call Call in conversation Conv
 	KindConv     = "conv"      // Conversation created or its context changed
 	KindConvEnd  = "conv_end"  // conversation Conv destroyed
 	KindTurn     = "turn"      // Turn started, ended or undone (upsert by task id)
@@ -383,7 +384,7 @@ func filterRecord(p Policy, r *Record) bool {
 	}
 	// headers_only
 	switch r.Kind {
-	case KindMessage:
+	case KindMessage, KindResult:
 		if r.Msg != nil {
 			m, _ := FilterMessage(PolicyHeaders, *r.Msg)
 			r.Msg = &m

@@ -340,3 +340,36 @@ func TestExpireTTLConversation(t *testing.T) {
 		t.Errorf("the full session lost its own text")
 	}
 }
+
+// A hand-over's result replaces the tool message written when the call
+// handed over; the replacement is a journal record of its own, so a kill
+// right after it loses nothing, and it follows the storage policy.
+func TestJournalResultReplacesToolMessage(t *testing.T) {
+	for _, tc := range []struct {
+		policy Policy
+		want   string
+	}{{PolicyFull, `{"last_assistant_message":"secret answer"}`}, {PolicyHeaders, "[not stored"}} {
+		dir := filepath.Join(t.TempDir(), "sessions")
+		s := sample(2)
+		j := openJ(t, dir, s.ID, tc.policy)
+		appendAll(t, j, Record{Kind: KindSession, Header: s.headerOnly()},
+			msgRec("", llm.Message{Role: llm.RoleUser, Content: "go"}),
+			msgRec("", llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Type: "function", Function: llm.FunctionCall{Name: "conv_create", Arguments: "{}"}}}}),
+			msgRec("", llm.Message{Role: llm.RoleTool, ToolCallID: "c1", Name: "conv_create", Content: "handed over"}),
+			Record{Kind: KindResult, Call: "c1", Msg: &llm.Message{Role: llm.RoleTool, ToolCallID: "c1", Name: "conv_create", Content: `{"last_assistant_message":"secret answer"}`}})
+		got, err := Resume(dir, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := got.Messages[len(got.Messages)-1]
+		if last.ToolCallID != "c1" || !strings.HasPrefix(last.Content, tc.want) {
+			t.Errorf("%s: tool message after resume = %+v, want content %q", tc.policy, last, tc.want)
+		}
+		if tc.policy != PolicyFull {
+			data, _ := os.ReadFile(filepath.Join(dir, s.ID+".journal"))
+			if strings.Contains(string(data), "secret answer") {
+				t.Errorf("%s: the result's text is in the journal", tc.policy)
+			}
+		}
+	}
+}

@@ -81,6 +81,20 @@ func (s *Snapshot) apply(r *Record) {
 		} else {
 			s.Messages = append(s.Messages, *r.Msg)
 		}
+	case KindResult:
+		if r.Msg == nil {
+			return
+		}
+		msgs := s.Messages
+		if c := s.conv(r.Conv); c != nil {
+			msgs = c.Messages
+		}
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == llm.RoleTool && msgs[i].ToolCallID == r.Call {
+				msgs[i] = *r.Msg
+				break
+			}
+		}
 	case KindConv:
 		if r.Conversation == nil {
 			return
