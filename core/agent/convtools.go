@@ -105,7 +105,7 @@ type inputItem struct {
 }
 
 // splitItems turns items into message text and image URLs.
-func splitItems(items []inputItem) (string, []llm.Image, error) {
+func (s *Session) splitItems(items []inputItem) (string, []llm.Image, error) {
 	var texts []string
 	var images []llm.Image
 	for i, it := range items {
@@ -123,6 +123,9 @@ func splitItems(items []inputItem) (string, []llm.Image, error) {
 			}
 			if !strings.HasPrefix(url, "data:image/") && !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "http://") {
 				return "", nil, fmt.Errorf("items[%d].image_url must be a data:image/… or http(s) URL", i)
+			}
+			if !s.opts.Config.AcceptsImages() {
+				return "", nil, fmt.Errorf("items[%d]: this model takes no images (model_images is false); describe the picture in text", i)
 			}
 			images = append(images, llm.Image{URL: url})
 		default:
@@ -173,7 +176,7 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	if strings.TrimSpace(args.UserInstr) == "" && len(args.Items) == 0 {
 		return "", errors.New("give user_instruction or items (at least one)")
 	}
-	text, images, err := splitItems(args.Items)
+	text, images, err := s.splitItems(args.Items)
 	if err != nil {
 		return "", err
 	}
@@ -258,7 +261,7 @@ func (s *Session) convSend(_ context.Context, t *task, raw json.RawMessage) (str
 	if strings.TrimSpace(args.Text) == "" && len(args.Items) == 0 {
 		return "", errors.New("give text or items (at least one)")
 	}
-	itemText, images, err := splitItems(args.Items)
+	itemText, images, err := s.splitItems(args.Items)
 	if err != nil {
 		return "", err
 	}

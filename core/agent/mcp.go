@@ -212,6 +212,11 @@ func (s *Session) flushMCPImages(t *task) {
 	}
 	imgs := t.mcpImages
 	t.mcpImages = nil
+	if !s.opts.Config.AcceptsImages() {
+		// The tool results already name each image; say why none follows.
+		s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("[%d image(s) returned by MCP tools above were not sent: this model takes no images]", len(imgs))})
+		return
+	}
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf("[%d image(s) returned by MCP tools above]", len(imgs)), Images: imgs})
 }
 

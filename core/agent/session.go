@@ -403,6 +403,9 @@ func (s *Session) SubmitImages(input string, images []llm.Image) (string, error)
 	if t := strings.TrimSpace(input); len(images) > 0 && (strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!")) {
 		return "", errors.New("images cannot be attached to a / or ! command")
 	}
+	if len(images) > 0 && !s.opts.Config.AcceptsImages() {
+		return "", errors.New("this model takes no images (model_images is false in the config); describe the picture in text instead")
+	}
 	id, _, err := s.start("", input, images...)
 	return string(id), err
 }

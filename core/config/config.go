@@ -43,6 +43,10 @@ type Config struct {
 	// receives nothing for that long; it is retried once if nothing was
 	// shown yet.
 	StreamIdleTimeout string `json:"stream_idle_timeout"`
+	// ModelImages false says the model takes no image parts: images from
+	// the user, conv_create items and MCP results are then named in text
+	// or refused, never sent. Unset: true.
+	ModelImages *bool `json:"model_images"`
 
 	Permissions    Permissions   `json:"permissions"`
 	Approval       Approval      `json:"approval"`
@@ -96,6 +100,10 @@ type Conversations struct {
 	// waits for its task to stop before abandoning it, a Go duration.
 	CloseTimeout string `json:"close_timeout"`
 }
+
+// AcceptsImages reports whether images may be sent to the model
+// (model_images, default true).
+func (c Config) AcceptsImages() bool { return c.ModelImages == nil || *c.ModelImages }
 
 // CloseWait is the parsed conversations.close_timeout.
 func (c Config) CloseWait() time.Duration {

@@ -90,6 +90,7 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"idle timeout not a duration", `{"stream_idle_timeout":"2 minutes"}`, []string{`"stream_idle_timeout"`, `"2 minutes"`, `"120s"`}},
 		{"idle timeout zero", `{"stream_idle_timeout":"0s"}`, []string{`"stream_idle_timeout"`, "positive"}},
 		{"idle timeout number", `{"stream_idle_timeout":120}`, []string{`"stream_idle_timeout"`, "expected a string"}},
+		{"model_images not a boolean", `{"model_images":"no"}`, []string{`"model_images"`, "expected"}},
 		{"widened verify", `{"workflow":{"max_verify_attempts":5}}`, []string{"max_verify_attempts"}},
 		{"no undo turns", `{"undo":{"keep_turns":0}}`, []string{"undo.keep_turns"}},
 		{"negative file size", `{"undo":{"max_file_mb":-1}}`, []string{"undo.max_file_mb"}},
