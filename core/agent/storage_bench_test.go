@@ -59,6 +59,7 @@ func BenchmarkTurnBytesWritten(b *testing.B) {
 	dir := store.Dir(root)
 	cfg := config.Defaults()
 	cfg.ContextWindow = 10_000_000 // no compaction: this measures the record
+	cfg.History.MaxItems = 0
 	for b.Loop() {
 		b.StopTimer()
 		snap := &store.Snapshot{ID: uuid.NewString(), Model: cfg.Model, Mode: "default",
