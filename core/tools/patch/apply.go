@@ -120,6 +120,8 @@ type outLine struct{ text, eol string }
 // splitLines splits content into lines without their endings, and the
 // endings: "\r\n", "\n", or noEOL for a last line without one.
 func splitLines(content string) (lines, eols []string) {
+	n := strings.Count(content, "\n") + 1
+	lines, eols = make([]string, 0, n), make([]string, 0, n)
 	for content != "" {
 		i := strings.IndexByte(content, '\n')
 		if i < 0 {
@@ -155,6 +157,11 @@ func joinLines(out []outLine, eols []string, finalNL bool) string {
 	}
 	real := func(e string) bool { return e != "" && e != noEOL }
 	var b strings.Builder
+	size := 0
+	for _, l := range out {
+		size += len(l.text) + 2
+	}
+	b.Grow(size) // one allocation: a 10,000-line file grew the buffer 20 times
 	prev := ""
 	for i, l := range out {
 		eol := l.eol
