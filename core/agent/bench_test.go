@@ -112,16 +112,22 @@ func BenchmarkTurnLargeRepo(b *testing.B) {
 	cfg := config.Defaults()
 	cfg.Workflow.AutoVerifyAfterEdit = false
 	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "hi"}, FinishReason: "stop"}
-	s, err := Open(Options{Config: cfg, Root: root, Provider: instantProvider{resp}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
 	ctx := context.Background()
 	b.ReportMetric(float64(n), "files")
 	for b.Loop() {
+		// A new session each time, opened outside the timing: the figure
+		// must not grow with the benchmark's own history.
+		b.StopTimer()
+		s, err := Open(Options{Config: cfg, Root: root, Provider: instantProvider{resp}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
 		if err := s.Run(ctx, "say hi"); err != nil {
 			b.Fatal(err)
 		}
+		b.StopTimer()
+		s.Close()
+		b.StartTimer()
 	}
 }
