@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -67,12 +68,17 @@ type handover struct {
 type scheduler struct {
 	s *Session
 
-	mu          sync.Mutex // guards the fields below
+	// mu guards the fields below it. Lock order: sc.mu before s.mu (the
+	// worker looks conversations up while it holds sc.mu), so nothing
+	// called with s.mu held may take sc.mu: see busy.
+	mu          sync.Mutex
 	queue       []*taskPlan
 	current     *task
 	tasks       map[TaskID]*task // registry: the running task by id
 	chainDone   chan struct{}    // closed when the running chain ends; nil when idle
 	interrupted bool             // the user interrupted the running chain
+
+	active atomic.Bool // chainDone != nil, readable without mu (Status holds s.mu)
 }
 
 func newScheduler(s *Session) *scheduler {
@@ -88,17 +94,15 @@ func (sc *scheduler) submit(p *taskPlan) (chan struct{}, error) {
 	}
 	done := make(chan struct{})
 	sc.chainDone, sc.interrupted = done, false
+	sc.active.Store(true)
 	sc.queue = []*taskPlan{p}
 	go sc.work(done)
 	return done, nil
 }
 
-// busy reports whether a chain runs.
-func (sc *scheduler) busy() bool {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	return sc.chainDone != nil
-}
+// busy reports whether a chain runs. It does not take sc.mu: it is called
+// with s.mu held, and the worker takes s.mu under sc.mu.
+func (sc *scheduler) busy() bool { return sc.active.Load() }
 
 // wait blocks until the running chain, if any, has ended.
 func (sc *scheduler) wait() {
@@ -191,7 +195,7 @@ func (sc *scheduler) work(done chan struct{}) {
 	for {
 		sc.mu.Lock()
 		if sc.interrupted || len(sc.queue) == 0 {
-			sc.finishLocked(done, nil)
+			sc.finishLocked(done, nil, nil)
 			return
 		}
 		p := sc.queue[0]
@@ -229,7 +233,7 @@ func (sc *scheduler) work(done chan struct{}) {
 		sc.mu.Lock()
 		sc.current = nil
 		delete(sc.tasks, t.id)
-		var back *closure
+		var back, late *closure
 		ho := t.handover
 		switch {
 		case ho != nil && !sc.interrupted:
@@ -237,7 +241,7 @@ func (sc *scheduler) work(done chan struct{}) {
 			ho.target.snaps = t.snaps
 			sc.queue = append([]*taskPlan{ho.target, cont}, sc.queue...)
 		case ho != nil:
-			s.closeCallLater(ho.closure, interruptedResult)
+			late = ho.closure // answered once sc.mu is released
 		case p.returnsTo != nil:
 			back = p.returnsTo
 			back.answered, back.answer = true, conv.lastAssistant()
@@ -249,7 +253,7 @@ func (sc *scheduler) work(done chan struct{}) {
 			}
 		}
 		if sc.interrupted || len(sc.queue) == 0 {
-			sc.finishLocked(done, &t.end)
+			sc.finishLocked(done, &t.end, late)
 			return
 		}
 		sc.mu.Unlock()
@@ -266,15 +270,20 @@ func (sc *scheduler) work(done chan struct{}) {
 }
 
 // finishLocked ends the chain; called with mu held, it releases it. After
-// a user interrupt the dropped plans' calls are answered; the session
-// accepts input again before the final event goes out.
-func (sc *scheduler) finishLocked(done chan struct{}, end *event.Event) {
+// a user interrupt the interrupted hand-over's call (late) and the dropped
+// plans' calls are answered, without mu (answering writes the journal under
+// s.mu and emits); the session accepts input again before the final event
+// goes out.
+func (sc *scheduler) finishLocked(done chan struct{}, end *event.Event, late *closure) {
 	s := sc.s
 	var dropped []*taskPlan
 	if sc.interrupted {
 		dropped, sc.queue = sc.queue, nil
 	}
 	sc.mu.Unlock()
+	if late != nil {
+		s.closeCallLater(late, interruptedResult)
+	}
 	for _, p := range dropped {
 		if p.closure != nil {
 			s.closeCallLater(p.closure, interruptedResult)
@@ -283,6 +292,7 @@ func (sc *scheduler) finishLocked(done chan struct{}, end *event.Event) {
 	s.saver.flush()
 	sc.mu.Lock()
 	sc.chainDone, sc.queue = nil, nil
+	sc.active.Store(false)
 	sc.mu.Unlock()
 	st := s.Status()
 	s.emit(event.Event{Kind: event.StatusChanged, Conversation: string(s.RootConversation()), Status: &st})
