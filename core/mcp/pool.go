@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -221,6 +222,13 @@ func (p *Pool) run(srv *server) {
 			continue
 		}
 		srv.mu.Lock()
+		if p.ctx.Err() != nil {
+			// Close cancelled before it took srv.mu and so did not see
+			// this session: it is ours to close, or Close waits forever.
+			srv.mu.Unlock()
+			_ = sess.Close()
+			return
+		}
 		srv.sess, srv.tools, srv.state = sess, tools, StateReady
 		srv.starts++
 		srv.mu.Unlock()
@@ -477,9 +485,6 @@ func (p *Pool) Status() []ServerStatus {
 	return out
 }
 
-// Servers lists the configured server names.
-func (p *Pool) Servers() []string { return sortedNames(p.servers) }
-
 func (p *Pool) liveSession(name string) (*sdk.ClientSession, error) {
 	srv, ok := p.servers[name]
 	if !ok {
@@ -533,7 +538,7 @@ func (w *tailWriter) Write(b []byte) (int, error) {
 	w.buf = append(w.buf, b...)
 	var out []string
 	for {
-		i := strings.IndexByte(string(w.buf), '\n')
+		i := bytes.IndexByte(w.buf, '\n')
 		if i < 0 {
 			break
 		}

@@ -246,6 +246,9 @@ func (j *Journal) rotateLocked(seq, cut int64) error {
 	}
 	_, err = tmp.Write(tail)
 	if err == nil {
+		err = tmp.Chmod(0o644) // as OpenJournal creates it, not CreateTemp's 0600
+	}
+	if err == nil {
 		err = tmp.Sync()
 	}
 	if err == nil {

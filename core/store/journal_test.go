@@ -373,3 +373,22 @@ func TestJournalResultReplacesToolMessage(t *testing.T) {
 		}
 	}
 }
+
+// A journal rotated to keep its tail keeps the mode it was created with.
+func TestJournalRotationKeepsMode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions")
+	s := sample(2)
+	j := openJ(t, dir, s.ID, PolicyFull)
+	first, err := j.Append(msgRec("", llm.Message{Role: llm.RoleUser, Content: "one"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, j, msgRec("", llm.Message{Role: llm.RoleUser, Content: "two"}))
+	if err := j.Absorbed(first); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, s.ID+".journal"))
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("journal after rotation: %v, %v; want mode 0644", fi.Mode(), err)
+	}
+}
