@@ -77,7 +77,8 @@ func (s *Session) historyBounds() (items, tokens int) {
 // compactIfNeeded builds the next request, compacting the conversation
 // first when the request would exceed the bounds.
 func (s *Session) compactIfNeeded(ctx context.Context, t *task) (llm.Request, error) {
-	req := s.request(s.turnContext(t))
+	tc := s.turnContext(t) // compaction changes the history, not the context
+	req := s.request(tc)
 	items, limit := s.historyBounds()
 	if requestTokens(req) < limit && (items <= 0 || len(req.Messages) <= items) {
 		return req, nil
@@ -85,7 +86,7 @@ func (s *Session) compactIfNeeded(ctx context.Context, t *task) (llm.Request, er
 	if _, err := s.compact(ctx, t, false); err != nil {
 		return llm.Request{}, err
 	}
-	return s.request(s.turnContext(t)), nil
+	return s.request(tc), nil
 }
 
 // requestTokens estimates a request's size at chars/4.

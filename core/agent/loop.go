@@ -104,10 +104,10 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	if t.note != "" {
 		content += "\n\n[note] " + t.note
 	}
-	// On disk before the turn's first slow step (the workspace snapshot):
-	// a kill at any later moment does not lose what the user typed.
+	// On disk (an fsynced journal record) before the turn's first slow
+	// step, the workspace snapshot: a kill at any later moment does not
+	// lose what the user typed.
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: content, Images: t.images})
-	s.saver.flush()
 	s.beginTurn(ctx, t, input)
 	s.modelLoop(ctx, t, input)
 }
@@ -162,8 +162,7 @@ func (s *Session) modelLoop(ctx context.Context, t *task, input string) {
 // reports that the model answered without tool calls.
 func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	with := t.with
-	// Every tool result is on disk before the next request.
-	s.saver.flush()
+	// Every tool result is already on disk: appendMessage journals it.
 	req, err := s.compactIfNeeded(ctx, t)
 	if err != nil {
 		return false, err

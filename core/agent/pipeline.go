@@ -40,9 +40,12 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	// 1. The tool switch: the tool must exist and be offered in this mode.
 	tool := s.lookupTool(name)
 	mode := s.Mode()
-	mt, isMCP := s.lookupMCP(t, name, mode)
-	if tool == nil && isMCP {
-		tool = mt
+	var mt mcpTool
+	isMCP := false
+	if tool == nil { // MCP names hold "__", no built-in does
+		if mt, isMCP = s.lookupMCP(t, name, mode); isMCP {
+			tool = mt
+		}
 	}
 	if tool == nil {
 		return fail(fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(s.offeredNames(t.conv), ", ")))

@@ -90,11 +90,11 @@ func (t todoTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMes
 // setTodos replaces the todo list of the task's conversation (the root's
 // without a task) and reports it.
 func (s *Session) setTodos(t *task, todos []store.Todo) {
-	c := s.rootConv
+	s.mu.Lock()
+	c := s.rootConv // read under s.mu: reset replaces it
 	if t != nil {
 		c = t.conv
 	}
-	s.mu.Lock()
 	c.mu.Lock()
 	c.todos = append([]store.Todo(nil), todos...)
 	c.mu.Unlock()

@@ -188,10 +188,8 @@ func (s *Session) forgetOldTurns(t *task) {
 // the files a file tool wrote, or for a command whatever changed between
 // snapshots taken just before and after it (other sessions writing at that
 // very moment cannot be told apart).
+// The caller has waited for the turn's first snapshot (awaitBefore).
 func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation) tools.Result {
-	if inv.Kind == tools.KindExecute || len(inv.Changes) > 0 {
-		s.awaitBefore(t)
-	}
 	if inv.Kind == tools.KindExecute {
 		var res tools.Result
 		s.trackCommand(ctx, t, func() { res = inv.Run(ctx) })
