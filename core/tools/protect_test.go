@@ -172,7 +172,13 @@ func TestSymlinkDeleteMove(t *testing.T) {
 			symlink(t, "missing.txt", filepath.Join(root, "dangling.txt"))
 			symlink(t, outside, filepath.Join(root, "out.txt"))
 			symlink(t, "dir", filepath.Join(root, "dirlink"))
+			// An editor's guard sees each change as Apply makes it: a
+			// link's own path, whatever it points at.
+			ws.SetGuard(func(context.Context, string) error { return nil })
 			inv, err := prepare(t, ws, "patch", map[string]any{"patch": "*** Begin Patch\n" + tt.patch + "*** End Patch\n"})
+			if err == nil {
+				err = ws.CheckGuard(context.Background(), inv.Changes)
+			}
 			if err == nil {
 				if res := inv.Run(context.Background()); res.IsError {
 					err = errorString(res.Output)

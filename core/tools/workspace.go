@@ -83,20 +83,44 @@ func (w *Workspace) CheckGuard(ctx context.Context, changes []FileChange) error 
 		return nil
 	}
 	for _, c := range changes {
-		for _, p := range []string{c.Path, c.MoveTo} {
+		abs, dst, err := w.resolveChange(c)
+		if err != nil {
+			return err
+		}
+		for _, p := range []string{abs, dst} {
 			if p == "" {
 				continue
 			}
-			abs, _, err := w.Resolve(p)
-			if err != nil {
-				return err
-			}
-			if err := guard(ctx, abs); err != nil {
+			if err := guard(ctx, p); err != nil {
 				return fmt.Errorf("%s: change refused: %w", c.Path, err)
 			}
 		}
 	}
 	return nil
+}
+
+// resolveChange resolves the paths a change writes, as Apply writes them:
+// the link itself for a change of a symbolic link (which must still be the
+// same link), else the file a write reaches; dst is the move target of an
+// update ("" if none).
+func (w *Workspace) resolveChange(c FileChange) (abs, dst string, err error) {
+	if c.Link != "" {
+		var target string
+		if abs, _, target, _, err = w.resolveLink(c.Path); err != nil {
+			return "", "", err
+		}
+		if target != c.Link {
+			return "", "", fmt.Errorf("%s changed on disk since the change was prepared (it is no longer a symbolic link to %s); look at it again", c.Path, c.Link)
+		}
+	} else if abs, _, _, err = w.resolveWrite(c.Path); err != nil {
+		return "", "", err
+	}
+	if c.Op == OpUpdate && c.MoveTo != "" && c.MoveTo != c.Path {
+		if dst, _, _, err = w.resolveWrite(c.MoveTo); err != nil {
+			return "", "", err
+		}
+	}
+	return abs, dst, nil
 }
 
 // SetFS makes the workspace read and write file contents through f; nil
@@ -338,17 +362,7 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 	for _, c := range changes {
 		s := step{c: c}
 		var err error
-		if c.Link != "" {
-			// The change acts on the link itself; it must still be the
-			// same link.
-			var target string
-			if s.abs, _, target, _, err = w.resolveLink(c.Path); err != nil {
-				return err
-			}
-			if target != c.Link {
-				return fmt.Errorf("%s changed on disk since the change was prepared (it is no longer a symbolic link to %s); look at it again", c.Path, c.Link)
-			}
-		} else if s.abs, _, _, err = w.resolveWrite(c.Path); err != nil {
+		if s.abs, s.dst, err = w.resolveChange(c); err != nil {
 			return err
 		}
 		if err := claim(s.abs, c.Path); err != nil {
@@ -360,10 +374,7 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 				return fmt.Errorf("%s: only an update can move a file", c.Path)
 			}
 		case OpUpdate:
-			if c.MoveTo != "" && c.MoveTo != c.Path {
-				if s.dst, _, _, err = w.resolveWrite(c.MoveTo); err != nil {
-					return err
-				}
+			if s.dst != "" {
 				if err := claim(s.dst, c.MoveTo); err != nil {
 					return err
 				}
