@@ -152,7 +152,7 @@ func runExec(args []string) int {
 	defer stop()
 	err = sess.Run(ctx, prompt)
 	// A /command alone (exec "/diff") saves no session: name none.
-	if _, serr := os.Stat(filepath.Join(store.Dir(root), sess.ID()+".json")); serr == nil {
+	if store.Exists(store.Dir(root), sess.ID()) {
 		fmt.Fprintln(os.Stderr, "session:", sess.ID())
 	}
 	switch {

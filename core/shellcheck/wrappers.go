@@ -155,7 +155,7 @@ func unwrap(args []arg) ([]arg, effect, []string) {
 					context = append(context, a.s)
 				}
 				i++
-			case name == "env" && envChdir(a.s):
+			case name == "env" && envOpt(a.s, "--chdir", 'C'):
 				// env -C DIR: the command runs elsewhere, which the path
 				// and repository checks cannot follow.
 				floor = floor.max(effect{Unknown, "env -C runs the command in another directory"})
@@ -164,7 +164,7 @@ func unwrap(args []arg) ([]arg, effect, []string) {
 				} else {
 					i += 2
 				}
-			case name == "env" && envSplit(a.s):
+			case name == "env" && envOpt(a.s, "--split-string", 'S'):
 				// env -S splits one string into the command and its args.
 				val := ""
 				if k := strings.IndexByte(a.s, '='); k >= 0 && strings.HasPrefix(a.s, "--") {
@@ -243,22 +243,14 @@ func unwrap(args []arg) ([]arg, effect, []string) {
 	return args, floor, context
 }
 
-func envSplit(s string) bool {
+// envOpt reports whether s is env's option long (or an abbreviation of at
+// least two letters) or, in a cluster of short options, letter.
+func envOpt(s, long string, letter byte) bool {
 	if strings.HasPrefix(s, "--") {
-		name, _, _ := strings.Cut(s, "=")
-		return len(name) >= 4 && strings.HasPrefix("--split-string", name)
+		return longOpt(s, long, 4)
 	}
-	letter, _, _, ok := clusterValue(s, wrappers["env"].valueFlags)
-	return ok && letter == 'S'
-}
-
-func envChdir(s string) bool {
-	if strings.HasPrefix(s, "--") {
-		name, _, _ := strings.Cut(s, "=")
-		return len(name) >= 4 && strings.HasPrefix("--chdir", name)
-	}
-	letter, _, _, ok := clusterValue(s, wrappers["env"].valueFlags)
-	return ok && letter == 'C'
+	l, _, _, ok := clusterValue(s, wrappers["env"].valueFlags)
+	return ok && l == letter
 }
 
 func hasWord(args []arg, w string) bool {

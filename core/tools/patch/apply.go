@@ -96,10 +96,7 @@ func Apply(content string, chunks []Chunk) (string, error) {
 			eol := ""
 			for k := j; k < r.start+r.n; k++ {
 				if lines[k] == text {
-					eol, j = eols[k], k+1
-					if eol == "" {
-						eol = noEOL
-					}
+					eol, j = eols[k], k+1 // never "": splitLines gives every line one
 					break
 				}
 			}
