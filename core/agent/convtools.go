@@ -25,14 +25,6 @@ const (
 	toolConvDestroy = "conv_destroy"
 )
 
-// displayName is the name users see: conv.create.
-func displayName(tool string) string {
-	if rest, ok := strings.CutPrefix(tool, "conv_"); ok {
-		return "conv." + rest
-	}
-	return tool
-}
-
 // convTool is one conversation tool; the session implements it.
 type convTool struct {
 	s      *Session
@@ -51,7 +43,7 @@ func (c convTool) Spec() llm.Tool {
 }
 
 func (c convTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMessage) (*tools.Invocation, error) {
-	title := displayName(c.name)
+	title := event.ToolDisplayName(c.name)
 	return tools.NewInvocation(c.name, tools.KindOther, title, func(ctx context.Context) tools.Result {
 		t := taskFrom(ctx)
 		if t == nil {
@@ -92,7 +84,7 @@ func decodeArgs(tool string, raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid arguments for %s: %s", displayName(tool), strings.TrimPrefix(err.Error(), "json: "))
+		return fmt.Errorf("invalid arguments for %s: %s", event.ToolDisplayName(tool), strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return nil
 }

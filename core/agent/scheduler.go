@@ -341,6 +341,6 @@ func (s *Session) setToolResult(c *Conversation, callID, content string) {
 
 // handTool describes an interrupting call for events.
 func handTool(c *closure) *event.Tool {
-	name := displayName(c.tool)
+	name := event.ToolDisplayName(c.tool)
 	return &event.Tool{CallID: c.callID, Name: c.tool, Kind: "think", Title: fmt.Sprintf("%s → conversation %s", name, shortID(c.target)), Arguments: c.arguments}
 }

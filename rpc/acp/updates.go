@@ -140,25 +140,16 @@ func textContent(text string) []sdk.ToolCallContent {
 	return []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(text))}
 }
 
-// isHandTool reports an interrupting conversation tool: shown as a think
-// call that streams the target conversation's text.
-func isHandTool(name string) bool {
-	return name == "conv_create" || name == "conv_send"
-}
-
 // handTitle is an interrupting call as users see it.
 func handTitle(tool, target string) string {
-	name := "conv." + strings.TrimPrefix(tool, "conv_")
-	if len(target) > 8 {
-		target = target[:8] + "…"
-	}
-	return name + " → conversation " + target
+	return event.ToolDisplayName(tool) + " → conversation " + event.ShortConversation(target)
 }
 
 // toolStart is the tool_call update of a ToolCallBegin.
 func toolStart(root string, t *event.Tool) sdk.SessionUpdate {
 	kind := toolKind(t.Kind)
-	if isHandTool(t.Name) {
+	// A hand-over is a think call that streams the target's text.
+	if event.IsHandOverTool(t.Name) {
 		kind = sdk.ToolKindThink
 	}
 	var meta map[string]any

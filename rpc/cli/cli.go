@@ -41,13 +41,13 @@ func (p *Printer) Handle(ev event.Event) {
 	case event.HandOver:
 		p.endReasoning()
 		p.newline()
-		fmt.Fprintf(p.Err, "%s→ %s: handed to conversation %s\n", p.indent(), handName(ev.Tool), short(ev.Target))
+		fmt.Fprintf(p.Err, "%s→ %s: handed to conversation %s\n", p.indent(), handName(ev.Tool), event.ShortConversation(ev.Target))
 		p.depth++
 	case event.HandBack:
 		p.endReasoning()
 		p.newline()
 		p.depth = max(0, p.depth-1)
-		fmt.Fprintf(p.Err, "%s← conversation %s answered; back to conversation %s\n", p.indent(), short(ev.Target), short(ev.Conversation))
+		fmt.Fprintf(p.Err, "%s← conversation %s answered; back to conversation %s\n", p.indent(), event.ShortConversation(ev.Target), event.ShortConversation(ev.Conversation))
 	case event.AgentMessageDelta:
 		p.endReasoning()
 		if p.depth > 0 {
@@ -130,15 +130,7 @@ func handName(t *event.Tool) string {
 	if t == nil {
 		return "conv"
 	}
-	return strings.Replace(t.Name, "conv_", "conv.", 1)
-}
-
-// short is the first 8 characters of an id.
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8] + "…"
-	}
-	return id
+	return event.ToolDisplayName(t.Name)
 }
 
 func (p *Printer) endReasoning() {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/event"
 )
 
 // conversationsRequest lists the session's conversations for
@@ -34,7 +35,7 @@ func (h *host) conversationsRequest() ([]map[string]any, error) {
 
 // conversationLabel is one picker line.
 func conversationLabel(c agent.ConversationInfo, root, target bool) string {
-	name := shortConv(string(c.ID))
+	name := event.ShortConversation(string(c.ID))
 	if root {
 		name = "root"
 	}
@@ -83,7 +84,7 @@ func (h *host) targetRequest(id string) (string, error) {
 		}
 	}
 	h.setTarget(id)
-	return shortConv(id), nil
+	return event.ShortConversation(id), nil
 }
 
 // setTarget changes where input goes and shows it in the prompt.

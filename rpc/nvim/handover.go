@@ -85,31 +85,9 @@ func (r *renderer) handBack() {
 func handTitle(t *event.Tool, target string) string {
 	name := "conv"
 	if t != nil {
-		name = displayTool(t.Name)
+		name = event.ToolDisplayName(t.Name)
 	}
-	return name + " → conversation " + shortConv(target)
-}
-
-// displayTool is a tool's name for users: the conversation tools are
-// conv.create etc. (their wire names allow no dots).
-func displayTool(name string) string {
-	if rest, ok := strings.CutPrefix(name, "conv_"); ok {
-		return "conv." + rest
-	}
-	return name
-}
-
-// isHandTool reports an interrupting conversation tool.
-func isHandTool(t *event.Tool) bool {
-	return t.Name == "conv_create" || t.Name == "conv_send"
-}
-
-// shortConv is the first 8 characters of a conversation id.
-func shortConv(id string) string {
-	if len(id) > 8 {
-		return id[:8] + "…"
-	}
-	return id
+	return name + " → conversation " + event.ShortConversation(target)
 }
 
 // handEnd closes an interrupting call, below its folded block. The

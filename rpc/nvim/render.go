@@ -134,7 +134,7 @@ func (r *renderer) statusOp() op {
 			// conversation: the sub-conversation running now; target: the
 			// one input goes to ("" the root).
 			"conversation": r.runningConv(),
-			"target":       shortConv(r.target),
+			"target":       event.ShortConversation(r.target),
 		},
 	}
 }
@@ -142,7 +142,7 @@ func (r *renderer) statusOp() op {
 // runningConv is the short id of the innermost running hand-over target.
 func (r *renderer) runningConv() string {
 	if n := len(r.running); n > 0 {
-		return shortConv(r.running[n-1])
+		return event.ShortConversation(r.running[n-1])
 	}
 	return ""
 }
@@ -356,7 +356,7 @@ func (r *renderer) toolEnd(t *event.Tool) {
 	case event.ToolAborted:
 		icon, hl = "⏹", hlToolFailed
 	}
-	if isHandTool(t) {
+	if event.IsHandOverTool(t.Name) {
 		r.handEnd(t, icon, hl)
 		return
 	}
@@ -479,7 +479,7 @@ func toolTitle(t *event.Tool) string {
 	if title == "" {
 		title = t.Name
 	}
-	name := displayTool(t.Name)
+	name := event.ToolDisplayName(t.Name)
 	if name != "" && !strings.HasPrefix(title, t.Name) && !strings.HasPrefix(title, name) && !strings.HasPrefix(title, "!") {
 		title = name + ": " + title
 	}

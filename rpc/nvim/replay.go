@@ -29,7 +29,7 @@ func (r *renderer) replayTitled(name string, msgs []llm.Message) {
 			}
 			for _, tc := range m.ToolCalls {
 				r.agentSection()
-				r.line(hlToolOK, "· "+displayTool(tc.Function.Name)+" "+oneLine(tc.Function.Arguments, 80))
+				r.line(hlToolOK, "· "+event.ToolDisplayName(tc.Function.Name)+" "+oneLine(tc.Function.Arguments, 80))
 				r.stream = ""
 			}
 		}
