@@ -15,12 +15,16 @@ import (
 // text is indented under the call that handed over.
 const blockPrefix = "  │ "
 
+// depth is the number of hand-overs in progress: the indent of the text
+// written now.
+func (r *renderer) depth() int { return len(r.running) }
+
 // prefix is the indent of a line written now.
-func (r *renderer) prefix() string { return strings.Repeat(blockPrefix, r.depth) }
+func (r *renderer) prefix() string { return strings.Repeat(blockPrefix, r.depth()) }
 
 // indent puts the hand-over indent at the start of every line s begins.
 func (r *renderer) indent(s string) string {
-	if r.depth == 0 {
+	if r.depth() == 0 {
 		return s
 	}
 	p := r.prefix()
@@ -53,7 +57,6 @@ func (r *renderer) handOver(ev event.Event) {
 		r.line(hlToolRunning, title)
 	}
 	r.emitOp(op{"t": "fold_start"}, false)
-	r.depth++
 	r.running = append(r.running, ev.Target)
 	r.section, r.stream = "agent", ""
 	if ev.Tool != nil && ev.Tool.Name == "conv_create" {
@@ -69,11 +72,10 @@ func (r *renderer) handOver(ev event.Event) {
 
 // handBack closes the innermost block; folded, it shows as its first line.
 func (r *renderer) handBack() {
-	if r.depth == 0 {
+	if r.depth() == 0 {
 		return
 	}
 	r.newline()
-	r.depth--
 	r.running = r.running[:len(r.running)-1]
 	r.emitOp(op{"t": "fold_end", "closed": true}, true)
 	r.section, r.stream = "agent", ""

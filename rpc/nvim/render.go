@@ -53,7 +53,6 @@ type renderer struct {
 	blankLine bool   // the transcript ends with an empty line
 	status    event.Status
 	session   string
-	depth     int        // hand-overs in progress: the indent of the text written now
 	chain     bool       // a hand-over chain runs: one turn for the user
 	running   []string   // the targets of the hand-overs in progress, innermost last
 	target    string     // the conversation input goes to ("" the root); set by the host
@@ -168,13 +167,13 @@ func (r *renderer) event(ev event.Event) {
 	case ev.Kind == event.TurnAborted && ev.Reason == event.ReasonReplaced:
 		r.chain = true // the call's line stays the last line: HandOver rewrites it
 		return
-	case r.depth > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
+	case r.depth() > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
 		r.newline()
 		r.stream = ""
 		return
 	case ev.Kind == event.TaskStarted && r.chain:
 		return
-	case ev.Kind == event.UserMessage && r.depth > 0:
+	case ev.Kind == event.UserMessage && r.depth() > 0:
 		r.line(hlUser, "» "+ev.Text) // the message handed to the target
 		r.stream = ""
 		return
@@ -294,7 +293,7 @@ func (r *renderer) event(ev event.Event) {
 
 func (r *renderer) turnDone(ev event.Event) {
 	r.newline()
-	for r.depth > 0 {
+	for r.depth() > 0 {
 		r.handBack() // interrupted mid-chain: no HandBack comes
 	}
 	r.chain = false
@@ -304,7 +303,7 @@ func (r *renderer) turnDone(ev event.Event) {
 }
 
 func (r *renderer) agentSection() {
-	if r.section == "agent" || r.depth > 0 {
+	if r.section == "agent" || r.depth() > 0 {
 		return
 	}
 	r.paragraph()
