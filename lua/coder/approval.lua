@@ -134,7 +134,7 @@ local function refresh_float()
   if not (cur and valid_buf(cur.buf)) then
     return
   end
-  local lines = render_lines()
+  local raw = render_lines()
   -- Prefer the bottom of the reviewed (or previous) window, so the float
   -- covers neither the chat nor the hunks at the top of the view.
   local anchor = valid_win(cur.file_win) and cur.file_win or nil
@@ -149,11 +149,11 @@ local function refresh_float()
   -- Lines wider than the room are wrapped, never cut: the reason and the
   -- keys must stay readable in an 80-column terminal.
   local maxw = anchor and api.nvim_win_get_width(anchor) - 2 or vim.o.columns - 4
-  lines = wrap(lines, math.max(20, maxw - 1))
+  local lines = wrap(raw, math.max(20, maxw - 1))
   if anchor and api.nvim_win_get_height(anchor) < #lines + 4 then
     anchor = nil
     maxw = vim.o.columns - 4
-    lines = wrap(render_lines(), math.max(20, maxw - 1))
+    lines = wrap(raw, math.max(20, maxw - 1))
   end
   vim.bo[cur.buf].modifiable = true
   api.nvim_buf_set_lines(cur.buf, 0, -1, false, lines)

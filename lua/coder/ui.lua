@@ -398,11 +398,6 @@ function M.fold_end(closed)
   end
 end
 
--- folds lists the finished hand-over blocks (tests).
-function M.folds()
-  return st.folds
-end
-
 -- ensure_line_start makes the transcript end with an empty line, so a new
 -- host's rendering starts cleanly after a restart.
 function M.ensure_line_start()
