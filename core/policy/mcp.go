@@ -15,23 +15,15 @@ const MCPRulePrefix = "mcp:"
 // (strict and balanced). Plan mode never runs a tool that is not
 // annotated read-only. "Always" remembers the one tool.
 func (p Policy) mcp(mode Mode, a Action) Verdict {
-	var d Decision
-	reason := ""
-	found := false
-	for _, r := range p.Rules {
+	// An MCP rule's pattern is not used: its tool names the tools.
+	d, rule, found := p.strictestRule(func(r Rule) bool {
 		pat, ok := strings.CutPrefix(r.Tool, MCPRulePrefix)
-		if r.Tool != "*" && (!ok || !wildcard(pat, a.Tool)) {
-			continue
-		}
-		rd, valid := parseDecision(r.Decision)
-		if !valid {
-			rd = Deny
-		}
-		if !found || rd.rank() > d.rank() {
-			d, reason, found = rd, fmt.Sprintf("rule %s matches", r), true
-		}
-	}
-	if !found {
+		return r.Tool == "*" || ok && wildcard(pat, a.Tool)
+	})
+	reason := ""
+	if found {
+		reason = fmt.Sprintf("rule %s matches", rule)
+	} else {
 		switch {
 		case p.preset() == PresetYolo || mode == ModeAutoEdit || mode == ModeYolo:
 			d, reason = Allow, fmt.Sprintf("MCP tools run unasked in %s mode", mode)

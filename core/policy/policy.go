@@ -453,19 +453,21 @@ func (p Policy) base(c cell) Decision {
 // matchRules returns the strictest decision among the rules matching the
 // tool and the subject (a command line or a path).
 func (p Policy) matchRules(tool, subject string, bash bool) (Decision, Rule, bool) {
-	var best Decision
-	var bestRule Rule
-	found := false
+	return p.strictestRule(func(r Rule) bool {
+		return (r.Tool == "*" || r.Tool == tool) && ruleMatches(r.Pattern, subject, bash)
+	})
+}
+
+// strictestRule is the strictest decision of the rules that match, and
+// that rule; found is false when none does.
+func (p Policy) strictestRule(match func(Rule) bool) (best Decision, bestRule Rule, found bool) {
 	for _, r := range p.Rules {
-		if r.Tool != "*" && r.Tool != tool {
+		if !match(r) {
 			continue
 		}
 		d, ok := parseDecision(r.Decision)
 		if !ok {
 			d = Deny // an invalid rule fails closed
-		}
-		if !ruleMatches(r.Pattern, subject, bash) {
-			continue
 		}
 		if !found || d.rank() > best.rank() {
 			best, bestRule, found = d, r, true
