@@ -130,9 +130,8 @@ func (s *Session) splitItems(items []inputItem) (string, []llm.Image, error) {
 // handOver checks the chain depth and leaves the hand-over on the task;
 // the step loop then ends the task (TurnAborted(Replaced)).
 func (s *Session) handOver(t *task, cl *closure, text string, images []llm.Image) error {
-	max := s.opts.Config.Conversations.MaxInterruptChainDepth
-	if t.plan.depth+1 > max {
-		return fmt.Errorf("hand-over refused: the chain of nested conv.create/conv.send calls is at its limit (conversations.max_interrupt_chain_depth = %d); do the work here or answer your caller", max)
+	if err := s.chainDepthErr(t); err != nil {
+		return err
 	}
 	call := t.call
 	cl.callID, cl.tool, cl.arguments, cl.caller = call.ID, call.Function.Name, call.Function.Arguments, t.conv.ID
@@ -140,6 +139,14 @@ func (s *Session) handOver(t *task, cl *closure, text string, images []llm.Image
 		id: TaskID(s.newID()), kind: planTarget, conv: cl.target, input: text, images: images,
 		turn: t.turnID(), depth: t.plan.depth + 1, returnsTo: cl,
 	}}
+	return nil
+}
+
+// chainDepthErr refuses a hand-over past conversations.max_interrupt_chain_depth.
+func (s *Session) chainDepthErr(t *task) error {
+	if max := s.opts.Config.Conversations.MaxInterruptChainDepth; t.plan.depth+1 > max {
+		return fmt.Errorf("hand-over refused: the chain of nested conv.create/conv.send calls is at its limit (conversations.max_interrupt_chain_depth = %d); do the work here or answer your caller", max)
+	}
 	return nil
 }
 
@@ -210,8 +217,8 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 			t.emit(event.Event{Kind: event.Notice, Text: "mcp_allowlist: server/tool names are deprecated; use server__tool"})
 		}
 	}
-	if t.plan.depth+1 > s.opts.Config.Conversations.MaxInterruptChainDepth {
-		return "", s.handOver(t, &closure{}, "", nil) // the depth error, before anything is created
+	if err := s.chainDepthErr(t); err != nil {
+		return "", err // before anything is created
 	}
 	c, err := s.openConversation(t.conv, spec)
 	if err != nil {
