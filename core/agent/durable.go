@@ -67,14 +67,14 @@ func (s *Session) markStarted(callID string, durable bool) {
 }
 
 // markEnded drops the marker; the result message recorded next answers
-// the call.
+// the call, and its fsync makes the end marker durable with it.
 func (s *Session) markEnded(callID string) {
 	s.mu.Lock()
 	durable := s.started[callID]
 	delete(s.started, callID)
 	var err error
 	if durable {
-		err = s.recordLocked(store.Record{Kind: store.KindEnd, Call: callID})
+		err = s.recordLaterLocked(store.Record{Kind: store.KindEnd, Call: callID})
 	}
 	s.mu.Unlock()
 	s.reportSave(err)

@@ -50,12 +50,28 @@ func (s *Session) journalLocked() (*store.Journal, error) {
 // recordLocked appends r to the session's journal and waits until it is
 // on disk. s.mu is held; the error is for reportSave, after unlocking.
 func (s *Session) recordLocked(r store.Record) error {
+	return s.writeRecordLocked(r, true)
+}
+
+// recordLaterLocked appends r without waiting for the disk: the next
+// recordLocked makes it durable too. Only for a record that is followed by
+// a durable one before anything it records has an effect (see
+// store.Journal.AppendLater), so that one fsync serves a whole model step.
+func (s *Session) recordLaterLocked(r store.Record) error {
+	return s.writeRecordLocked(r, false)
+}
+
+func (s *Session) writeRecordLocked(r store.Record, durable bool) error {
 	j, err := s.journalLocked()
 	if err != nil {
 		return err
 	}
 	r.Time = s.opts.Now().UTC()
-	_, err = j.Append(r)
+	if durable {
+		_, err = j.Append(r)
+	} else {
+		_, err = j.AppendLater(r)
+	}
 	return err
 }
 
@@ -76,12 +92,24 @@ func (s *Session) reportSave(err error) {
 	}
 }
 
-// appendMessage adds m to c's history and to the journal.
+// appendMessage adds m to c's history and, durably, to the journal.
 func (s *Session) appendMessage(c *Conversation, m llm.Message) {
+	s.addMessage(c, m, true)
+}
+
+// appendCalls adds an assistant message that asks for tool calls without
+// waiting for the disk: before any of its calls can change anything, a
+// durable record follows it (the start marker of a call that writes, or
+// the result of a read-only one), and its fsync covers both.
+func (s *Session) appendCalls(c *Conversation, m llm.Message) {
+	s.addMessage(c, m, false)
+}
+
+func (s *Session) addMessage(c *Conversation, m llm.Message, durable bool) {
 	s.mu.Lock()
 	// Recorded first: a new session's first snapshot, written when its
 	// journal opens, must not hold the message too.
-	err := s.recordLocked(store.Record{Kind: store.KindMessage, Conv: s.convKeyLocked(c), Msg: &m})
+	err := s.writeRecordLocked(store.Record{Kind: store.KindMessage, Conv: s.convKeyLocked(c), Msg: &m}, durable)
 	c.record(m, s.opts.Now())
 	s.mu.Unlock()
 	s.reportSave(err)

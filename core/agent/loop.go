@@ -203,11 +203,12 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	for i := range msg.ToolCalls {
 		msg.ToolCalls[i].Type = "function"
 	}
-	s.appendMessage(t.conv, msg)
 	if len(msg.ToolCalls) == 0 {
+		s.appendMessage(t.conv, msg)
 		t.refused = resp.FinishReason == "content_filter"
 		return true, nil
 	}
+	s.appendCalls(t.conv, msg)
 	for i, call := range msg.ToolCalls {
 		if ctx.Err() != nil {
 			for _, rest := range msg.ToolCalls[i:] {

@@ -75,6 +75,7 @@ type Journal struct {
 	ends     []recEnd          // since the last truncation: where each record ends
 	size     int64
 	written  int64 // bytes written, for benchmarks
+	unsynced bool  // records written by AppendLater, not yet fsynced
 }
 
 type recEnd struct {
@@ -149,6 +150,19 @@ func (j *Journal) Written() int64 {
 // the policy, and returns its sequence number. A record the policy keeps
 // out entirely is not written and returns 0.
 func (j *Journal) Append(r Record) (int64, error) {
+	return j.append(r, true)
+}
+
+// AppendLater is Append without waiting for the disk: the record is in the
+// file (a crash of the host loses nothing) but only the next Append, or
+// Close, makes it durable against a crash of the machine. It is for a
+// record that the caller follows with a synced one before anything it
+// records can have an effect, so that one fsync serves both.
+func (j *Journal) AppendLater(r Record) (int64, error) {
+	return j.append(r, false)
+}
+
+func (j *Journal) append(r Record, durable bool) (int64, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f == nil {
@@ -179,7 +193,7 @@ func (j *Journal) Append(r Record) (int64, error) {
 	data = append(data, '\n')
 	n, err := j.f.Write(data)
 	j.written += int64(n)
-	if err == nil {
+	if err == nil && durable {
 		err = j.f.Sync()
 	}
 	if err != nil {
@@ -191,6 +205,7 @@ func (j *Journal) Append(r Record) (int64, error) {
 	}
 	j.size += int64(n)
 	j.ends = append(j.ends, recEnd{seq: j.seq, off: j.size})
+	j.unsynced = !durable
 	return j.seq, nil
 }
 
@@ -226,7 +241,7 @@ func (j *Journal) Absorbed(seq int64) error {
 		if _, err := j.f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("truncate journal: %w", err)
 		}
-		j.size, j.ends = 0, nil
+		j.size, j.ends, j.unsynced = 0, nil, false
 		return j.f.Sync()
 	}
 	return j.rotateLocked(seq, cut)
@@ -261,7 +276,7 @@ func (j *Journal) rotateLocked(seq, cut int64) error {
 	}
 	j.written += int64(len(tail))
 	j.f.Close()
-	j.f = tmp
+	j.f, j.unsynced = tmp, false
 	j.size = int64(len(tail))
 	var ends []recEnd
 	for _, e := range j.ends {
@@ -284,7 +299,11 @@ func (j *Journal) Close() error {
 	if j.f == nil {
 		return nil
 	}
-	err := j.f.Close()
+	var err error
+	if j.unsynced {
+		err = j.f.Sync()
+	}
+	err = errors.Join(err, j.f.Close())
 	j.f = nil
 	return err
 }

@@ -392,3 +392,55 @@ func TestJournalRotationKeepsMode(t *testing.T) {
 		t.Fatalf("journal after rotation: %v, %v; want mode 0644", fi.Mode(), err)
 	}
 }
+
+// TestJournalAppendLater: a record appended without waiting for the disk
+// is in the file at once (a killed host loses nothing), keeps its place
+// and number among synced ones, and a rotation or Close keeps it.
+func TestJournalAppendLater(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sessions")
+	s := sample(4)
+	j := openJ(t, dir, s.ID, PolicyFull)
+	later := func(r Record) int64 {
+		t.Helper()
+		seq, err := j.AppendLater(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seq
+	}
+	later(Record{Kind: KindSession, Header: s.headerOnly()})
+	if seq := later(msgRec("", s.Messages[0])); seq != 2 {
+		t.Fatalf("seq = %d, want 2", seq)
+	}
+	got, err := Resume(dir, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Messages, s.Messages[:1]) {
+		t.Fatalf("unsynced record not in the file: %+v", got.Messages)
+	}
+	appendAll(t, j, msgRec("", s.Messages[1]))
+	later(msgRec("", s.Messages[2]))
+	// A snapshot absorbs the first three records; the rotated journal
+	// keeps the fourth, which was never synced before.
+	snap := *got
+	snap.Messages = s.Messages[:2]
+	snap.JournalSeq = 3
+	if err := Save(dir, &snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Absorbed(3); err != nil {
+		t.Fatal(err)
+	}
+	later(msgRec("", s.Messages[3]))
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Resume(dir, s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Messages, s.Messages) {
+		t.Fatalf("after rotation and close:\n got %+v\nwant %+v", got.Messages, s.Messages)
+	}
+}
