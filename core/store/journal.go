@@ -171,14 +171,11 @@ func (j *Journal) Append(r Record) (int64, error) {
 	if r.Time.IsZero() {
 		r.Time = time.Now().UTC()
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		j.seq--
-		return 0, fmt.Errorf("journal record: %w", err)
-	}
-	data = append(data, '\n')
-	n, err := j.f.Write(data)
-	j.written += int64(n)
+	// A long message is written in pieces (encode.go); a failure midway
+	// leaves a partial line, cut off below like any failed write.
+	var long longTexts
+	n, err := writeJSON(j.f, long.record(r), &long, "\n")
+	j.written += n
 	if err == nil {
 		err = j.f.Sync()
 	}
@@ -189,7 +186,7 @@ func (j *Journal) Append(r Record) (int64, error) {
 		j.seq--
 		return 0, fmt.Errorf("append to journal of session %s: %w", j.id, err)
 	}
-	j.size += int64(n)
+	j.size += n
 	j.ends = append(j.ends, recEnd{seq: j.seq, off: j.size})
 	return j.seq, nil
 }
