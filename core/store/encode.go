@@ -108,7 +108,9 @@ func (l *longTexts) record(r Record) Record {
 func (l *longTexts) snapshot(s *Snapshot) *Snapshot {
 	c := *s
 	c.Messages = l.messages(s.Messages)
-	if slices.ContainsFunc(s.Conversations, func(cv Conversation) bool { return slices.ContainsFunc(cv.Messages, func(m llm.Message) bool { return hasLong(&m) }) }) {
+	if slices.ContainsFunc(s.Conversations, func(cv Conversation) bool {
+		return slices.ContainsFunc(cv.Messages, func(m llm.Message) bool { return hasLong(&m) })
+	}) {
 		c.Conversations = slices.Clone(s.Conversations)
 		for i := range c.Conversations {
 			c.Conversations[i].Messages = l.messages(c.Conversations[i].Messages)
