@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
@@ -42,8 +41,8 @@ type toolCallDelta struct {
 
 // accumulator assembles the streamed chunks of one attempt.
 type accumulator struct {
-	content      strings.Builder
-	reasoning    strings.Builder
+	content      text
+	reasoning    text
 	calls        []*partialCall // in order of first appearance
 	finishReason string
 	usage        *llm.Usage
@@ -53,7 +52,7 @@ type partialCall struct {
 	index int
 	id    string
 	name  string
-	args  strings.Builder
+	args  text
 }
 
 // add decodes one data payload and passes its text pieces to emit.
@@ -136,7 +135,8 @@ func (a *accumulator) addToolCall(d toolCallDelta) {
 	call.args.WriteString(d.Function.Arguments)
 }
 
-// response returns what has been assembled so far.
+// response returns what has been assembled so far. It ends the
+// accumulation: it is called once, when the attempt ends.
 func (a *accumulator) response() llm.Response {
 	msg := llm.Message{
 		Role:      llm.RoleAssistant,
@@ -158,6 +158,16 @@ func (a *accumulator) response() llm.Response {
 		})
 	}
 	return llm.Response{Message: msg, FinishReason: a.finishReason, Usage: a.usage}
+}
+
+// release frees what the texts hold outside the heap (text.release):
+// deferred by the attempt, in case response is never called.
+func (a *accumulator) release() {
+	a.content.release()
+	a.reasoning.release()
+	for _, c := range a.calls {
+		c.args.release()
+	}
 }
 
 // snippet shortens a bad payload for an error message.
