@@ -46,6 +46,7 @@ type accumulator struct {
 	calls        []*partialCall // in order of first appearance
 	finishReason string
 	usage        *llm.Usage
+	chunk        streamChunk // add's decoding space
 }
 
 type partialCall struct {
@@ -57,8 +58,14 @@ type partialCall struct {
 
 // add decodes one data payload and passes its text pieces to emit.
 func (a *accumulator) add(raw []byte, emit func(llm.Delta)) error {
-	var c streamChunk
-	if err := json.Unmarshal(raw, &c); err != nil {
+	// One chunk is decoded per event, hundreds of thousands for a long
+	// answer: the struct and its choices are reused rather than garbage.
+	// Unmarshal leaves absent fields as they are, so it starts zeroed.
+	choices := a.chunk.Choices[:cap(a.chunk.Choices)]
+	clear(choices)
+	a.chunk = streamChunk{Choices: choices[:0]}
+	c := &a.chunk
+	if err := json.Unmarshal(raw, c); err != nil {
 		return &Error{Message: fmt.Sprintf("provider: the server sent an invalid stream event (%v): %s", err, snippet(raw)), Err: err}
 	}
 	if c.Error != nil && c.Error.Message != "" {

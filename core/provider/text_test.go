@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/llm"
 )
 
 // A text written in pieces of every size, across block edges, reads back
@@ -69,5 +71,32 @@ func TestTextRelease(t *testing.T) {
 	tx.release()
 	if tx.more != nil || tx.n != 0 {
 		t.Fatal("release left blocks")
+	}
+}
+
+// add reuses its decoding space: nothing of one event may show in the
+// next, which lacks the field.
+func TestAccumulatorReuseLeaksNothing(t *testing.T) {
+	var a accumulator
+	defer a.release()
+	events := []string{
+		`{"choices":[{"delta":{"content":"a","reasoning_content":"r"}}],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}`,
+		`{"choices":[{"delta":{}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}}]}`,
+		`{"choices":[{"delta":{}}]}`,
+		`{"choices":[]}`,
+		`{"choices":[{"delta":{"reasoning":"s"},"finish_reason":"stop"}]}`,
+		`{"choices":[{"delta":{}}]}`,
+	}
+	var deltas []llm.Delta
+	for _, e := range events {
+		if err := a.add([]byte(e), func(d llm.Delta) { deltas = append(deltas, d) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp := a.response()
+	m := resp.Message
+	if m.Content != "a" || m.Reasoning != "rs" || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Arguments != "{}" || resp.FinishReason != "stop" || len(deltas) != 3 {
+		t.Fatalf("response %+v (finish %q) after %d deltas", m, resp.FinishReason, len(deltas))
 	}
 }
