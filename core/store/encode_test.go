@@ -133,6 +133,9 @@ func TestLongTextRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := j.Append(Record{Kind: KindStart, Call: "call_1"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := j.Append(Record{Kind: KindMessage, Msg: &llm.Message{Role: llm.RoleAssistant, Content: long}}); err != nil {
 		t.Fatal(err)
 	}
@@ -142,6 +145,11 @@ func TestLongTextRoundTrip(t *testing.T) {
 	jp, _ := journalPath(dir, s.ID)
 	if fi, err := os.Stat(jp); err != nil || fi.Size() != j.Written() {
 		t.Fatalf("journal size %v (%v), written %d", fi.Size(), err, j.Written())
+	}
+	// Absorbing the first record rotates the journal: its tail, the long
+	// message, is copied to the new file.
+	if err := j.Absorbed(1); err != nil {
+		t.Fatal(err)
 	}
 	j.Close()
 	r, err := Resume(dir, s.ID)

@@ -232,16 +232,17 @@ func (j *Journal) Absorbed(seq int64) error {
 // rotateLocked replaces the journal with its records after seq, which
 // start at byte cut. j.mu is held.
 func (j *Journal) rotateLocked(seq, cut int64) error {
-	tail := make([]byte, j.size-cut)
-	if _, err := j.f.ReadAt(tail, cut); err != nil {
-		return fmt.Errorf("rotate journal: %w", err)
-	}
 	jp, _ := journalPath(j.dir, j.id)
 	tmp, err := os.CreateTemp(j.dir, "."+j.id+".*.journal.tmp")
 	if err != nil {
 		return fmt.Errorf("rotate journal: %w", err)
 	}
-	_, err = tmp.Write(tail)
+	// Copied through a small buffer: the tail may hold a long message.
+	tail := j.size - cut
+	n, err := io.Copy(tmp, io.NewSectionReader(j.f, cut, tail))
+	if err == nil && n != tail {
+		err = io.ErrUnexpectedEOF
+	}
 	if err == nil {
 		err = tmp.Chmod(0o644) // as OpenJournal creates it, not CreateTemp's 0600
 	}
@@ -256,10 +257,10 @@ func (j *Journal) rotateLocked(seq, cut int64) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("rotate journal: %w", err)
 	}
-	j.written += int64(len(tail))
+	j.written += tail
 	j.f.Close()
 	j.f = tmp
-	j.size = int64(len(tail))
+	j.size = tail
 	var ends []recEnd
 	for _, e := range j.ends {
 		if e.seq > seq {
