@@ -90,13 +90,14 @@ func (l *longTexts) messages(ms []llm.Message) []llm.Message {
 	return out
 }
 
-// record is r with the long texts of its message or conversation taken out.
+// record is r with the long texts of its message or conversation taken
+// out; r itself, copying nothing, when it has none.
 func (l *longTexts) record(r Record) Record {
-	if r.Msg != nil {
+	if r.Msg != nil && hasLong(r.Msg) {
 		m := l.message(*r.Msg)
 		r.Msg = &m
 	}
-	if r.Conversation != nil {
+	if r.Conversation != nil && slices.ContainsFunc(r.Conversation.Messages, func(m llm.Message) bool { return hasLong(&m) }) {
 		c := *r.Conversation
 		c.Messages = l.messages(c.Messages)
 		r.Conversation = &c
