@@ -155,6 +155,7 @@ func (p *OpenAI) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 	defer stream.Close()
 
 	var acc accumulator
+	defer acc.release()
 	for {
 		raw, err := stream.RecvRaw()
 		if errors.Is(err, io.EOF) {

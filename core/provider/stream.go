@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
@@ -15,19 +14,21 @@ import (
 // "reasoning_content" (DeepSeek, vLLM) or "reasoning" (OpenRouter, Ollama),
 // and go-openai only knows the first.
 type streamChunk struct {
-	Choices []struct {
-		Delta struct {
-			Content          string          `json:"content"`
-			ReasoningContent string          `json:"reasoning_content"`
-			Reasoning        string          `json:"reasoning"`
-			ToolCalls        []toolCallDelta `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *llm.Usage `json:"usage"`
-	Error *struct {
+	Choices []choice   `json:"choices"`
+	Usage   *llm.Usage `json:"usage"`
+	Error   *struct {
 		Message string `json:"message"`
 	} `json:"error"`
+}
+
+type choice struct {
+	Delta struct {
+		Content          string          `json:"content"`
+		ReasoningContent string          `json:"reasoning_content"`
+		Reasoning        string          `json:"reasoning"`
+		ToolCalls        []toolCallDelta `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason *string `json:"finish_reason"`
 }
 
 type toolCallDelta struct {
@@ -42,25 +43,34 @@ type toolCallDelta struct {
 
 // accumulator assembles the streamed chunks of one attempt.
 type accumulator struct {
-	content      strings.Builder
-	reasoning    strings.Builder
+	content      text
+	reasoning    text
 	calls        []*partialCall // in order of first appearance
 	finishReason string
 	usage        *llm.Usage
+	chunk        streamChunk // add's decoding space
+	scratch      []byte      // and unescaping space
 }
 
 type partialCall struct {
 	index int
 	id    string
 	name  string
-	args  strings.Builder
+	args  text
 }
 
 // add decodes one data payload and passes its text pieces to emit.
 func (a *accumulator) add(raw []byte, emit func(llm.Delta)) error {
-	var c streamChunk
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return &Error{Message: fmt.Sprintf("provider: the server sent an invalid stream event (%v): %s", err, snippet(raw)), Err: err}
+	// One chunk is decoded per event, hundreds of thousands for a long
+	// answer: the struct and its choices are reused rather than garbage.
+	// Unmarshal leaves absent fields as they are, so it starts zeroed.
+	c := &a.chunk
+	a.resetChunk()
+	if !decodeText(raw, c, &a.scratch) {
+		a.resetChunk()
+		if err := json.Unmarshal(raw, c); err != nil {
+			return &Error{Message: fmt.Sprintf("provider: the server sent an invalid stream event (%v): %s", err, snippet(raw)), Err: err}
+		}
 	}
 	if c.Error != nil && c.Error.Message != "" {
 		return &Error{Message: "provider: the server reported an error while streaming: " + c.Error.Message}
@@ -93,6 +103,14 @@ func (a *accumulator) add(raw []byte, emit func(llm.Delta)) error {
 		a.finishReason = *ch.FinishReason
 	}
 	return nil
+}
+
+// resetChunk zeroes add's decoding space, keeping the capacity of its
+// choices.
+func (a *accumulator) resetChunk() {
+	choices := a.chunk.Choices[:cap(a.chunk.Choices)]
+	clear(choices)
+	a.chunk = streamChunk{Choices: choices[:0]}
 }
 
 // addToolCall merges one tool-call delta. Calls are keyed by index; when a
@@ -136,7 +154,8 @@ func (a *accumulator) addToolCall(d toolCallDelta) {
 	call.args.WriteString(d.Function.Arguments)
 }
 
-// response returns what has been assembled so far.
+// response returns what has been assembled so far. It ends the
+// accumulation: it is called once, when the attempt ends.
 func (a *accumulator) response() llm.Response {
 	msg := llm.Message{
 		Role:      llm.RoleAssistant,
@@ -158,6 +177,16 @@ func (a *accumulator) response() llm.Response {
 		})
 	}
 	return llm.Response{Message: msg, FinishReason: a.finishReason, Usage: a.usage}
+}
+
+// release frees what the texts hold outside the heap (text.release):
+// deferred by the attempt, in case response is never called.
+func (a *accumulator) release() {
+	a.content.release()
+	a.reasoning.release()
+	for _, c := range a.calls {
+		c.args.release()
+	}
 }
 
 // snippet shortens a bad payload for an error message.

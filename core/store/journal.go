@@ -185,14 +185,11 @@ func (j *Journal) append(r Record, durable bool) (int64, error) {
 	if r.Time.IsZero() {
 		r.Time = time.Now().UTC()
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		j.seq--
-		return 0, fmt.Errorf("journal record: %w", err)
-	}
-	data = append(data, '\n')
-	n, err := j.f.Write(data)
-	j.written += int64(n)
+	// A long message is written in pieces (encode.go); a failure midway
+	// leaves a partial line, cut off below like any failed write.
+	var long longTexts
+	n, err := writeJSON(j.f, long.record(r), &long, "\n")
+	j.written += n
 	if err == nil && durable {
 		err = j.f.Sync()
 	}
@@ -203,7 +200,7 @@ func (j *Journal) append(r Record, durable bool) (int64, error) {
 		j.seq--
 		return 0, fmt.Errorf("append to journal of session %s: %w", j.id, err)
 	}
-	j.size += int64(n)
+	j.size += n
 	j.ends = append(j.ends, recEnd{seq: j.seq, off: j.size})
 	j.unsynced = !durable
 	return j.seq, nil
@@ -250,16 +247,17 @@ func (j *Journal) Absorbed(seq int64) error {
 // rotateLocked replaces the journal with its records after seq, which
 // start at byte cut. j.mu is held.
 func (j *Journal) rotateLocked(seq, cut int64) error {
-	tail := make([]byte, j.size-cut)
-	if _, err := j.f.ReadAt(tail, cut); err != nil {
-		return fmt.Errorf("rotate journal: %w", err)
-	}
 	jp, _ := journalPath(j.dir, j.id)
 	tmp, err := os.CreateTemp(j.dir, "."+j.id+".*.journal.tmp")
 	if err != nil {
 		return fmt.Errorf("rotate journal: %w", err)
 	}
-	_, err = tmp.Write(tail)
+	// Copied through a small buffer: the tail may hold a long message.
+	tail := j.size - cut
+	n, err := io.Copy(tmp, io.NewSectionReader(j.f, cut, tail))
+	if err == nil && n != tail {
+		err = io.ErrUnexpectedEOF
+	}
 	if err == nil {
 		err = tmp.Chmod(0o644) // as OpenJournal creates it, not CreateTemp's 0600
 	}
@@ -274,10 +272,10 @@ func (j *Journal) rotateLocked(seq, cut int64) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("rotate journal: %w", err)
 	}
-	j.written += int64(len(tail))
+	j.written += tail
 	j.f.Close()
 	j.f, j.unsynced = tmp, false
-	j.size = int64(len(tail))
+	j.size = tail
 	var ends []recEnd
 	for _, e := range j.ends {
 		if e.seq > seq {

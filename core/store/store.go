@@ -5,9 +5,9 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -170,11 +170,20 @@ func path(dir, id string) (string, error) {
 // file on disk is always a whole snapshot, also under kill -9 and power
 // loss.
 func Save(dir string, s *Snapshot) error {
-	p, data, err := encode(dir, s)
+	p, err := prepare(dir, s)
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(p, data, 0o644); err != nil {
+	// As renameio.WriteFile, but encoding straight into the file.
+	f, err := renameio.NewPendingFile(p, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
+	if err != nil {
+		return fmt.Errorf("save session: %w", err)
+	}
+	defer f.Cleanup()
+	if err := encode(f, s); err != nil {
+		return err
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
 	return nil
@@ -185,7 +194,7 @@ func Save(dir string, s *Snapshot) error {
 // makes it survive the machine's too. The agent writes this way while a
 // task runs, so it can wait for every write.
 func Write(dir string, s *Snapshot) error {
-	p, data, err := encode(dir, s)
+	p, err := prepare(dir, s)
 	if err != nil {
 		return err
 	}
@@ -193,7 +202,7 @@ func Write(dir string, s *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
-	_, err = f.Write(data)
+	err = encode(f, s)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -231,19 +240,26 @@ func Sync(dir, id string) error {
 	return nil
 }
 
-func encode(dir string, s *Snapshot) (string, []byte, error) {
+// prepare returns snapshot s's path in dir, creating dir if needed.
+func prepare(dir string, s *Snapshot) (string, error) {
 	p, err := path(dir, s.ID)
 	if err != nil {
-		return "", nil, err
-	}
-	data, err := json.Marshal(s.filtered())
-	if err != nil {
-		return "", nil, fmt.Errorf("encode session %s: %w", s.ID, err)
+		return "", err
 	}
 	if err := ensureDir(dir); err != nil {
-		return "", nil, err
+		return "", err
 	}
-	return p, data, nil
+	return p, nil
+}
+
+// encode writes s, filtered by its storage policy, to w; long message
+// texts go in pieces (encode.go), so no copy of them is built in memory.
+func encode(w io.Writer, s *Snapshot) error {
+	var long longTexts
+	if _, err := writeJSON(w, long.snapshot(s.filtered()), &long, ""); err != nil {
+		return fmt.Errorf("encode session %s: %w", s.ID, err)
+	}
+	return nil
 }
 
 // Exists reports whether session id has a snapshot in dir.
