@@ -14,21 +14,19 @@ import (
 // "reasoning_content" (DeepSeek, vLLM) or "reasoning" (OpenRouter, Ollama),
 // and go-openai only knows the first.
 type streamChunk struct {
-	Choices []choice   `json:"choices"`
-	Usage   *llm.Usage `json:"usage"`
-	Error   *struct {
+	Choices []struct {
+		Delta struct {
+			Content          string          `json:"content"`
+			ReasoningContent string          `json:"reasoning_content"`
+			Reasoning        string          `json:"reasoning"`
+			ToolCalls        []toolCallDelta `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *llm.Usage `json:"usage"`
+	Error *struct {
 		Message string `json:"message"`
 	} `json:"error"`
-}
-
-type choice struct {
-	Delta struct {
-		Content          string          `json:"content"`
-		ReasoningContent string          `json:"reasoning_content"`
-		Reasoning        string          `json:"reasoning"`
-		ToolCalls        []toolCallDelta `json:"tool_calls"`
-	} `json:"delta"`
-	FinishReason *string `json:"finish_reason"`
 }
 
 type toolCallDelta struct {
@@ -49,7 +47,6 @@ type accumulator struct {
 	finishReason string
 	usage        *llm.Usage
 	chunk        streamChunk // add's decoding space
-	scratch      []byte      // and unescaping space
 }
 
 type partialCall struct {
@@ -64,13 +61,12 @@ func (a *accumulator) add(raw []byte, emit func(llm.Delta)) error {
 	// One chunk is decoded per event, hundreds of thousands for a long
 	// answer: the struct and its choices are reused rather than garbage.
 	// Unmarshal leaves absent fields as they are, so it starts zeroed.
+	choices := a.chunk.Choices[:cap(a.chunk.Choices)]
+	clear(choices)
+	a.chunk = streamChunk{Choices: choices[:0]}
 	c := &a.chunk
-	a.resetChunk()
-	if !decodeText(raw, c, &a.scratch) {
-		a.resetChunk()
-		if err := json.Unmarshal(raw, c); err != nil {
-			return &Error{Message: fmt.Sprintf("provider: the server sent an invalid stream event (%v): %s", err, snippet(raw)), Err: err}
-		}
+	if err := json.Unmarshal(raw, c); err != nil {
+		return &Error{Message: fmt.Sprintf("provider: the server sent an invalid stream event (%v): %s", err, snippet(raw)), Err: err}
 	}
 	if c.Error != nil && c.Error.Message != "" {
 		return &Error{Message: "provider: the server reported an error while streaming: " + c.Error.Message}
@@ -103,14 +99,6 @@ func (a *accumulator) add(raw []byte, emit func(llm.Delta)) error {
 		a.finishReason = *ch.FinishReason
 	}
 	return nil
-}
-
-// resetChunk zeroes add's decoding space, keeping the capacity of its
-// choices.
-func (a *accumulator) resetChunk() {
-	choices := a.chunk.Choices[:cap(a.chunk.Choices)]
-	clear(choices)
-	a.chunk = streamChunk{Choices: choices[:0]}
 }
 
 // addToolCall merges one tool-call delta. Calls are keyed by index; when a
