@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	if sock := os.Getenv(probeSockEnv); sock != "" {
+		return probeMain(sock)
+	}
 	hostBinary = os.Getenv("CODER_NVIM_BIN")
 	if hostBinary == "" {
 		dir, err := os.MkdirTemp("", "coder-nvim-test-")
