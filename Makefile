@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 
 # build compiles the host and, when nvim is installed, doc/tags for :help
 # coder. The host is linked statically (CGO_ENABLED=0): it uses nothing of
-# C, and without the dynamic loader and libc it starts ~4 ms sooner. The
+# C, and without the dynamic loader and libc it starts ~3 ms sooner. The
 # first build downloads and compiles the dependencies (about a minute): it
 # lists packages as they compile, so it is not silent.
 build:
