@@ -71,6 +71,11 @@ type editorOpts struct {
 	config string // .coder/config.json contents
 	setup  string // Lua table for setup(), without the cmd
 	rtp    string // plugin directory to load instead of this checkout
+	// session starts Neovim in a session of its own, as a terminal
+	// does. Linux's autogroups share the cores between sessions first:
+	// in the test's session, Neovim would share one group's turn with
+	// the fake model server, which a real user's editor never does.
+	session bool
 }
 
 func needNvim(t testing.TB) {
@@ -130,12 +135,17 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 		e.sock = filepath.Join(tmp, "nvim.sock")
 		args = append(args, "--listen", e.sock)
 	}
-	v, err := nvim.NewChildProcess(
+	start := []nvim.ChildProcessOption{
 		nvim.ChildProcessArgs(args...),
 		nvim.ChildProcessDir(dir),
 		nvim.ChildProcessEnv(env),
 		nvim.ChildProcessLogf(func(string, ...any) {}),
-	)
+	}
+	if o.session {
+		// setsid(1) execs nvim in place: the child is no group leader.
+		start = append(start, nvim.ChildProcessCommand("setsid"), nvim.ChildProcessArgs(append([]string{"nvim"}, args...)...))
+	}
+	v, err := nvim.NewChildProcess(start...)
 	if err != nil {
 		t.Fatalf("start nvim: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,8 +24,8 @@ const probeSockEnv = "CODER_BENCH_PROBE_SOCK"
 
 // probeMain dials Neovim at sock, attaches a 160×50 UI and times
 // nvim_eval("1") round trips, one every 2 ms, until its stdin closes; it
-// then writes each as
-// "<start, ns since the first> <round trip, ns>" lines.
+// then writes each as "<start, ns since the first> <round trip, ns>
+// <ns its threads waited for a core meanwhile>" lines.
 func probeMain(sock string) int {
 	v, err := nvim.Dial(sock, nvim.DialLogf(func(string, ...any) {}))
 	if err != nil {
@@ -52,16 +53,36 @@ func probeMain(sock string) int {
 	defer out.Flush()
 	start := time.Now()
 	for !stop.Load() {
+		wait0 := runDelay()
 		t0 := time.Now()
 		var one int
 		if err := v.Eval("1", &one); err != nil || one != 1 {
 			fmt.Fprintf(os.Stderr, "probe: eval: %v (%d)\n", err, one)
 			return 1
 		}
-		fmt.Fprintf(out, "%d %d\n", t0.Sub(start), time.Since(t0))
+		rtt := time.Since(t0)
+		fmt.Fprintf(out, "%d %d %d\n", t0.Sub(start), rtt, runDelay()-wait0)
 		time.Sleep(2 * time.Millisecond)
 	}
 	return 0
+}
+
+// runDelay is how long, in ns, this process's threads have waited for a
+// core so far (Linux's schedstat); 0 elsewhere.
+func runDelay() int64 {
+	tasks, _ := os.ReadDir("/proc/self/task")
+	var sum int64
+	for _, t := range tasks {
+		data, err := os.ReadFile("/proc/self/task/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue
+		}
+		var run, wait int64
+		if _, err := fmt.Sscan(string(data), &run, &wait); err == nil {
+			sum += wait
+		}
+	}
+	return sum
 }
 
 // probe is a running probe process.
@@ -75,6 +96,9 @@ func startProbe(b *testing.B, sock string) *probe {
 	b.Helper()
 	p := &probe{cmd: exec.Command(os.Args[0])}
 	p.cmd.Env = append(os.Environ(), probeSockEnv+"="+sock)
+	// A session of its own, like another terminal's client (see
+	// editorOpts.session).
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, os.Stderr
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {
@@ -88,23 +112,24 @@ func startProbe(b *testing.B, sock string) *probe {
 }
 
 // stop ends the probe and returns its round trips in order, with when
-// each started.
-func (p *probe) stop(b *testing.B) (rtts, at []time.Duration) {
+// each started and how long, in ms, the probe waited for a core during it.
+func (p *probe) stop(b *testing.B) (rtts, at []time.Duration, waits []float64) {
 	b.Helper()
 	p.stdin.Close()
 	if err := p.cmd.Wait(); err != nil {
 		b.Fatalf("probe: %v", err)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(p.out.String()), "\n") {
-		var start, rtt int64
-		if _, err := fmt.Sscan(line, &start, &rtt); err != nil {
+		var start, rtt, wait int64
+		if _, err := fmt.Sscan(line, &start, &rtt, &wait); err != nil {
 			b.Fatalf("probe output %q: %v", line, err)
 		}
 		at = append(at, time.Duration(start))
 		rtts = append(rtts, time.Duration(rtt))
+		waits = append(waits, float64(wait)/1e6)
 	}
 	if len(rtts) == 0 {
 		b.Fatal("the probe measured nothing")
 	}
-	return rtts, at
+	return rtts, at, waits
 }
