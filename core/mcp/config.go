@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -66,10 +67,10 @@ func (l Limits) WithDefaults() Limits {
 	return l
 }
 
-var serverNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+var serverNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]+$`) })
 
 // ValidName reports whether name may name a server.
-func ValidName(name string) bool { return serverNameRE.MatchString(name) }
+func ValidName(name string) bool { return serverNameRE().MatchString(name) }
 
 // Validate checks one server entry.
 func (c ServerConfig) Validate() error {

@@ -52,7 +52,7 @@ func NormalizeAllowlist(entries []string) (names []string, deprecated bool, bad 
 			deprecated = true
 			e = FQN(srv, tool)
 		}
-		if !strings.Contains(e, "__") || !serverNameRE.MatchString(e) {
+		if !strings.Contains(e, "__") || !serverNameRE().MatchString(e) {
 			bad = append(bad, e)
 			continue
 		}

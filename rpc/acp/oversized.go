@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"regexp"
+	"sync"
 )
 
 // Bytes kept from each end of a line past maxMessage to find its id.
@@ -40,7 +41,9 @@ func (o *oversized) addTail(chunk []byte) {
 // tailID matches a top-level id written last: `,"id":7}` at the very end.
 // A nested object would end in `}}`, and a quote inside a string is
 // escaped, so neither matches.
-var tailID = regexp.MustCompile(`[{,]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+|null)\s*\}\s*$`)
+var tailID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[{,]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9]+|null)\s*\}\s*$`)
+})
 
 // id is the id of the request the line holds, or nil when it cannot be
 // read or the line is a response to one of our requests (answering that
@@ -51,7 +54,7 @@ func (o *oversized) id() json.RawMessage {
 		return nil
 	}
 	if id == nil {
-		if m := tailID.FindSubmatch(bytes.TrimSpace(o.tail)); m != nil {
+		if m := tailID().FindSubmatch(bytes.TrimSpace(o.tail)); m != nil {
 			id = append(json.RawMessage(nil), m[1]...)
 		}
 	}
