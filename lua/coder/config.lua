@@ -18,6 +18,9 @@ local defaults = {
   focus_approval = true,
   -- Reload unmodified buffers of files the agent changed.
   reload = true,
+  -- How far below Neovim the host, and the tools it runs, take the CPU on
+  -- a busy machine: a nice value, 0 (level with Neovim) to 19.
+  host_nice = 10,
   -- MCP servers, added to mcpServers of the config files (same shape):
   -- { name = { command = 'npx', args = {...}, env = {...}, cwd = '...' },
   --   web = { url = 'https://...', headers = {...} } }, plus disabled and
@@ -168,6 +171,14 @@ local checks = {
     end
     if v < 1 or v ~= math.floor(v) then
       return 'must be a whole number of lines, at least 1'
+    end
+  end,
+  host_nice = function(v)
+    if type(v) ~= 'number' then
+      return 'expected number, got ' .. type(v)
+    end
+    if v < 0 or v > 19 or v ~= math.floor(v) then
+      return 'must be a whole number from 0 to 19'
     end
   end,
   focus_approval = typ('boolean'),

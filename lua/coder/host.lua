@@ -128,6 +128,7 @@ function M.ensure()
     cwd = cwd,
     resume = state.session_id or '',
     open_key = type(open_key) == 'string' and open_key or '',
+    nice = require('coder.config').current.host_nice,
     mcp_servers = require('coder.config').mcp_json(),
   })
   return chan

@@ -91,9 +91,10 @@ func BenchmarkStreamingResponsiveness(b *testing.B) {
 // attached (probe_test.go), measures nvim_eval("1") round trips:
 // Neovim must stay responsive (p99 < 20 ms, max < 50 ms), each batch the
 // host sends must apply quickly, and the host's peak memory must stay
-// within twice the answer plus a fixed base. The fake server, which a user
-// never has on their machine, yields the cores to the others (yieldCores);
-// the log says how long Neovim waited for a core in its slowest moments.
+// within twice the answer plus a fixed base. The host runs at setup()'s
+// default host_nice; the fake server, which a user never has on their
+// machine, yields the cores to the others (yieldCores). The log says how
+// long Neovim waited for a core in its slowest moments.
 func BenchmarkFlood(b *testing.B) {
 	const (
 		size     = 10 << 20
@@ -102,7 +103,10 @@ func BenchmarkFlood(b *testing.B) {
 	)
 	deltas, total := floodDeltas(size)
 	for i := 0; i < b.N; i++ {
-		e := newEditor(b, editorOpts{listen: true, session: true})
+		// The host at setup()'s default priority, host_nice 10, unless the
+		// old way is asked for.
+		equal := os.Getenv("CODER_BENCH_EQUAL_PRIORITY") == "1"
+		e := newEditor(b, editorOpts{listen: true, session: true, nice: !equal})
 		e.start()
 		// Time every batch the host applies, on the Lua side.
 		e.lua(`
@@ -241,7 +245,8 @@ func floodDeltas(size int) ([]string, int) {
 // it held. Neovim and the probe run in sessions of their own
 // (editorOpts.session), so with Linux's autogroups lowering the test
 // process's group leaves them at full priority. Without autogroups, or
-// with CODER_BENCH_EQUAL_PRIORITY=1, nothing changes and the log says so.
+// with CODER_BENCH_EQUAL_PRIORITY=1 (which also runs the host with
+// host_nice 0), nothing changes and the log says so.
 func yieldCores(b *testing.B) (restore func()) {
 	const ag = "/proc/self/autogroup"
 	var name string

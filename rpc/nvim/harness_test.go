@@ -76,6 +76,10 @@ type editorOpts struct {
 	// in the test's session, Neovim would share one group's turn with
 	// the fake model server, which a real user's editor never does.
 	session bool
+	// nice keeps setup()'s default host_nice. Other tests run the host
+	// level with Neovim: on a machine loaded by other packages' tests, a
+	// lowered host would be starved and its tests slowed.
+	nice bool
 }
 
 func needNvim(t testing.TB) {
@@ -176,9 +180,11 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 			table.insert(_G.turns, ev.match .. ':' .. tostring(le.data.reason or le.data.input))
 		end})
 		local opts = `+setup+`
-		opts.cmd = ...
+		local cmd, nice = ...
+		opts.cmd = cmd
+		if not nice and opts.host_nice == nil then opts.host_nice = 0 end
 		assert(require('coder').setup(opts), 'setup failed: ' .. vim.inspect(_G.notes))
-	`, nil, hostBinary)
+	`, nil, hostBinary, o.nice)
 	return e
 }
 

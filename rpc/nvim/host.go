@@ -5,7 +5,7 @@
 //
 // Lua → Go (rpcnotify unless noted):
 //
-//	coder_start {cwd, resume}       open (or resume) the session of cwd
+//	coder_start {cwd, resume, …}    open (or resume) the session of cwd
 //	coder_submit text               run input: text, /command or !shell
 //	coder_cancel                    interrupt the running turn
 //	coder_answer id decision accepted   answer an approval request
@@ -37,6 +37,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/backend"
 	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/cpuprio"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -151,6 +152,9 @@ type startArgs struct {
 	// OpenKey is the key that opens a folded text (keys.open_full); the
 	// fold notices name it. "": unmapped.
 	OpenKey string `msgpack:"open_key"`
+	// Nice is setup({ host_nice }): how far below the editor the host and
+	// the tools it runs take the CPU (0: level with it).
+	Nice int `msgpack:"nice"`
 }
 
 // start opens the session for the editor's working directory. A second
@@ -164,6 +168,10 @@ func (h *host) start(args startArgs) {
 	}
 	h.started = true
 	defer close(h.opened)
+	// Before any tool runs, so that every child inherits it.
+	if _, err := cpuprio.Lower(args.Nice); err != nil {
+		h.log.Printf("host_nice: %v", err)
+	}
 	root := args.Cwd
 	if root == "" {
 		root, _ = os.Getwd()

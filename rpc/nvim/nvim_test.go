@@ -497,6 +497,9 @@ func TestSetupValidation(t *testing.T) {
 		{`{keys = {send = 1}}`, `"keys.send"`},
 		{`{keys = {bogus = 'x'}}`, `"keys.bogus"`},
 		{`{input_height = 0}`, `"input_height"`},
+		{`{host_nice = 20}`, `"host_nice"`},
+		{`{host_nice = 2.5}`, `"host_nice"`},
+		{`{host_nice = 'low'}`, `"host_nice"`},
 		{`{nope = true}`, `"nope"`},
 	} {
 		var res struct {

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package cpuprio
+
+// Lower does nothing here: only Linux's way of weighing sessions against
+// each other is handled.
+func Lower(nice int) (string, error) { return "", nil }
