@@ -109,6 +109,15 @@ function M.check()
   for _, f in ipairs(info.config_files or {}) do
     r.info('config file: ' .. f)
   end
+  -- host_nice: where the host and its commands stand against Neovim.
+  if type(info.priority) == 'string' and info.priority ~= '' then
+    local line = 'CPU priority of the host and its commands: ' .. info.priority
+    if info.priority:find('^not lowered') then
+      r.warn(line)
+    else
+      r.info(line)
+    end
+  end
 
   -- One line per MCP server: state, tools, last error (:help coder-mcp).
   local servers = info.mcp_servers or {}

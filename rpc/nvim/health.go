@@ -18,9 +18,9 @@ const reachTimeout = 2 * time.Second
 func (h *host) healthRequest() (map[string]any, error) {
 	h.waitOpened()
 	h.mu.Lock()
-	cfg, cfgErr, sess := h.cfg, h.cfgErr, h.sess
+	cfg, cfgErr, sess, priority := h.cfg, h.cfgErr, h.sess, h.priority
 	h.mu.Unlock()
-	out := map[string]any{"version": h.version}
+	out := map[string]any{"version": h.version, "priority": priority}
 	if cfgErr != nil {
 		out["error"] = cfgErr.Error()
 		return out, nil

@@ -56,13 +56,16 @@ type host struct {
 	ctx     context.Context
 	out     *outbox
 
-	mu      sync.Mutex
-	sess    *agent.Session
-	be      *backend.Backend
-	cfg     config.Config
-	cfgErr  error
-	render  *renderer // guarded by renderMu
-	started bool
+	mu     sync.Mutex
+	sess   *agent.Session
+	be     *backend.Backend
+	cfg    config.Config
+	cfgErr error
+	// priority is how the host's CPU priority was set (host_nice), for
+	// :checkhealth.
+	priority string
+	render   *renderer // guarded by renderMu
+	started  bool
 	// opened is closed once coder_start has been handled (the session is
 	// open or failed). Requests run concurrently with notifications, so a
 	// request sent right after coder_start waits for it here.
@@ -169,8 +172,14 @@ func (h *host) start(args startArgs) {
 	h.started = true
 	defer close(h.opened)
 	// Before any tool runs, so that every child inherits it.
-	if _, err := cpuprio.Lower(args.Nice); err != nil {
+	switch how, err := cpuprio.Lower(args.Nice); {
+	case err != nil:
+		h.priority = "not lowered: " + err.Error()
 		h.log.Printf("host_nice: %v", err)
+	case how == "":
+		h.priority = "level with Neovim"
+	default:
+		h.priority = "below Neovim: " + how
 	}
 	root := args.Cwd
 	if root == "" {

@@ -1,6 +1,7 @@
 package nvimhost
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -40,6 +41,17 @@ func TestHostNice(t *testing.T) {
 			cmdGroup, cmdNice := priority(t, "", e.transcript())
 			if cmdGroup != group || cmdNice != nice {
 				t.Errorf("a command runs in %s at nice %d, want the host's %s at nice %d", cmdGroup, cmdNice, group, nice)
+			}
+			e.cmd("checkhealth coder")
+			var report string
+			e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
+			want := regexp.MustCompile(`CPU priority of the host and its commands: level with Neovim`)
+			if c.want > 0 {
+				// The session's group, or each thread without autogroups.
+				want = regexp.MustCompile(fmt.Sprintf(`CPU priority of the host and its commands: below Neovim: (session %s|threads) at nice %d`, group, c.want))
+			}
+			if !want.MatchString(report) {
+				t.Errorf("health report lacks %q:\n%s", want, report)
 			}
 			// Neovim's group (here the test's) is never lowered with it.
 			if now, _ := os.ReadFile("/proc/self/autogroup"); string(now) != string(nvimGroup) {
