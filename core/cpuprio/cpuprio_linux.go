@@ -9,22 +9,26 @@ import (
 )
 
 // Lower lowers this process, and the processes it starts from now on, to
-// nice (1 to MaxNice; 0 changes nothing). It never raises a priority
-// already lower. It returns what it did, for the log.
+// nice (1 to MaxNice; 0 changes nothing) below the process editor (a pid;
+// 0: the parent). It never raises a priority already lower. It returns
+// what it did, for the log.
 //
 // With Linux's autogroups, the scheduler shares the cores between
-// sessions before it weighs processes by nice, so a process that leads a
-// session of its own (as Neovim's jobs do) lowers its session's group;
-// one that shares its parent's session lowers each of its threads, which
-// the threads and children started later inherit.
-func Lower(nice int) (string, error) {
+// sessions before it weighs processes by nice, so a process in another
+// session than the editor's (Neovim starts its jobs in sessions of their
+// own) lowers its session's group; one in the editor's session lowers each
+// of its threads, which the threads and children started later inherit.
+func Lower(nice, editor int) (string, error) {
 	if nice <= 0 {
 		return "", nil
 	}
 	nice = min(nice, MaxNice)
+	if editor <= 0 {
+		editor = os.Getppid()
+	}
 	if self, err := readAutogroup("self"); err == nil && autogroupsOn() {
-		parent, err := readAutogroup(strconv.Itoa(os.Getppid()))
-		if err == nil && parent.name != self.name {
+		ed, err := readAutogroup(strconv.Itoa(editor))
+		if err == nil && ed.name != self.name {
 			nice = max(nice, self.nice)
 			if err := os.WriteFile("/proc/self/autogroup", []byte(strconv.Itoa(nice)), 0); err != nil {
 				return "", fmt.Errorf("lower the session's CPU priority: %w", err)

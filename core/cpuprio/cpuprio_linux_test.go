@@ -11,27 +11,45 @@ import (
 	"testing"
 )
 
-// childEnv makes the test binary a child that lowers itself (TestMain):
-// its value is the nice values to pass to Lower, in turn.
-const childEnv = "CPUPRIO_TEST_LOWER"
+// The test binary is a child that lowers itself (TestMain) when childEnv
+// holds the nice values to pass to Lower in turn, below the editor pid in
+// editorEnv; with wrapEnv set, a wrapper that runs that child and waits,
+// as `sh -c` would in front of the host.
+const (
+	childEnv  = "CPUPRIO_TEST_LOWER"
+	editorEnv = "CPUPRIO_TEST_EDITOR"
+	wrapEnv   = "CPUPRIO_TEST_WRAP"
+)
 
 func TestMain(m *testing.M) {
+	if os.Getenv(wrapEnv) != "" {
+		os.Unsetenv(wrapEnv)
+		cmd := exec.Command(os.Args[0], os.Args[1:]...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if v := os.Getenv(childEnv); v != "" {
 		os.Exit(child(v))
 	}
 	os.Exit(m.Run())
 }
 
-// child calls Lower with each of nices, then prints the nice of a process
-// it starts afterwards and "ready", and stays until its stdin closes.
+// child calls Lower with each of nices, then prints its pid, the nice of a
+// process it starts afterwards and "ready", and stays until its stdin
+// closes.
 func child(nices string) int {
+	editor, _ := strconv.Atoi(os.Getenv(editorEnv))
 	for _, s := range strings.Split(nices, ",") {
 		n, _ := strconv.Atoi(s)
-		if _, err := Lower(n); err != nil {
+		if _, err := Lower(n, editor); err != nil {
 			fmt.Println("error", err)
 			return 1
 		}
 	}
+	fmt.Println("pid", os.Getpid())
 	out, err := exec.Command("cat", "/proc/self/stat").Output()
 	if err != nil {
 		fmt.Println("error", err)
@@ -59,20 +77,26 @@ func TestLower(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		nices   string
-		session bool // the child leads a session of its own
+		session bool // the child is in a session of its own
+		wrapped bool // behind a wrapper process in that session
 		want    int
 	}{
-		{"own session", "7", true, 7},
-		{"parent's session", "7", false, 7},
-		{"never raised", "12,7", false, 12},
-		{"never raised, own session", "12,7", true, 12},
-		{"past the lowest", "40", false, MaxNice},
-		{"zero changes nothing", "0", false, 0},
+		{"own session", "7", true, false, 7},
+		{"own session behind a wrapper", "7", true, true, 7},
+		{"the editor's session", "7", false, false, 7},
+		{"never raised", "12,7", false, false, 12},
+		{"never raised, own session", "12,7", true, false, 12},
+		{"past the lowest", "40", false, false, MaxNice},
+		{"zero changes nothing", "0", false, false, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			// GORACE: a -race child would linger 1 s at exit.
-			cmd.Env = append(os.Environ(), childEnv+"="+c.nices, "GORACE=atexit_sleep_ms=0")
+			// The test process is the editor. GORACE: a -race child
+			// would linger 1 s at exit.
+			cmd.Env = append(os.Environ(), childEnv+"="+c.nices, editorEnv+"="+strconv.Itoa(os.Getpid()), "GORACE=atexit_sleep_ms=0")
+			if c.wrapped {
+				cmd.Env = append(cmd.Env, wrapEnv+"=1")
+			}
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: c.session}
 			stdin, _ := cmd.StdinPipe()
 			stdout, _ := cmd.StdoutPipe()
@@ -84,15 +108,19 @@ func TestLower(t *testing.T) {
 				cmd.Wait()
 			}()
 			lines := bufio.NewScanner(stdout)
-			grandchild := -1
+			grandchild, pid := -1, ""
 			for lines.Scan() && lines.Text() != "ready" {
 				if n, ok := strings.CutPrefix(lines.Text(), "grandchild "); ok {
 					grandchild, _ = strconv.Atoi(n)
+				} else if n, ok := strings.CutPrefix(lines.Text(), "pid "); ok {
+					pid = n
 				} else {
 					t.Fatalf("child: %s", lines.Text())
 				}
 			}
-			pid := strconv.Itoa(cmd.Process.Pid)
+			if pid == "" {
+				t.Fatal("the child did not start")
+			}
 			g, err := readAutogroup(pid)
 			if err != nil {
 				t.Fatal(err)

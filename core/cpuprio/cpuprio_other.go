@@ -4,4 +4,4 @@ package cpuprio
 
 // Lower does nothing here: only Linux's way of weighing sessions against
 // each other is handled.
-func Lower(nice int) (string, error) { return "", nil }
+func Lower(nice, editor int) (string, error) { return "", nil }

@@ -129,6 +129,7 @@ function M.ensure()
     resume = state.session_id or '',
     open_key = type(open_key) == 'string' and open_key or '',
     nice = require('coder.config').current.host_nice,
+    editor_pid = vim.fn.getpid(),
     mcp_servers = require('coder.config').mcp_json(),
   })
   return chan

@@ -158,6 +158,8 @@ type startArgs struct {
 	// Nice is setup({ host_nice }): how far below the editor the host and
 	// the tools it runs take the CPU (0: level with it).
 	Nice int `msgpack:"nice"`
+	// EditorPID is Neovim's pid: the host stays below its session.
+	EditorPID int `msgpack:"editor_pid"`
 }
 
 // start opens the session for the editor's working directory. A second
@@ -172,7 +174,7 @@ func (h *host) start(args startArgs) {
 	h.started = true
 	defer close(h.opened)
 	// Before any tool runs, so that every child inherits it.
-	switch how, err := cpuprio.Lower(args.Nice); {
+	switch how, err := cpuprio.Lower(args.Nice, args.EditorPID); {
 	case err != nil:
 		h.priority = "not lowered: " + err.Error()
 		h.log.Printf("host_nice: %v", err)
