@@ -46,7 +46,7 @@ func TestExecRefusalHint(t *testing.T) {
 	if !strings.Contains(r.stderr, "[demo] no provider configured") {
 		t.Errorf("the demo is not labelled:\n%s", r.stderr)
 	}
-	if !strings.Contains(r.stderr, `rerun with --yes, or set "approval": {"interactive": false} in .coder/config.json`) {
+	if !strings.Contains(r.stderr, `rerun with --yes, or set "approval": {"interactive": false} in ~/.config/coder/config.json`) {
 		t.Errorf("the refusal hint is cut:\n%s", r.stderr)
 	}
 	if !strings.Contains(r.stderr, "session: ") {

@@ -44,6 +44,8 @@ func run(args []string) int {
 	switch sub {
 	case "exec":
 		return runExec(args)
+	case "trust":
+		return runTrust(args)
 	case "nvim":
 		return serve("nvim", nvimhost.Serve)
 	case "acp":
@@ -82,6 +84,8 @@ const usage = `usage:
   coder-nvim                 serve the Neovim plugin (msgpack-RPC on stdio)
   coder-nvim exec [--cwd DIR] [--mode MODE] [--model M] [--resume ID] [--yes] PROMPT
   coder-nvim acp             Agent Client Protocol agent on stdio
+  coder-nvim trust [--cwd DIR] [--revoke]
+                             trust (or stop trusting) the workspace's .coder/config.json as it is now
   coder-nvim --version
 `
 
@@ -118,6 +122,8 @@ func runExec(args []string) int {
 		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
 		return 1
 	}
+	// Restricted, exec goes on: it says what it ignored and how to trust.
+	fmt.Fprint(os.Stderr, cfg.Workspace.Notice(root))
 	if *mode != "" {
 		if _, err := policy.ParseMode(*mode); err != nil {
 			fmt.Fprintln(os.Stderr, "coder-nvim:", err)

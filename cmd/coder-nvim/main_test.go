@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -288,7 +289,25 @@ func BenchmarkVersionColdStart(b *testing.B) {
 func TestMain(m *testing.M) {
 	// Tests never reach a real endpoint.
 	os.Unsetenv("OPENAI_API_KEY")
-	os.Exit(m.Run())
+	// Nor the user's state directory (trust records, session provenance).
+	state, err := os.MkdirTemp("", "coder-nvim-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
+}
+
+// trustWorkspace trusts dir's .coder/config.json as it is now, as the user
+// does with `coder-nvim trust`: the tests' own settings are the user's.
+func trustWorkspace(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := config.TrustWorkspace(dir, os.Getenv); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSessionFileSurvivesKill9 kills exec mid-turn, repeatedly, while it

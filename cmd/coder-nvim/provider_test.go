@@ -65,6 +65,7 @@ func TestExecStreamIdleTimeout(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, ".coder", "config.json"), []byte(`{"stream_idle_timeout":"500ms"}`), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			trustWorkspace(t, dir)
 			srv.Enqueue(tt.replies...)
 			srv.Enqueue(fakellm.Reply{Content: "must not be reached"})
 			r := execBounded(t, bin, dir, srv.URL(), "hi")

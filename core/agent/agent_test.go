@@ -94,6 +94,7 @@ func newFixture(t *testing.T, mutate func(*config.Config, *Options)) *fixture {
 	root := gitRepo(t)
 	cfg := config.Defaults()
 	cfg.Model = "test-model"
+	cfg.StateDir = filepath.Join(t.TempDir(), "coder-nvim")
 	rec := &recorder{}
 	opts := Options{
 		Config:   cfg,
@@ -506,7 +507,8 @@ func TestSlashCommands(t *testing.T) {
 	if st.Model != "other-model" || st.Preset != "strict" {
 		t.Errorf("status = %+v", st)
 	}
-	cfg, err := config.Load(f.root, func(string) string { return "" })
+	state := filepath.Dir(f.sess.opts.Config.StateDir)
+	cfg, err := config.Load(f.root, func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] })
 	if err != nil || cfg.Model != "other-model" {
 		t.Errorf("model not persisted: %v %q", err, cfg.Model)
 	}

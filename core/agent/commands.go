@@ -130,8 +130,11 @@ func (s *Session) cmdModel(_ context.Context, t *task, arg string) (string, erro
 	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
 	s.save()
 	// seed 001 §9: the switch stands even if it cannot be saved.
-	if err := config.SetWorkspaceKey(s.root, "model", arg); err != nil {
+	if err := config.SetWorkspaceKey(s.root, s.opts.Config.StateDir, "model", arg); err != nil {
 		return fmt.Sprintf("model: %s (for this session only: saving it failed: %v)", arg, err), nil
+	}
+	if ws := s.opts.Config.Workspace; ws.File != "" && !ws.Trusted {
+		return fmt.Sprintf("model: %s (saved to %s, which applies in later sessions once you trust it: coder-nvim trust)", arg, config.WorkspaceFile(s.root)), nil
 	}
 	return fmt.Sprintf("model: %s (saved to %s)", arg, config.WorkspaceFile(s.root)), nil
 }

@@ -176,7 +176,7 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		return true, ""
 	}
 	if !s.opts.Prompter {
-		return false, fmt.Sprintf("denied: %s needs approval (%s) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in .coder/config.json", inv.Title, v.Reason)
+		return false, fmt.Sprintf("denied: %s needs approval (%s) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in ~/.config/coder/config.json", inv.Title, v.Reason)
 	}
 	req := &event.Approval{
 		ID:      uuid.NewString(),

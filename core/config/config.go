@@ -63,8 +63,12 @@ type Config struct {
 	MCP        MCP                         `json:"mcp"`
 
 	// Not from files: filled by Load.
-	APIKey string   `json:"-"`
-	Files  []string `json:"-"` // the files that were read, in order
+	APIKey    string    `json:"-"`
+	Files     []string  `json:"-"` // the files that were read, in order
+	Workspace Workspace `json:"-"` // the workspace file's standing (trust)
+	// StateDir is the user's state directory (trust records, the sessions
+	// this machine created); "" when unknown.
+	StateDir string `json:"-"`
 }
 
 // Permissions selects a preset and adds rules.
@@ -302,10 +306,8 @@ func WorkspaceFile(root string) string {
 // skipped; a malformed one is an error naming the file and the key.
 func Load(root string, getenv func(string) string) (Config, error) {
 	cfg := Defaults()
-	for _, path := range []string{UserFile(), WorkspaceFile(root)} {
-		if path == "" {
-			continue
-		}
+	cfg.StateDir = StateDir(getenv)
+	if path := UserFile(); path != "" {
 		ok, err := mergeFile(&cfg, path)
 		if err != nil {
 			return Config{}, err
@@ -313,6 +315,24 @@ func Load(root string, getenv func(string) string) (Config, error) {
 		if ok {
 			cfg.Files = append(cfg.Files, path)
 		}
+	}
+	// The workspace's own file came with the repository: it applies whole
+	// only once the user trusts this content of it (see trust.go).
+	path := WorkspaceFile(root)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	default:
+		cfg.Files = append(cfg.Files, path)
+		ok := trusted(cfg.StateDir, root, data)
+		if len(bytes.TrimSpace(data)) > 0 {
+			if err := mergeWorkspace(&cfg, data, ok); err != nil {
+				return Config{}, fmt.Errorf("config %s: %w", path, err)
+			}
+		}
+		cfg.Workspace.File, cfg.Workspace.Trusted = path, ok
 	}
 	if v := getenv("OPENAI_BASE_URL"); v != "" {
 		cfg.BaseURL = v
@@ -539,11 +559,14 @@ func (c Config) validate(providerUnset bool) error {
 }
 
 // SetWorkspaceKey writes one top-level key into the workspace config file,
-// keeping every other key, atomically. It is how `/model` persists.
-func SetWorkspaceKey(root, key string, value any) error {
+// keeping every other key, atomically. It is how `/model` persists. A file
+// the user trusted (or a new one, which holds only this key) stays trusted
+// with its new content; an untrusted one stays untrusted.
+func SetWorkspaceKey(root, stateDir, key string, value any) error {
 	path := WorkspaceFile(root)
 	doc := map[string]json.RawMessage{}
 	data, err := os.ReadFile(path)
+	keepTrust := errors.Is(err, fs.ErrNotExist) || err == nil && trusted(stateDir, root, data)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -562,5 +585,12 @@ func SetWorkspaceKey(root, key string, value any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	return writeFileAtomic(path, append(out, '\n'))
+	out = append(out, '\n')
+	if err := writeFileAtomic(path, out); err != nil {
+		return err
+	}
+	if keepTrust && stateDir != "" {
+		return recordTrust(stateDir, root, out)
+	}
+	return nil
 }

@@ -32,8 +32,12 @@ func TestLoadPrecedence(t *testing.T) {
 	root := t.TempDir()
 	writeConfig(t, filepath.Join(xdg, "coder", "config.json"), `{"model":"user-model","max_steps":7,"mode":"plan"}`)
 	writeConfig(t, WorkspaceFile(root), `{"model":"ws-model","permissions":{"preset":"strict"}}`)
+	getenv := env(map[string]string{"OPENAI_API_KEY": "sk-test", "XDG_STATE_HOME": t.TempDir()})
+	if _, err := TrustWorkspace(root, getenv); err != nil {
+		t.Fatal(err)
+	}
 
-	cfg, err := Load(root, env(map[string]string{"OPENAI_API_KEY": "sk-test"}))
+	cfg, err := Load(root, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +140,11 @@ func TestStreamIdleTimeout(t *testing.T) {
 		t.Fatalf("default: %v, err %v", cfg.IdleTimeout(), err)
 	}
 	writeConfig(t, WorkspaceFile(root), `{"stream_idle_timeout":"1m30s"}`)
-	if cfg, err = Load(root, env(nil)); err != nil || cfg.IdleTimeout() != 90*time.Second {
+	getenv := env(map[string]string{"XDG_STATE_HOME": t.TempDir()})
+	if _, err := TrustWorkspace(root, getenv); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = Load(root, getenv); err != nil || cfg.IdleTimeout() != 90*time.Second {
 		t.Fatalf("set: %v, err %v", cfg.IdleTimeout(), err)
 	}
 }
@@ -144,7 +152,7 @@ func TestStreamIdleTimeout(t *testing.T) {
 func TestSetWorkspaceKeyKeepsOtherKeys(t *testing.T) {
 	root := t.TempDir()
 	writeConfig(t, WorkspaceFile(root), `{"mode":"plan","permissions":{"preset":"strict"}}`)
-	if err := SetWorkspaceKey(root, "model", "new-model"); err != nil {
+	if err := SetWorkspaceKey(root, "", "model", "new-model"); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(WorkspaceFile(root))
@@ -160,7 +168,7 @@ func TestSetWorkspaceKeyKeepsOtherKeys(t *testing.T) {
 	}
 	// A file that is not an object is never clobbered.
 	writeConfig(t, WorkspaceFile(root), `not json`)
-	if err := SetWorkspaceKey(root, "model", "x"); err == nil {
+	if err := SetWorkspaceKey(root, "", "model", "x"); err == nil {
 		t.Error("rewrote a malformed file")
 	}
 	if data, _ := os.ReadFile(WorkspaceFile(root)); string(data) != "not json" {
@@ -177,7 +185,11 @@ func TestMCPServers(t *testing.T) {
 		"web": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}}}}`)
 	writeConfig(t, WorkspaceFile(root), `{"mcpServers": {"fs": {"command": "fs-server", "env": {"A": "1"}, "cwd": "sub", "trusted": true},
 		"off": {"command": "x", "disabled": true}}, "mcp": {"start_timeout": "5s", "concurrent": 2}}`)
-	cfg, err := Load(root, env(nil))
+	getenv := env(map[string]string{"XDG_STATE_HOME": t.TempDir()})
+	if _, err := TrustWorkspace(root, getenv); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(root, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

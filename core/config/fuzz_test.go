@@ -58,12 +58,13 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("files read = %v", cfg.Files)
 		}
 
-		// The loaded config, written back as the only file, loads the same.
+		// The loaded config, written back as the user's only file, loads
+		// the same.
 		data, err := json.Marshal(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for path, body := range map[string]string{userFile: "", wsFile: string(data)} {
+		for path, body := range map[string]string{userFile: string(data), wsFile: ""} {
 			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -72,6 +73,7 @@ func FuzzLoad(f *testing.F) {
 		if err != nil {
 			t.Fatalf("reloading %s: %v", data, err)
 		}
+		again.Workspace, cfg.Workspace = Workspace{}, Workspace{}
 		if !reflect.DeepEqual(again, cfg) {
 			t.Fatalf("reloaded config differs:\n got %+v\nwant %+v", again, cfg)
 		}

@@ -31,6 +31,15 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	// The agent keeps trust records and session provenance in the user's
+	// state directory: a private one here.
+	state, err := os.MkdirTemp("", "coder-nvim-acp-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(state)
+	os.Setenv("XDG_STATE_HOME", state)
 	binary = os.Getenv("CODER_NVIM_BIN")
 	if binary == "" {
 		dir, err := os.MkdirTemp("", "coder-nvim-acp-test")

@@ -95,8 +95,8 @@ func TestPrinter(t *testing.T) {
 			name: "a refusal prints the whole hint",
 			events: []event.Event{{Kind: event.ToolCallEnd, Tool: &event.Tool{Name: "write", Title: "write x", Status: "denied",
 				Summary: "denied: write x needs approval (ask) and nobody can approve it here; rerun with --yes, or se…",
-				Output:  "denied: write x needs approval (ask) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in .coder/config.json"}}},
-			err: "● write x — denied: write x needs approval (ask) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in .coder/config.json (0 ms)\n",
+				Output:  "denied: write x needs approval (ask) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in ~/.config/coder/config.json"}}},
+			err: "● write x — denied: write x needs approval (ask) and nobody can approve it here; rerun with --yes, or set \"approval\": {\"interactive\": false} in ~/.config/coder/config.json (0 ms)\n",
 		},
 	}
 	for _, tt := range tests {

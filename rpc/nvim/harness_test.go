@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/neovim/go-client/nvim"
@@ -106,6 +107,11 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 	}
 	if o.config != "" {
 		writeFile(t, filepath.Join(dir, ".coder", "config.json"), o.config)
+		// The test's settings are the user's: trusted as `coder-nvim trust` does.
+		state := map[string]string{"XDG_STATE_HOME": filepath.Join(tmp, "state")}
+		if _, err := config.TrustWorkspace(dir, func(k string) string { return state[k] }); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv := fakellm.New()
 	t.Cleanup(srv.Close)
