@@ -108,7 +108,14 @@ func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
-	time.AfterFunc(commandsDelay, func() { s.send(availableCommands()) })
+	time.AfterFunc(commandsDelay, func() {
+		s.send(availableCommands())
+		// A workspace file the user has not trusted: the agent runs
+		// restricted and says so.
+		if n := s.workspaceNotice; n != "" {
+			s.send(sdk.UpdateAgentMessageText(n))
+		}
+	})
 	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(s.eng.Status().Mode)}, nil
 }
 
@@ -193,6 +200,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 		return nil, failure(err.Error())
 	}
 	s.id, s.eng, s.be, s.mcp = sdk.SessionId(eng.ID()), eng, be, mcp
+	s.workspaceNotice = cfg.Workspace.Notice(root)
 	s.mode = eng.Status().Mode
 
 	a.mu.Lock()

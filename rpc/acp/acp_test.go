@@ -668,3 +668,41 @@ func TestPlanUpdates(t *testing.T) {
 	e.llm.Enqueue(fakellm.Reply{Content: "Continuing."})
 	e.mustPrompt(sid, "go on", sdk.StopReasonEndTurn)
 }
+
+// TestUntrustedWorkspaceRestricted: a repository's .coder/config.json with
+// an MCP server and yolo is not applied on session/new; the agent says what
+// it ignored.
+func TestUntrustedWorkspaceRestricted(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "mcp-ran")
+	if err := os.WriteFile(filepath.Join(root, "mcp.sh"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".coder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"mcpServers": {"helper": {"command": "sh", "args": ["mcp.sh"]}}, "mode": "yolo"}`
+	if err := os.WriteFile(filepath.Join(root, ".coder", "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{root: root})
+	sid, resp := e.newSession()
+	if resp.Modes == nil || resp.Modes.CurrentModeId != "default" {
+		t.Errorf("modes = %+v, want default (the project's yolo ignored)", resp.Modes)
+	}
+	e.client.waitFor(t, "the restricted notice", func() bool {
+		return strings.Contains(agentText(e.client.snapshot()), "is not trusted")
+	})
+	text := agentText(e.client.snapshot())
+	if !strings.Contains(text, "mcpServers.helper") || !strings.Contains(text, "coder-nvim trust") {
+		t.Errorf("notice = %q", text)
+	}
+	e.llm.Enqueue(fakellm.Reply{Content: "ok"})
+	e.mustPrompt(sid, "hi", sdk.StopReasonEndTurn)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the repository's MCP server ran")
+	}
+}

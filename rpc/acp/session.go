@@ -36,6 +36,8 @@ type session struct {
 	depth   int                   // hand-overs in progress (pump only)
 	blocks  []*handBlock          // their tool calls, innermost last (pump only)
 	handed  map[string]*handBlock // finished blocks by call id, until the call ends (pump only)
+	// workspaceNotice names the workspace settings ignored as untrusted.
+	workspaceNotice string
 }
 
 // handBlock is a hand-over shown as a think tool call: the target's text
