@@ -118,6 +118,14 @@ function handlers.pick_session(o)
   end)
 end
 
+-- trust: the workspace's .coder/config.json is not trusted; ask the user
+-- after apply() returns (the host is not kept waiting).
+function handlers.trust(o)
+  vim.schedule(function()
+    require('coder.trust').show(o)
+  end)
+end
+
 function handlers.diff_view(o)
   require('coder.diffview').open(o.diff)
 end

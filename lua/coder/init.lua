@@ -86,7 +86,7 @@ function M.state()
   return require('coder.ui').state.status
 end
 
-local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations' }
+local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'trust' }
 
 -- conversations runs :Coder conversations [root]: pick a conversation,
 -- then open its transcript read-only or send the input to it. The list
@@ -177,6 +177,8 @@ function M.command(opts)
     M.close()
   elseif args == 'stop' then
     M.stop()
+  elseif args == 'trust' then
+    require('coder.trust').reopen()
   elseif args == 'conversations' or args:match('^conversations%s') then
     M.conversations(vim.trim(args:sub(#'conversations' + 1)))
   else

@@ -70,6 +70,9 @@ type editorOpts struct {
 	listen bool
 	demo   bool   // no provider configured: the host runs the offline demo
 	config string // .coder/config.json contents
+	// untrusted leaves config as a cloned repository's file would be:
+	// not trusted by the user.
+	untrusted bool
 	setup  string // Lua table for setup(), without the cmd
 	rtp    string // plugin directory to load instead of this checkout
 	// session starts Neovim in a session of its own, as a terminal
@@ -107,6 +110,8 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 	}
 	if o.config != "" {
 		writeFile(t, filepath.Join(dir, ".coder", "config.json"), o.config)
+	}
+	if o.config != "" && !o.untrusted {
 		// The test's settings are the user's: trusted as `coder-nvim trust` does.
 		state := map[string]string{"XDG_STATE_HOME": filepath.Join(tmp, "state")}
 		if _, err := config.TrustWorkspace(dir, func(k string) string { return state[k] }); err != nil {

@@ -61,6 +61,8 @@ type host struct {
 	be     *backend.Backend
 	cfg    config.Config
 	cfgErr error
+	args   startArgs // what coder_start sent, for reopening
+	root   string    // the workspace
 	// priority is how the host's CPU priority was set (host_nice), for
 	// :checkhealth.
 	priority string
@@ -119,6 +121,7 @@ func (h *host) register() error {
 		"coder_target":        h.targetRequest,
 		"coder_transcript":    h.transcriptRequest,
 		"coder_full_text":     h.fullTextRequest,
+		"coder_trust":         h.trustRequest,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -183,6 +186,14 @@ func (h *host) start(args startArgs) {
 	default:
 		h.priority = "below Neovim: " + how
 	}
+	h.args = args
+	h.openLocked(args.Resume)
+}
+
+// openLocked loads the configuration and opens the session, resuming the
+// one with the given id when it can. h.mu is held.
+func (h *host) openLocked(resume string) {
+	args := h.args
 	root := args.Cwd
 	if root == "" {
 		root, _ = os.Getwd()
@@ -190,6 +201,7 @@ func (h *host) start(args startArgs) {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
+	h.root = root
 	cfg, err := config.Load(root, os.Getenv)
 	if err != nil {
 		h.failLocked(fmt.Errorf("configuration: %w", err))
@@ -212,11 +224,11 @@ func (h *host) start(args startArgs) {
 	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version}
 	var sess *agent.Session
 	resumed := false
-	if args.Resume != "" {
-		if sess, err = agent.Resume(opts, args.Resume); err == nil {
+	if resume != "" {
+		if sess, err = agent.Resume(opts, resume); err == nil {
 			resumed = true
 		} else {
-			h.log.Printf("resume %s: %v; opening a new session", args.Resume, err)
+			h.log.Printf("resume %s: %v; opening a new session", resume, err)
 			if errors.Is(err, store.ErrLocked) {
 				// Another Neovim has it: say so, rather than silently
 				// continuing in a new session.
@@ -239,6 +251,41 @@ func (h *host) start(args startArgs) {
 	h.render.openKey = args.OpenKey
 	h.renderMu.Unlock()
 	h.readyLocked(resumed)
+	if cfg.Workspace.Restricted() {
+		// The workspace's own config asked for more than it got: the
+		// plugin asks the user whether to trust it.
+		h.out.add(op{"t": "trust", "file": cfg.Workspace.File, "ignored": cfg.Workspace.Ignored, "root": root}, true)
+	}
+}
+
+// trustRequest records the user's trust in the workspace's config file as
+// it is now (the plugin's trust float) and reopens the session under it.
+func (h *host) trustRequest() (string, error) {
+	h.waitOpened()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, err := config.TrustWorkspace(h.root, os.Getenv); err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	resume := ""
+	if h.sess != nil {
+		resume = h.sess.ID()
+		if st := h.sess.Status(); st.Busy {
+			return "", errors.New("trust: a turn is running; stop it or wait, then trust again")
+		}
+		h.sess.Close()
+		h.sess = nil
+	}
+	if h.be != nil && h.be.Close != nil {
+		h.be.Close()
+		h.be = nil
+	}
+	h.cfgErr = nil
+	h.openLocked(resume)
+	if h.cfgErr != nil {
+		return "", h.cfgErr
+	}
+	return "trusted " + config.WorkspaceFile(h.root), nil
 }
 
 // readyLocked tells the plugin the session is open and writes the

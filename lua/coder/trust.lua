@@ -1,0 +1,106 @@
+-- The workspace-trust float: the host found a .coder/config.json it may
+-- not apply whole (the user has not trusted this content of it) and sends
+-- what it ignored. The user trusts it (the host records the trust and
+-- reopens the session under it), stays restricted, or views the file
+-- first. Lua only shows and sends the choice back.
+local M = {}
+
+local api = vim.api
+
+-- declined: files the user chose to stay restricted with in this Neovim,
+-- so a host restart does not ask again.
+local declined = {}
+local cur = nil
+
+local function close()
+  if cur and api.nvim_win_is_valid(cur.win) then
+    api.nvim_win_close(cur.win, true)
+  end
+  cur = nil
+end
+
+local function choose(what)
+  local req = cur and cur.req
+  close()
+  if not req then
+    return
+  end
+  if what == 'trust' then
+    local res, err = require('coder.host').request('coder_trust')
+    if err then
+      vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
+    else
+      vim.notify('coder: ' .. tostring(res), vim.log.levels.INFO, { title = 'coder' })
+    end
+  elseif what == 'view' then
+    vim.cmd('tabnew ' .. vim.fn.fnameescape(req.file))
+    vim.bo.readonly = true
+    -- Back from viewing, the question stands.
+    vim.keymap.set('n', 'q', function()
+      vim.cmd('tabclose')
+      M.show(req, true)
+    end, { buffer = true, nowait = true, desc = 'coder: back to the trust question' })
+  else
+    declined[req.file] = true
+    vim.notify('coder: staying restricted; trust later with :Coder trust or `coder-nvim trust`', vim.log.levels.INFO, { title = 'coder' })
+  end
+end
+
+-- show opens the float for a trust request {file, ignored, root}.
+function M.show(req, force)
+  M.last = req
+  if declined[req.file] and not force then
+    return
+  end
+  close()
+  local lines = {
+    ' ' .. vim.fn.fnamemodify(req.file, ':~:.') .. ' is not trusted.',
+    ' Only its narrowing settings apply; it also asks for:',
+  }
+  for _, item in ipairs(req.ignored or {}) do
+    table.insert(lines, '   • ' .. (tostring(item):gsub('\n', ' ')))
+  end
+  table.insert(lines, ' t trust it as it is now · r stay restricted · v view the file')
+  local width = 20
+  for _, l in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
+  end
+  width = math.min(width, vim.o.columns - 4)
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = 'wipe'
+  local win = api.nvim_open_win(buf, true, {
+    relative = 'editor', row = 1, col = 1, width = width,
+    height = math.min(#lines, vim.o.lines - 4),
+    border = 'rounded', style = 'minimal', zindex = 100,
+  })
+  vim.wo[win].wrap = true
+  vim.wo[win].winhighlight = 'FloatBorder:CoderApprovalBorder'
+  vim.bo[buf].filetype = 'coder-trust'
+  cur = { win = win, req = req }
+  local function map(lhs, what)
+    vim.keymap.set('n', lhs, function() choose(what) end, { buffer = buf, nowait = true })
+  end
+  map('t', 'trust')
+  map('v', 'view')
+  for _, lhs in ipairs({ 'r', 'q', '<Esc>' }) do
+    map(lhs, 'restricted')
+  end
+end
+
+-- reopen asks again about the last untrusted file (:Coder trust).
+function M.reopen()
+  if not M.last then
+    vim.notify('coder: nothing to trust: the workspace has no untrusted .coder/config.json', vim.log.levels.INFO, { title = 'coder' })
+    return
+  end
+  M.show(M.last, true)
+end
+
+-- pending reports whether the float is open (tests, statuslines).
+function M.pending()
+  return cur ~= nil
+end
+
+return M
