@@ -179,6 +179,7 @@ func (s *Session) cmdTodos(_ context.Context, _ *task, _ string) (string, error)
 func (s *Session) cmdNew(_ context.Context, t *task, _ string) (string, error) {
 	old := s.ID()
 	s.reset(uuid.NewString())
+	s.recordOrigin(s.ID())
 	s.setLock(nil) // the old session is free; the new one locks at its first save
 	s.mu.Lock()
 	t.conv = s.rootConv
@@ -210,10 +211,15 @@ func (s *Session) cmdResume(_ context.Context, t *task, arg string) (string, err
 	s.mu.Lock()
 	t.conv = s.rootConv
 	st := s.statusLocked()
+	note := s.resumeNote
+	s.resumeNote = ""
 	s.mu.Unlock()
 	n := store.CountMessages(t.conv.messages())
 	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
-	return fmt.Sprintf("resumed session %s (%d messages)", arg, n), nil
+	if note != "" {
+		note = "\n" + note
+	}
+	return fmt.Sprintf("resumed session %s (%d messages)%s", arg, n, note), nil
 }
 
 // OtherSessions lists the saved sessions /resume offers, newest first: not

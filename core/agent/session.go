@@ -51,6 +51,9 @@ type Options struct {
 	Prompter bool
 	// AllowAsks answers every ask with "allow once" (exec --yes).
 	AllowAsks bool
+	// ModeFromFlag says Config.Mode is the user's explicit choice for
+	// this run (exec --mode): on resume it wins over the saved mode.
+	ModeFromFlag bool
 	// Tools replaces the built-in tools (tests).
 	Tools []tools.Tool
 	// Now replaces the clock (tests).
@@ -103,6 +106,9 @@ type Session struct {
 	baseSeq   int64
 	snapSeq   int64 // JournalSeq of the last snapshot queued
 	slashNote bool  // the server/tool deprecation notice was given
+	// resumeNote says why a resumed session runs narrower than it was
+	// saved; told once the load is done.
+	resumeNote string
 }
 
 // Open starts a new session.
@@ -112,6 +118,7 @@ func Open(opts Options) (*Session, error) {
 		return nil, err
 	}
 	s.reset(uuid.NewString())
+	s.recordOrigin(s.ID())
 	return s, nil
 }
 
@@ -124,6 +131,7 @@ func Resume(opts Options, id string) (*Session, error) {
 	if err := s.load(id); err != nil {
 		return nil, err
 	}
+	s.tellResumeNote()
 	return s, nil
 }
 
@@ -251,12 +259,7 @@ func (s *Session) load(id string) error {
 	if snap.Model != "" {
 		s.model = snap.Model
 	}
-	if m, err := policy.ParseMode(snap.Mode); err == nil {
-		s.mode = m
-	}
-	if p, err := policy.ParsePreset(snap.Preset); err == nil && snap.Preset != "" {
-		s.policy.Preset = p
-	}
+	s.mode, s.policy.Preset, s.resumeNote = s.resumeAuthority(snap.ID, snap.Mode, snap.Preset)
 	msgs := snap.Messages
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
 		msgs = msgs[1:] // rebuilt for every request
