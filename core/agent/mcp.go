@@ -39,6 +39,7 @@ func (s *Session) openMCP(log io.Writer) {
 		Servers:       servers,
 		Root:          s.root,
 		StartTimeout:  s.opts.Config.MCPStartTimeout(),
+		CallTimeout:   s.opts.Config.MCPCallTimeout(),
 		Limits:        s.opts.Config.MCP.Limits,
 		Log:           log,
 		ClientName:    "coder-nvim",

@@ -83,7 +83,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	// 2–3. Policy and the tool's own check; yolo skips both for bash.
 	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(t.conv.ID)}
 	if isMCP {
-		action.ReadOnly, action.Trusted = mt.t.ReadOnly, mt.t.Trusted
+		action.ReadOnly, action.NonDestructive, action.Trusted = mt.t.ReadOnly, mt.t.NonDestructive, mt.t.Trusted
 	}
 	verdict := policy.Verdict{Decision: policy.Allow}
 	_, own := tool.(ownTool)

@@ -135,10 +135,19 @@ type MCP struct {
 	// StartTimeout (a Go duration) bounds one server's start: connect,
 	// initialize and the first tools/list.
 	StartTimeout string `json:"start_timeout"`
+	// CallTimeout (a Go duration) bounds one tool call: a server that
+	// does not answer by then gets an error result.
+	CallTimeout string `json:"call_timeout"`
 	// FirstTurnWait (a Go duration) is how long the first turn waits for
 	// servers still starting; later ones join at a later turn.
 	FirstTurnWait string `json:"first_turn_wait"`
 	mcp.Limits
+}
+
+// MCPCallTimeout is the parsed mcp.call_timeout.
+func (c Config) MCPCallTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.MCP.CallTimeout) // validated in Load
+	return d
 }
 
 // MCPStartTimeout is the parsed mcp.start_timeout.
@@ -257,7 +266,7 @@ func Defaults() Config {
 		},
 		Conversations: Conversations{MaxInterruptChainDepth: 4, CloseTimeout: "10s"},
 		Undo:          Undo{KeepTurns: 100, MaxFileMB: 10},
-		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s"},
+		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s", CallTimeout: "120s"},
 		Storage:       Storage{Policy: "full", TTL: "72h"},
 		History:       History{MaxItems: 2000},
 	}
@@ -524,6 +533,9 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if err := mcp.ValidateServers(c.MCPServers); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if d, err := time.ParseDuration(c.MCP.CallTimeout); err != nil || d <= 0 {
+		bad("mcp.call_timeout", "want a positive duration such as \"120s\", got %q", c.MCP.CallTimeout)
 	}
 	if d, err := time.ParseDuration(c.MCP.StartTimeout); err != nil || d <= 0 {
 		bad("mcp.start_timeout", "want a positive duration such as \"30s\", got %q", c.MCP.StartTimeout)

@@ -208,6 +208,7 @@ func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy
 		{"undo", proj.Undo == cur.Undo, proj.Undo},
 		{"conversations.close_timeout", proj.Conversations.CloseTimeout == cur.Conversations.CloseTimeout, proj.Conversations.CloseTimeout},
 		{"mcp.start_timeout", proj.MCP.StartTimeout == cur.MCP.StartTimeout, proj.MCP.StartTimeout},
+		{"mcp.call_timeout", proj.MCP.CallTimeout == cur.MCP.CallTimeout, proj.MCP.CallTimeout},
 		{"mcp.first_turn_wait", proj.MCP.FirstTurnWait == cur.MCP.FirstTurnWait, proj.MCP.FirstTurnWait},
 	} {
 		if !o.same {

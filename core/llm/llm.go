@@ -37,6 +37,16 @@ type Image struct {
 	URL string `json:"url"`
 }
 
+// ImageType reports whether mime is an image format chat-completion
+// endpoints accept (PNG, JPEG, GIF, WebP).
+func ImageType(mime string) bool {
+	switch mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+		return true
+	}
+	return false
+}
+
 // ToolCall is a function call requested by the assistant.
 type ToolCall struct {
 	ID       string       `json:"id"`

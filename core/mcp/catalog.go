@@ -18,7 +18,10 @@ type Tool struct {
 	Description string
 	Schema      json.RawMessage // input schema, compact JSON
 	ReadOnly    bool            // annotated readOnlyHint: true
-	Trusted     bool            // its server is marked trusted
+	// NonDestructive: annotated destructiveHint: false (the protocol's
+	// default is destructive).
+	NonDestructive bool
+	Trusted        bool // its server is marked trusted
 }
 
 // Spec is the tool's entry in a request's tools array.
@@ -80,7 +83,7 @@ func (c *Catalog) equal(o *Catalog) bool {
 	for i := range c.Tools {
 		a, b := c.Tools[i], o.Tools[i]
 		if a.FQN != b.FQN || a.Server != b.Server || a.Name != b.Name || a.Description != b.Description ||
-			!bytes.Equal(a.Schema, b.Schema) || a.ReadOnly != b.ReadOnly || a.Trusted != b.Trusted {
+			!bytes.Equal(a.Schema, b.Schema) || a.ReadOnly != b.ReadOnly || a.NonDestructive != b.NonDestructive || a.Trusted != b.Trusted {
 			return false
 		}
 	}
@@ -103,13 +106,14 @@ func buildCatalog(lists map[string][]*sdk.Tool, trusted map[string]bool) *Catalo
 				continue
 			}
 			t := Tool{
-				FQN:         FQN(srv, st.Name),
-				Server:      srv,
-				Name:        st.Name,
-				Description: st.Description,
-				Schema:      schemaJSON(st.InputSchema),
-				ReadOnly:    st.Annotations != nil && st.Annotations.ReadOnlyHint,
-				Trusted:     trusted[srv],
+				FQN:            FQN(srv, st.Name),
+				Server:         srv,
+				Name:           st.Name,
+				Description:    st.Description,
+				Schema:         schemaJSON(st.InputSchema),
+				ReadOnly:       st.Annotations != nil && st.Annotations.ReadOnlyHint,
+				NonDestructive: st.Annotations != nil && st.Annotations.DestructiveHint != nil && !*st.Annotations.DestructiveHint,
+				Trusted:        trusted[srv],
 			}
 			groups[t.FQN] = append(groups[t.FQN], t)
 		}

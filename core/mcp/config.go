@@ -51,6 +51,7 @@ const (
 	DefaultSessionConcurrent     = 8
 	DefaultSessionCallsPerMinute = 120
 	DefaultStartTimeout          = 30 * time.Second
+	DefaultCallTimeout           = 120 * time.Second
 )
 
 // WithDefaults fills zero fields.

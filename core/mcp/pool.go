@@ -22,6 +22,7 @@ type Options struct {
 	Servers      map[string]ServerConfig
 	Root         string        // base of relative cwds; the default cwd
 	StartTimeout time.Duration // connect + initialize + first tools/list; 0: DefaultStartTimeout
+	CallTimeout  time.Duration // one tools/call; 0: DefaultCallTimeout
 	Limits       Limits
 	// Log receives the servers' stderr, one prefixed line at a time, and
 	// the pool's own messages. Nil: discarded.
@@ -109,6 +110,9 @@ type Pool struct {
 // a slow or failing server never holds up its caller. Servers must be
 // valid (ValidateServers).
 func New(opts Options) *Pool {
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
 	}

@@ -48,6 +48,12 @@ func convert(res *sdk.CallToolResult, maxBytes int) Result {
 			if mime == "" {
 				mime = "image/png"
 			}
+			if !llm.ImageType(mime) {
+				// A server's word is no image: never sent as a data URL of
+				// another type (text/html, …).
+				parts = append(parts, fmt.Sprintf("[image content %d refused: MIME type %q is not PNG, JPEG, GIF or WebP; not shown]", i+1, mime))
+				continue
+			}
 			out.Images = append(out.Images, llm.Image{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(c.Data)})
 			parts = append(parts, fmt.Sprintf("[image %d: %s, %d bytes]", len(out.Images), mime, len(c.Data)))
 		case *sdk.AudioContent:

@@ -108,8 +108,15 @@ func (v *View) Call(ctx context.Context, cat *Catalog, fqn string, args json.Raw
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := sess.CallTool(ctx, &sdk.CallToolParams{Name: t.Name, Arguments: args})
+	// A server that never answers must not hold the turn: the call is
+	// abandoned after CallTimeout (an interrupt still ends it at once).
+	callCtx, cancel := context.WithTimeout(ctx, v.pool.opts.CallTimeout)
+	defer cancel()
+	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.Name, Arguments: args})
 	if err != nil {
+		if ctx.Err() == nil && callCtx.Err() != nil {
+			return errorResult(fmt.Sprintf("MCP server %s did not answer %s within %s (mcp.call_timeout): the call was abandoned", t.Server, t.Name, v.pool.opts.CallTimeout))
+		}
 		if ctx.Err() != nil {
 			return errorResult("canceled: " + ctx.Err().Error())
 		}

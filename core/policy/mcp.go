@@ -10,10 +10,13 @@ import (
 const MCPRulePrefix = "mcp:"
 
 // mcp decides a call of an MCP tool. Rules ("mcp:server__tool" patterns,
-// or "*") come first; then auto-edit and yolo allow; a tool annotated
-// readOnlyHint on a trusted server is allowed; everything else asks
-// (strict and balanced). Plan mode never runs a tool that is not
-// annotated read-only. "Always" remembers the one tool.
+// or "*") come first; then yolo allows; auto-edit allows the tools of a
+// server the user marked trusted and those annotated readOnlyHint or
+// destructiveHint: false (an external server's other tools can do anything:
+// they ask, as an unknown command does); a tool annotated readOnlyHint on a
+// trusted server is allowed; everything else asks (strict and balanced).
+// Plan mode never runs a tool that is not annotated read-only. "Always"
+// remembers the one tool.
 func (p Policy) mcp(mode Mode, a Action) Verdict {
 	// An MCP rule's pattern is not used: its tool names the tools.
 	d, rule, found := p.strictestRule(func(r Rule) bool {
@@ -25,11 +28,16 @@ func (p Policy) mcp(mode Mode, a Action) Verdict {
 		reason = fmt.Sprintf("rule %s matches", rule)
 	} else {
 		switch {
-		case p.preset() == PresetYolo || mode == ModeAutoEdit || mode == ModeYolo:
+		case p.preset() == PresetYolo || mode == ModeYolo:
 			d, reason = Allow, fmt.Sprintf("MCP tools run unasked in %s mode", mode)
 			if p.preset() == PresetYolo {
 				reason = "the yolo preset allows MCP tools"
 			}
+		case mode == ModeAutoEdit && (a.Trusted || a.ReadOnly || a.NonDestructive):
+			d, reason = Allow, "auto-edit runs the tools of trusted MCP servers and those annotated read-only or non-destructive unasked"
+		case mode == ModeAutoEdit:
+			d = Ask
+			reason = fmt.Sprintf("MCP tool %s of a server you have not marked trusted may change anything (not annotated readOnlyHint or destructiveHint: false); auto-edit asks, as for an unknown command", a.Tool)
 		case a.ReadOnly && a.Trusted:
 			d, reason = Allow, "read-only tool (readOnlyHint) of a trusted MCP server"
 		default:

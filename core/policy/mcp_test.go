@@ -15,23 +15,28 @@ func TestEvaluateMCP(t *testing.T) {
 		tool     string
 		ro, trus bool
 		want     Decision
+		safe     bool // destructiveHint: false
 	}{
-		{"balanced asks", ModeDefault, PresetBalanced, nil, "fs__write", false, false, Ask},
-		{"strict asks", ModeDefault, PresetStrict, nil, "fs__read", true, false, Ask},
-		{"trusted read-only allowed", ModeDefault, PresetBalanced, nil, "fs__read", true, true, Allow},
-		{"trusted but not read-only asks", ModeDefault, PresetStrict, nil, "fs__write", false, true, Ask},
-		{"rule allows server", ModeDefault, PresetStrict, rules, "github__create_issue", false, false, Allow},
-		{"deny rule wins", ModeYolo, PresetBalanced, rules, "github__delete_repo", false, false, Deny},
-		{"auto-edit allows", ModeAutoEdit, PresetBalanced, nil, "fs__write", false, false, Allow},
-		{"yolo allows", ModeYolo, PresetStrict, nil, "fs__write", false, false, Allow},
-		{"plan denies writes", ModePlan, PresetBalanced, rules, "github__create_issue", false, false, Deny},
-		{"plan asks read-only", ModePlan, PresetBalanced, nil, "fs__read", true, false, Ask},
-		{"plan trusted read-only", ModePlan, PresetBalanced, nil, "fs__read", true, true, Allow},
+		{"balanced asks", ModeDefault, PresetBalanced, nil, "fs__write", false, false, Ask, false},
+		{"strict asks", ModeDefault, PresetStrict, nil, "fs__read", true, false, Ask, false},
+		{"trusted read-only allowed", ModeDefault, PresetBalanced, nil, "fs__read", true, true, Allow, false},
+		{"trusted but not read-only asks", ModeDefault, PresetStrict, nil, "fs__write", false, true, Ask, false},
+		{"rule allows server", ModeDefault, PresetStrict, rules, "github__create_issue", false, false, Allow, false},
+		{"deny rule wins", ModeYolo, PresetBalanced, rules, "github__delete_repo", false, false, Deny, false},
+		{"auto-edit asks an untrusted server's unannotated tool", ModeAutoEdit, PresetBalanced, nil, "fs__write", false, false, Ask, false},
+		{"auto-edit allows a trusted server's tool", ModeAutoEdit, PresetBalanced, nil, "fs__write", false, true, Allow, false},
+		{"auto-edit allows read-only", ModeAutoEdit, PresetBalanced, nil, "fs__read", true, false, Allow, false},
+		{"auto-edit allows non-destructive", ModeAutoEdit, PresetBalanced, nil, "fs__mkdir", false, false, Allow, true},
+		{"auto-edit rule allows", ModeAutoEdit, PresetBalanced, rules, "github__create_issue", false, false, Allow, false},
+		{"yolo allows", ModeYolo, PresetStrict, nil, "fs__write", false, false, Allow, false},
+		{"plan denies writes", ModePlan, PresetBalanced, rules, "github__create_issue", false, false, Deny, false},
+		{"plan asks read-only", ModePlan, PresetBalanced, nil, "fs__read", true, false, Ask, false},
+		{"plan trusted read-only", ModePlan, PresetBalanced, nil, "fs__read", true, true, Allow, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := Policy{Preset: tc.preset, Rules: tc.rules}
-			v := Evaluate(tc.mode, p, Action{Tool: tc.tool, Kind: KindMCP, ReadOnly: tc.ro, Trusted: tc.trus}, "/")
+			v := Evaluate(tc.mode, p, Action{Tool: tc.tool, Kind: KindMCP, ReadOnly: tc.ro, Trusted: tc.trus, NonDestructive: tc.safe}, "/")
 			if v.Decision != tc.want {
 				t.Fatalf("decision %s (%s), want %s", v.Decision, v.Reason, tc.want)
 			}

@@ -289,9 +289,10 @@ type Action struct {
 	// Command is the bash command line.
 	Command      string
 	Conversation string
-	// ReadOnly and Trusted describe an MCP tool (Kind mcp): annotated
-	// readOnlyHint, and from a server the user marked trusted.
-	ReadOnly, Trusted bool
+	// ReadOnly, NonDestructive and Trusted describe an MCP tool (Kind
+	// mcp): annotated readOnlyHint, annotated destructiveHint: false, and
+	// from a server the user marked trusted.
+	ReadOnly, NonDestructive, Trusted bool
 }
 
 func (a Action) kind() string {

@@ -80,8 +80,6 @@ func imageBlock(img llm.Image) sdk.ContentBlock {
 	return sdk.ImageBlock(data, mime)
 }
 
-// imageTypes are the formats chat-completion endpoints accept.
-var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
 // imagePart turns an image block into what the model is sent: its data as
 // a data: URL, or else its http(s) URI.
@@ -93,7 +91,7 @@ func imagePart(b *sdk.ContentBlockImage) (llm.Image, error) {
 		return llm.Image{}, errors.New("the block has no data and no http(s) URI; send the image's bytes")
 	}
 	mime := strings.ToLower(strings.TrimSpace(b.MimeType))
-	if !imageTypes[mime] {
+	if !llm.ImageType(mime) {
 		return llm.Image{}, fmt.Errorf("unsupported type %q (want image/png, image/jpeg, image/gif or image/webp)", b.MimeType)
 	}
 	if _, err := base64.StdEncoding.DecodeString(b.Data); err != nil {
