@@ -22,10 +22,12 @@
 // undone with the turn. Files inside nested repositories and submodules are
 // not in snapshots (a nested repository without a commit is recorded as a
 // placeholder gitlink) and are never written or removed. Contents pass
-// through git's own filters both ways (core.autocrlf, eol/text attributes,
-// clean/smudge filters such as LFS), so with an eol conversion in force a
-// file comes back as `git checkout` would write it, which may differ in
-// line endings from the bytes it had.
+// through git's built-in conversions both ways (core.autocrlf, eol/text
+// attributes), so with an eol conversion in force a file comes back as `git
+// checkout` would write it, which may differ in line endings from the bytes
+// it had. No program a configuration names runs: clean/smudge/process
+// filters (LFS included) and diff drivers are disarmed, so a file under
+// such a filter is snapshotted and restored as the bytes on disk.
 package gitsnap
 
 import (
@@ -58,17 +60,68 @@ const (
 	authorEmail = "coder-nvim@localhost"
 )
 
-// globalArgs make git's output stable and keep it from running anything of
-// the user's: no hooks, pager, colours, fsmonitor daemon or auto gc.
+// globalArgs make git's output stable and keep it from running anything a
+// repository (or any config) names: an implicit bare repository the model
+// wrote into a plain directory is not one (safe.bareRepository), and no
+// hooks, pager, editor, fsmonitor daemon, ssh or askpass program, external
+// diff or auto gc. Command-line settings take precedence over every config
+// file. Filter and diff drivers are per name: repo.guard empties those the
+// configuration defines.
 var globalArgs = []string{
+	"-c", "safe.bareRepository=explicit",
 	"-c", "core.quotepath=off",
 	"-c", "core.hooksPath=" + os.DevNull,
 	"-c", "core.pager=cat",
+	"-c", "core.editor=false",
+	"-c", "sequence.editor=false",
 	"-c", "core.fsmonitor=false",
+	"-c", "core.sshCommand=false",
+	"-c", "core.askPass=false",
+	"-c", "credential.helper=",
+	"-c", "protocol.allow=never",
+	"-c", "diff.external=",
+	"-c", "gpg.program=false",
 	"-c", "core.safecrlf=false",
 	"-c", "color.ui=false",
 	"-c", "gc.auto=0",
+	"-c", "maintenance.auto=false",
 	"-c", "advice.addEmbeddedRepo=false",
+}
+
+// driverKey matches the configuration keys that name a program per
+// driver: clean/smudge/process filters (run by add, status, checkout and
+// cat-file --filters) and diff textconv/command drivers.
+var driverKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(filter\.(.+)\.(clean|smudge|process|required)|diff\.(.+)\.(textconv|command))$`)
+})
+
+// driverGuard returns -c settings that disarm every filter and diff driver
+// the configuration seen from dir defines, so that no program a repository
+// configures (.git/config, an include) runs in the host's git calls.
+func driverGuard(ctx context.Context, dir string) ([]string, error) {
+	out, err := run(ctx, dir, runOpts{okExit: 1}, "config", "--null", "--name-only", "--get-regexp", `^(filter|diff)\.`)
+	if err != nil {
+		return nil, fmt.Errorf("reading the repository's filter and diff drivers: %w", err)
+	}
+	var guard []string
+	seen := map[string]bool{}
+	for _, key := range splitZ(out) {
+		key = strings.TrimSuffix(key, "\n")
+		m := driverKey().FindStringSubmatch(key)
+		switch {
+		case m == nil:
+		case m[2] != "" && !seen["filter."+m[2]]:
+			seen["filter."+m[2]] = true
+			for _, k := range []string{"clean", "smudge", "process"} {
+				guard = append(guard, "-c", "filter."+m[2]+"."+k+"=")
+			}
+			guard = append(guard, "-c", "filter."+m[2]+".required=false")
+		case m[4] != "" && !seen["diff."+m[4]]:
+			seen["diff."+m[4]] = true
+			guard = append(guard, "-c", "diff."+m[4]+".textconv=", "-c", "diff."+m[4]+".command=")
+		}
+	}
+	return guard, nil
 }
 
 // repo is a workspace root inside a git work tree.
@@ -79,6 +132,9 @@ type repo struct {
 	// fileMode is core.fileMode: whether git tracks the executable bit.
 	// Only Undo reads it.
 	fileMode bool
+	// guard disarms the filter and diff drivers the configuration
+	// defines (driverGuard); it goes before every command's own args.
+	guard []string
 }
 
 type runOpts struct {
@@ -157,7 +213,7 @@ func (r *repo) git(ctx context.Context, o runOpts, args ...string) ([]byte, erro
 	if dir == "" {
 		dir = r.root
 	}
-	return run(ctx, dir, o, args...)
+	return run(ctx, dir, o, append(slicesClone(r.guard), args...)...)
 }
 
 // Available reports whether git is installed and root is inside a git work
@@ -194,7 +250,11 @@ func open(ctx context.Context, root string) (*repo, error) {
 	if len(lines) < 3 {
 		return nil, fmt.Errorf("%s: unexpected answer from git rev-parse: %q", abs, out)
 	}
-	return &repo{root: abs, top: lines[1], prefix: lines[2]}, nil
+	guard, err := driverGuard(ctx, abs)
+	if err != nil {
+		return nil, err
+	}
+	return &repo{root: abs, top: lines[1], prefix: lines[2], guard: guard}, nil
 }
 
 var commitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
