@@ -131,3 +131,46 @@ func TestUntrustedWorkspaceConfig(t *testing.T) {
 		t.Errorf("revoke: %v\n%s", err, out)
 	}
 }
+
+// TestRepositoryFilterNeverRuns: a repository that arrives with a clean
+// filter in .git/config does not get it run by a plain turn's snapshots.
+func TestRepositoryFilterNeverRuns(t *testing.T) {
+	bin := hostBinary(t)
+	srv := fakellm.New()
+	defer srv.Close()
+	dir := gitRepo(t)
+	marker := filepath.Join(t.TempDir(), "filter-ran")
+	script := filepath.Join(t.TempDir(), "filter.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][2]string{{"filter.evil.clean", script}, {"filter.evil.smudge", script}} {
+		if out, err := exec.Command("git", "-C", dir, "config", kv[0], kv[1]).CombinedOutput(); err != nil {
+			t.Fatalf("git config: %v %s", err, out)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* filter=evil\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("b", "bash", map[string]any{"command": "echo hi > out.txt"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	r := execHost(t, bin, dir, srv.URL(), "--yes", "write out.txt")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.txt")); err != nil {
+		t.Fatalf("the turn did not run: %s", r.stderr)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the repository's clean filter ran during the turn")
+	}
+	r = execHost(t, bin, dir, srv.URL(), "/undo")
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the repository's filter ran during /undo: %s", r.stderr)
+	}
+}
