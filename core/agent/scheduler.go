@@ -192,12 +192,25 @@ func (sc *scheduler) running(id ConversationID) *task {
 // work runs the chain's plans in order until the queue is empty.
 func (sc *scheduler) work(done chan struct{}) {
 	s := sc.s
+	ran := false
 	for {
 		sc.mu.Lock()
 		if sc.interrupted || len(sc.queue) == 0 {
-			sc.finishLocked(done, nil, nil)
+			var end *event.Event
+			if !ran && len(sc.queue) > 0 {
+				// Interrupted before its first task started: the task
+				// still ends, or whoever waits for its end waits forever.
+				p := sc.queue[0]
+				conv := p.conv
+				if conv == "" {
+					conv = s.RootConversation()
+				}
+				end = &event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted, Task: string(p.id), Conversation: string(conv)}
+			}
+			sc.finishLocked(done, end, nil)
 			return
 		}
+		ran = true
 		p := sc.queue[0]
 		sc.queue = sc.queue[1:]
 		conv, err := s.conversation(p.conv)

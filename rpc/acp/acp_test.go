@@ -706,3 +706,35 @@ func TestUntrustedWorkspaceRestricted(t *testing.T) {
 		t.Error("the repository's MCP server ran")
 	}
 }
+
+// TestCancelFloodNeverWedges: a prompt followed at once by 20
+// session/cancel, round after round, always returns, and the session
+// takes the next prompt.
+func TestCancelFloodNeverWedges(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	for round := range 30 {
+		e.llm.Enqueue(fakellm.Reply{Content: "answer"})
+		done := make(chan error, 1)
+		go func() {
+			_, err := e.conn.Prompt(ctxT(t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock("hi")}})
+			done <- err
+		}()
+		for range 20 {
+			if err := e.conn.Cancel(ctxT(t), sdk.CancelNotification{SessionId: sid}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: the prompt never returned", round)
+		}
+		e.llm.Reset()
+	}
+	e.llm.Enqueue(fakellm.Reply{Content: "still here"})
+	e.mustPrompt(sid, "after the flood", sdk.StopReasonEndTurn)
+}
