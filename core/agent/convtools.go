@@ -2,9 +2,11 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -44,7 +46,14 @@ func (c convTool) Spec() llm.Tool {
 
 func (c convTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMessage) (*tools.Invocation, error) {
 	title := event.ToolDisplayName(c.name)
-	return tools.NewInvocation(c.name, tools.KindOther, title, func(ctx context.Context) tools.Result {
+	confirm := ""
+	if urls := remoteImages(raw); len(urls) > 0 {
+		if c.s.Mode() == policy.ModePlan {
+			return nil, errors.New("http(s) image URLs are not sent in plan mode; save the image in the workspace and name the file")
+		}
+		confirm = fmt.Sprintf("%s sends the image URL %s to the model provider: a URL chosen by the model can carry data out", c.name, strings.Join(urls, ", "))
+	}
+	inv := tools.NewInvocation(c.name, tools.KindOther, title, func(ctx context.Context) tools.Result {
 		t := taskFrom(ctx)
 		if t == nil {
 			return tools.Result{Output: "error: " + ErrInternal.Error() + ": no task", IsError: true}
@@ -56,7 +65,9 @@ func (c convTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMes
 			return tools.Result{Output: string(data), Summary: firstLine(err.Error()), IsError: true}
 		}
 		return tools.Result{Output: out, Summary: "ok"}
-	}), nil
+	})
+	inv.Confirm = confirm
+	return inv, nil
 }
 
 const itemsSchema = `{"type":"array","items":{"type":"object","properties":{"type":{"type":"string","enum":["text","image_url"]},"text":{"type":"string"},"image_url":{"type":"string"}},"required":["type"]}}`
@@ -96,8 +107,51 @@ type inputItem struct {
 	ImageURL json.RawMessage `json:"image_url,omitempty"`
 }
 
-// splitItems turns items into message text and image URLs.
-func (s *Session) splitItems(items []inputItem) (string, []llm.Image, error) {
+// Limits on what the model hands a conversation: instruction files as the
+// read tool shows at most, images as an ACP prompt may carry.
+const (
+	maxInstructionFile = 256 << 10
+	maxItemImage       = 5 << 20 // decoded bytes of one image
+	maxItemImages      = 8
+)
+
+// imageExt maps the image files the model may name to their types.
+var imageExt = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+
+// remoteImages lists the http(s) image URLs among raw's items: a URL the
+// model chose can carry data out (a secret in its query), so the call is
+// asked about, and refused in plan mode.
+func remoteImages(raw json.RawMessage) []string {
+	var args struct {
+		Items []inputItem `json:"items"`
+	}
+	_ = json.Unmarshal(raw, &args)
+	var urls []string
+	for _, it := range args.Items {
+		if u := itemURL(it); strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+			urls = append(urls, u)
+		}
+	}
+	return urls
+}
+
+// itemURL is an item's image_url, given as a string or {"url": …}.
+func itemURL(it inputItem) string {
+	var url string
+	if json.Unmarshal(it.ImageURL, &url) != nil {
+		var obj struct {
+			URL string `json:"url"`
+		}
+		_ = json.Unmarshal(it.ImageURL, &obj)
+		url = obj.URL
+	}
+	return strings.TrimSpace(url)
+}
+
+// splitItems turns items into message text and image URLs. Images are a
+// data: URL of an image type, a workspace image file the conversation may
+// read, or an http(s) URL (asked about in Prepare).
+func (s *Session) splitItems(ctx context.Context, t *task, items []inputItem) (string, []llm.Image, error) {
 	var texts []string
 	var images []llm.Image
 	for i, it := range items {
@@ -105,26 +159,57 @@ func (s *Session) splitItems(items []inputItem) (string, []llm.Image, error) {
 		case "text", "input_text":
 			texts = append(texts, it.Text)
 		case "image_url", "image", "input_image":
-			var url string
-			if json.Unmarshal(it.ImageURL, &url) != nil {
-				var obj struct {
-					URL string `json:"url"`
-				}
-				_ = json.Unmarshal(it.ImageURL, &obj)
-				url = obj.URL
-			}
-			if !strings.HasPrefix(url, "data:image/") && !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "http://") {
-				return "", nil, fmt.Errorf("items[%d].image_url must be a data:image/… or http(s) URL", i)
-			}
 			if !s.opts.Config.AcceptsImages() {
 				return "", nil, fmt.Errorf("items[%d]: this model takes no images (model_images is false); describe the picture in text", i)
 			}
-			images = append(images, llm.Image{URL: url})
+			if len(images) == maxItemImages {
+				return "", nil, fmt.Errorf("items[%d]: at most %d images per call", i, maxItemImages)
+			}
+			img, err := s.itemImage(ctx, t, itemURL(it))
+			if err != nil {
+				return "", nil, fmt.Errorf("items[%d].image_url: %w", i, err)
+			}
+			images = append(images, img)
 		default:
 			return "", nil, fmt.Errorf("items[%d].type %q is not text or image_url", i, it.Type)
 		}
 	}
 	return strings.Join(texts, "\n\n"), images, nil
+}
+
+func (s *Session) itemImage(ctx context.Context, t *task, url string) (llm.Image, error) {
+	switch {
+	case strings.HasPrefix(url, "https://"), strings.HasPrefix(url, "http://"):
+		if s.Mode() == policy.ModePlan {
+			return llm.Image{}, errors.New("an http(s) image URL is not sent in plan mode; save the image in the workspace and name the file")
+		}
+		return llm.Image{URL: url}, nil // asked about before the call ran
+	case strings.HasPrefix(url, "data:"):
+		mime, data, ok := strings.Cut(strings.TrimPrefix(url, "data:"), ";base64,")
+		if !ok || !llm.ImageType(mime) {
+			return llm.Image{}, errors.New("a data: URL must be base64 PNG, JPEG, GIF or WebP (data:image/png;base64,…)")
+		}
+		if base64.StdEncoding.DecodedLen(len(data)) > maxItemImage {
+			return llm.Image{}, fmt.Errorf("the image is over %d MiB", maxItemImage>>20)
+		}
+		if _, err := base64.StdEncoding.DecodeString(data); err != nil {
+			return llm.Image{}, fmt.Errorf("the data is not valid base64: %v", err)
+		}
+		return llm.Image{URL: url}, nil
+	case url == "":
+		return llm.Image{}, errors.New("empty; give a data:image/… URL or a workspace image file")
+	case strings.Contains(url, "://"):
+		return llm.Image{}, fmt.Errorf("image_url must be a data:image/… URL, a workspace image file or an http(s) URL, not %q", url)
+	}
+	mime := imageExt[strings.ToLower(filepath.Ext(url))]
+	if mime == "" {
+		return llm.Image{}, fmt.Errorf("%s is not a PNG, JPEG, GIF or WebP file (nor a data:image/… URL)", url)
+	}
+	data, err := s.readWorkspaceFile(ctx, t, url, maxItemImage)
+	if err != nil {
+		return llm.Image{}, err
+	}
+	return llm.Image{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)}, nil
 }
 
 // handOver checks the chain depth and leaves the hand-over on the task;
@@ -175,7 +260,7 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	if strings.TrimSpace(args.UserInstr) == "" && len(args.Items) == 0 {
 		return "", errors.New("give user_instruction or items (at least one)")
 	}
-	text, images, err := s.splitItems(args.Items)
+	text, images, err := s.splitItems(ctx, t, args.Items)
 	if err != nil {
 		return "", err
 	}
@@ -190,16 +275,20 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	var notes []string
 	if it := args.InternalTools; it != nil {
 		prefs := t.conv.Tools
-		set := func(dst *bool, v *bool) {
-			if v != nil {
+		// A child inherits its caller's tools and may only narrow them.
+		set := func(name string, dst *bool, v *bool) {
+			switch {
+			case v == nil:
+			case *v && !*dst:
+				notes = append(notes, name+": not enabled (the calling conversation does not have it; a conversation can only narrow its tools)")
+			default:
 				*dst = *v
 			}
 		}
-		set(&prefs.Plan, it.Plan)
-		set(&prefs.Patch, it.Patch)
-		set(&prefs.Shell, it.Shell)
-		set(&prefs.WebSearch, it.WebSearch)
-		if prefs.WebSearch {
+		set("include_plan_tool", &prefs.Plan, it.Plan)
+		set("include_apply_patch_tool", &prefs.Patch, it.Patch)
+		set("use_streamable_shell_tool", &prefs.Shell, it.Shell)
+		if it.WebSearch != nil && *it.WebSearch {
 			notes = append(notes, "web_search_request: unavailable (this agent has no web search tool)")
 		}
 		spec.Tools = &prefs
@@ -231,24 +320,34 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	return fmt.Sprintf(pendingResult, c.ID), nil
 }
 
-// readInstructionFile reads a workspace file the conversation may read.
+// readInstructionFile reads a workspace file the conversation may read,
+// by the read tool's rules: a regular file, of a bounded size.
 func (s *Session) readInstructionFile(ctx context.Context, t *task, path string) (string, error) {
-	abs, rel, err := s.ws.Resolve(path)
-	if err != nil {
-		return "", fmt.Errorf("base_instruction_file: %w", err)
-	}
-	action := policy.Action{Tool: "read", Kind: string(tools.KindRead), Paths: []string{rel}, Conversation: string(t.conv.ID)}
-	if v := policy.Evaluate(s.Mode(), s.policyFor(t.conv), action, s.root); v.Decision != policy.Allow {
-		return "", fmt.Errorf("base_instruction_file: reading %s is not allowed without approval (%s); read it with the read tool first and pass base_instruction_text", rel, v.Reason)
-	}
-	data, err := s.ws.ReadFile(ctx, abs)
+	data, err := s.readWorkspaceFile(ctx, t, path, maxInstructionFile)
 	if err != nil {
 		return "", fmt.Errorf("base_instruction_file: %w", err)
 	}
 	return string(data), nil
 }
 
-func (s *Session) convSend(_ context.Context, t *task, raw json.RawMessage) (string, error) {
+// readWorkspaceFile reads a regular workspace file of at most limit bytes
+// that the conversation may read unasked.
+func (s *Session) readWorkspaceFile(ctx context.Context, t *task, path string, limit int64) ([]byte, error) {
+	abs, rel, err := s.ws.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	action := policy.Action{Tool: "read", Kind: string(tools.KindRead), Paths: []string{rel}, Conversation: string(t.conv.ID)}
+	if v := policy.Evaluate(s.Mode(), s.policyFor(t.conv), action, s.root); v.Decision != policy.Allow {
+		return nil, fmt.Errorf("reading %s is not allowed without approval (%s); read it with the read tool first and pass its text", rel, v.Reason)
+	}
+	if _, err := tools.StatFile(abs, rel, limit); err != nil {
+		return nil, err
+	}
+	return s.ws.ReadFile(ctx, abs)
+}
+
+func (s *Session) convSend(ctx context.Context, t *task, raw json.RawMessage) (string, error) {
 	var args struct {
 		ID    ConversationID `json:"conversation_id"`
 		Text  string         `json:"text"`
@@ -260,7 +359,7 @@ func (s *Session) convSend(_ context.Context, t *task, raw json.RawMessage) (str
 	if strings.TrimSpace(args.Text) == "" && len(args.Items) == 0 {
 		return "", errors.New("give text or items (at least one)")
 	}
-	itemText, images, err := s.splitItems(args.Items)
+	itemText, images, err := s.splitItems(ctx, t, args.Items)
 	if err != nil {
 		return "", err
 	}

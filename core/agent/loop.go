@@ -117,7 +117,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 func (s *Session) modelLoop(ctx context.Context, t *task, input string) {
 	with := t.with
 	maxSteps := s.opts.Config.MaxSteps
-	for step := 0; step < maxSteps; step++ {
+	for t.snaps.steps.Add(1) <= int64(maxSteps) {
 		done, err := s.step(ctx, t)
 		switch {
 		case errors.Is(err, errReplaced) && ctx.Err() == nil:

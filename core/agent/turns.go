@@ -23,6 +23,9 @@ type turnSnaps struct {
 	// clean is the snapshot taken after the turn's last command when
 	// nothing of the turn wrote since: it can serve as the turn's end.
 	clean string
+	// steps counts the model calls of the whole user turn, every task of
+	// its chain (hand-overs included): max_steps bounds them all.
+	steps atomic.Int64
 }
 
 // beginTurn records a user turn and, where git can, snapshots the

@@ -82,7 +82,7 @@ func applyRun(ws *Workspace) func(ctx context.Context, inv *Invocation) Result {
 // currentFile reads an existing file for an edit and applies the stale-edit
 // guard.
 func currentFile(ctx context.Context, ws *Workspace, abs, rel string, mustHaveRead bool) (string, os.FileMode, error) {
-	st, err := statFile(abs, rel)
+	st, err := StatFile(abs, rel, 0)
 	if err != nil {
 		return "", 0, err
 	}

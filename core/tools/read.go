@@ -43,7 +43,7 @@ func (t *readTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	if _, err := statFile(abs, rel); err != nil {
+	if _, err := StatFile(abs, rel, 0); err != nil {
 		return nil, err
 	}
 	title := "read " + rel
@@ -63,9 +63,13 @@ func (t *readTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	}, nil
 }
 
-// statFile checks abs names an existing regular file of a size the file
-// tools handle, with messages for the model.
-func statFile(abs, rel string) (fs.FileInfo, error) {
+// StatFile checks abs names an existing regular file (never a FIFO or a
+// device, which could hang a reader) of at most limit bytes (0: the file
+// tools' limit), with messages for the model.
+func StatFile(abs, rel string, limit int64) (fs.FileInfo, error) {
+	if limit <= 0 {
+		limit = maxFileSize
+	}
 	st, err := os.Stat(abs)
 	switch {
 	case err != nil && os.IsNotExist(err):
@@ -76,8 +80,8 @@ func statFile(abs, rel string) (fs.FileInfo, error) {
 		return nil, fmt.Errorf("%s is a directory, not a file; use ls to list it", rel)
 	case !st.Mode().IsRegular():
 		return nil, fmt.Errorf("%s is not a regular file", rel)
-	case st.Size() > maxFileSize:
-		return nil, fmt.Errorf("%s is too large (%d bytes, limit %d); inspect parts of it with bash (head, sed -n, grep)", rel, st.Size(), maxFileSize)
+	case st.Size() > limit:
+		return nil, fmt.Errorf("%s is too large (%d bytes, limit %d); inspect parts of it with bash (head, sed -n, grep)", rel, st.Size(), limit)
 	}
 	return st, nil
 }

@@ -80,7 +80,6 @@ func imageBlock(img llm.Image) sdk.ContentBlock {
 	return sdk.ImageBlock(data, mime)
 }
 
-
 // imagePart turns an image block into what the model is sent: its data as
 // a data: URL, or else its http(s) URI.
 func imagePart(b *sdk.ContentBlockImage) (llm.Image, error) {
