@@ -159,3 +159,27 @@ func TestSessionHasOneWriter(t *testing.T) {
 	}
 	again.Close()
 }
+
+// TestResumeAfterKillMidHandOver: a session saved while a conversation
+// had the turn (its caller's call still "pending") resumes with the call
+// answered "interrupted", never pending for good.
+func TestResumeAfterKillMidHandOver(t *testing.T) {
+	f := newFixture(t, nil)
+	id := f.sess.ID()
+	cc := call("h", "conv_create", map[string]any{"user_instruction": "go"})
+	snap := &store.Snapshot{ID: id, Model: "test-model", Mode: "default", Started: []string{"h"},
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "delegate"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{cc}},
+			{Role: llm.RoleTool, ToolCallID: "h", Name: "conv_create", Content: fmt.Sprintf(pendingResult, "00000000-0000-4000-8000-000000000009")}}}
+	if err := store.Save(store.Dir(f.root), snap); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Resume(f.sess.opts, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(again.Close)
+	if m := toolMsg(again.History(""), "h"); m == nil || m.Content != interruptedHandOver {
+		t.Errorf("hand-over result after resume = %+v", m)
+	}
+}

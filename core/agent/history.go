@@ -9,6 +9,13 @@ import (
 	"github.com/google/uuid"
 )
 
+// pendingPrefix starts pendingResult; interruptedHandOver replaces it in a
+// history loaded after the process ended during the hand-over.
+const (
+	pendingPrefix       = "pending: handed to conversation "
+	interruptedHandOver = "interrupted: the conversation did not answer (the session ended during the hand-over); call again if still needed"
+)
+
 // repairHistory makes a saved history valid for the next request. A
 // session killed mid-turn (kill -9) is saved with tool calls whose results
 // were never written, and an edited or older file may hold calls without
@@ -50,6 +57,10 @@ func repairHistory(msgs []llm.Message, started map[string]bool) []llm.Message {
 						break
 					}
 				}
+			}
+			if strings.HasPrefix(res.Content, pendingPrefix) {
+				// Saved mid-hand-over: nothing will answer it now.
+				res.Content = interruptedHandOver
 			}
 			if c.ID == "" || used[c.ID] {
 				calls[j].ID = newCallID()
