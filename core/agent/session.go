@@ -235,13 +235,13 @@ func (s *Session) load(id string) error {
 		return err
 	}
 	snap, err := store.Resume(store.Dir(s.root), id)
-	if err == nil {
-		err = snap.Stored()
-	}
 	if err != nil {
 		l.Release()
 		return err
 	}
+	// A none session kept no messages, only its turns' /undo snapshots:
+	// it resumes empty, so /undo still works after a restart.
+	nothingStored := errors.Is(snap.Stored(), store.ErrNothingStored)
 	s.reset(snap.ID)
 	if l != nil {
 		s.setLock(l)
@@ -260,6 +260,9 @@ func (s *Session) load(id string) error {
 		s.model = snap.Model
 	}
 	s.mode, s.policy.Preset, s.resumeNote = s.resumeAuthority(snap.ID, snap.Mode, snap.Preset)
+	if nothingStored {
+		s.resumeNote = strings.TrimSpace(s.resumeNote + "\nthis session was stored under storage policy \"none\": no messages were kept, so it resumes empty; /undo of its turns still works")
+	}
 	msgs := snap.Messages
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
 		msgs = msgs[1:] // rebuilt for every request

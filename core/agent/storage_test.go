@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"errors"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +10,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
-	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 const storageMarker = "ZEBRA-MARKER-41c7"
@@ -84,16 +83,13 @@ func TestStoragePolicyKeepsTextOffDisk(t *testing.T) {
 			if len(hits) > 0 {
 				t.Fatalf("%s: the marker is on disk in %v", pol, hits)
 			}
-			_, err := Resume(f.sess.opts, id)
-			switch pol {
-			case "none":
-				if !errors.Is(err, store.ErrNothingStored) || !strings.Contains(err.Error(), "nothing to resume") {
-					t.Errorf("resume of a none session: %v", err)
-				}
-			case "headers_only":
-				if err != nil {
-					t.Errorf("resume of a headers_only session: %v", err)
-				}
+			again, err := Resume(f.sess.opts, id)
+			if err != nil {
+				t.Fatalf("resume of a %s session: %v", pol, err)
+			}
+			defer again.Close()
+			if pol == "none" && len(again.History("")) != 0 {
+				t.Errorf("a none session resumed with messages: %v", again.History(""))
 			}
 		})
 	}
@@ -121,6 +117,32 @@ func TestUndoUnderEveryPolicy(t *testing.T) {
 				t.Errorf("/undo under %s left new.txt: %v", pol, err)
 			}
 		})
+	}
+}
+
+// TestUndoAfterRestartUnderNone: a none session keeps its turns' /undo
+// snapshots, so a restarted host can still undo them.
+func TestUndoAfterRestartUnderNone(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, o *Options) {
+		c.Storage.Policy = "none"
+		o.AllowAsks = true
+	})
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("w1", "write", map[string]any{"path": "new.txt", "content": "x\n"})}},
+		fakellm.Reply{Content: "written"})
+	f.run(t, "write it")
+	id := f.sess.ID()
+	f.sess.Close()
+	again, err := Resume(f.sess.opts, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if err := again.Run(context.Background(), "/undo"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "new.txt")); !os.IsNotExist(err) {
+		t.Errorf("/undo after a restart under none left new.txt: %v", err)
 	}
 }
 
@@ -182,5 +204,33 @@ func TestConvCreateRejectsUnknownStoragePolicy(t *testing.T) {
 	reqs := f.srv.Requests()
 	if res := toolMsg(reqs[len(reqs)-1].Messages, "c1"); !strings.Contains(res.Content, "storage_policy") {
 		t.Errorf("conv_create with an unknown storage policy answered %q", res.Content)
+	}
+}
+
+// TestSubConversationTextOffDisk: under headers_only and none a
+// sub-conversation's user_instructions and todos stay off disk too.
+func TestSubConversationTextOffDisk(t *testing.T) {
+	for _, pol := range []string{"headers_only", "none"} {
+		t.Run(pol, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, o *Options) {
+				c.Storage.Policy = pol
+				o.AllowAsks = true
+			})
+			f.srv.Enqueue(
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("c", "conv_create", map[string]any{"user_instruction": "brief " + storageMarker})}},
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("t", "todo", map[string]any{"todos": []map[string]any{{"content": "child todo " + storageMarker, "status": "pending"}}})}},
+				fakellm.Reply{Content: "child done"},
+				fakellm.Reply{Content: "root done"},
+			)
+			f.run(t, "delegate")
+			// Journal records are on disk now; the snapshot after Close.
+			if hits, _ := grepCoder(t, f.root); len(hits) > 0 {
+				t.Fatalf("%s: the marker is on disk in %v", pol, hits)
+			}
+			f.sess.Close()
+			if hits, _ := grepCoder(t, f.root); len(hits) > 0 {
+				t.Fatalf("%s: the marker is on disk in %v", pol, hits)
+			}
+		})
 	}
 }

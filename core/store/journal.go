@@ -413,7 +413,9 @@ func filterRecord(p Policy, r *Record) bool {
 		if r.Conversation != nil {
 			c := *r.Conversation
 			c.Instructions = notStored(c.Instructions)
+			c.UserInstructions = notStored(c.UserInstructions)
 			c.Messages = filterMessages(PolicyHeaders, c.Messages)
+			c.Todos = headerTodos(c.Todos)
 			r.Conversation = &c
 		}
 	case KindTurn:
@@ -423,11 +425,7 @@ func filterRecord(p Policy, r *Record) bool {
 			r.Turn = &t
 		}
 	case KindTodos:
-		var ts []Todo
-		for _, t := range r.Todos {
-			ts = append(ts, Todo{Content: notStored(t.Content), Status: t.Status})
-		}
-		r.Todos = ts
+		r.Todos = headerTodos(r.Todos)
 	case KindView:
 		if r.View != nil {
 			v := *r.View

@@ -82,6 +82,15 @@ func notStored(s string) string {
 	return fmt.Sprintf("[not stored: %d bytes]", len(s))
 }
 
+// headerTodos is todos without their text: status and size only.
+func headerTodos(todos []Todo) []Todo {
+	var out []Todo
+	for _, t := range todos {
+		out = append(out, Todo{Content: notStored(t.Content), Status: t.Status})
+	}
+	return out
+}
+
 // FilterMessage is m as policy p stores it; ok is false when p stores no
 // messages at all. A headers-only message stays a valid OpenAI message
 // (roles, tool names and call ids kept, arguments "{}") so a resumed
@@ -159,10 +168,12 @@ func (s *Snapshot) filtered() *Snapshot {
 		cp := convPolicy(p, cv.StoragePolicy, s.Degraded)
 		if cp != PolicyFull {
 			cv.Instructions = notStored(cv.Instructions)
+			cv.UserInstructions = notStored(cv.UserInstructions)
 			cv.Messages = filterMessages(cp, cv.Messages)
+			cv.Todos = headerTodos(cv.Todos)
 		}
 		if cp == PolicyNone {
-			cv.Instructions = ""
+			cv.Instructions, cv.UserInstructions, cv.Todos = "", "", nil
 		}
 		c.Conversations = append(c.Conversations, cv)
 	}
@@ -196,9 +207,7 @@ func (s *Snapshot) filtered() *Snapshot {
 	}
 	c.Todos = nil
 	if p == PolicyHeaders {
-		for _, t := range s.Todos {
-			c.Todos = append(c.Todos, Todo{Content: notStored(t.Content), Status: t.Status})
-		}
+		c.Todos = headerTodos(s.Todos)
 	} else {
 		c.Tools = nil
 	}
