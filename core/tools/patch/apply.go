@@ -32,6 +32,7 @@ func Apply(content string, chunks []Chunk) (string, error) {
 	type replacement struct {
 		start, n int
 		with     []string
+		kept     []int // Chunk.Kept for with, or nil
 	}
 	var reps []replacement
 	pos := 0
@@ -49,10 +50,13 @@ func Apply(content string, chunks []Chunk) (string, error) {
 			if c.Context != "" && !c.EOF {
 				at = pos
 			}
-			reps = append(reps, replacement{at, 0, c.New})
+			reps = append(reps, replacement{at, 0, c.New, nil})
 			continue
 		}
-		old, with := c.Old, c.New
+		old, with, kept := c.Old, c.New, c.Kept
+		if len(kept) != len(with) {
+			kept = nil // not from the parser: endings by content
+		}
 		at := m.seek(old, pos, c.EOF)
 		if at < 0 && ctxAt >= 0 && m.seek(old, ctxAt, c.EOF) == ctxAt {
 			// Models often repeat the @@ line as the chunk's first context
@@ -64,6 +68,11 @@ func Apply(content string, chunks []Chunk) (string, error) {
 			old = old[:len(old)-1]
 			if len(with) > 0 && with[len(with)-1] == "" {
 				with = with[:len(with)-1]
+				if kept != nil {
+					kept = kept[:len(kept)-1]
+				}
+			} else {
+				kept = nil
 			}
 			at = m.seek(old, pos, c.EOF)
 		}
@@ -74,7 +83,7 @@ func Apply(content string, chunks []Chunk) (string, error) {
 			}
 			return "", &ChunkError{i, c, fmt.Sprintf("could not find these lines %s%s:\n%s", where, after(pos), indent(c.Old))}
 		}
-		reps = append(reps, replacement{at, len(old), keepContext(lines[at:at+len(old)], old, with)})
+		reps = append(reps, replacement{at, len(old), keepContext(lines[at:at+len(old)], old, with), kept})
 		pos = at + len(old)
 	}
 
@@ -89,6 +98,11 @@ func Apply(content string, chunks []Chunk) (string, error) {
 	next := 0
 	for _, r := range reps {
 		keep(next, r.start)
+		if r.kept != nil {
+			out = append(out, withEndings(r.with, r.kept, eols[r.start:r.start+r.n])...)
+			next = r.start + r.n
+			continue
+		}
 		// A line of the replacement equal to one it replaces (a context
 		// line) keeps that line's ending; the others are new.
 		j := r.start
@@ -106,6 +120,37 @@ func Apply(content string, chunks []Chunk) (string, error) {
 	}
 	keep(next, len(lines))
 	return joinLines(out, eols, finalNL), nil
+}
+
+// withEndings ends the replacement lines as codex does: a context line
+// keeps its own ending, an added line takes the ending of the removed line
+// it stands in for (the n-th added the n-th removed), and "" (its
+// neighbour's) when more lines are added than removed.
+func withEndings(with []string, kept []int, oldEOLs []string) []outLine {
+	used := make([]bool, len(oldEOLs))
+	for _, k := range kept {
+		if k >= 0 && k < len(used) {
+			used[k] = true
+		}
+	}
+	var removed []string
+	for k, e := range oldEOLs {
+		if !used[k] {
+			removed = append(removed, e)
+		}
+	}
+	out := make([]outLine, len(with))
+	for i, text := range with {
+		eol := ""
+		switch k := kept[i]; {
+		case k >= 0 && k < len(oldEOLs):
+			eol = oldEOLs[k]
+		case len(removed) > 0:
+			eol, removed = removed[0], removed[1:]
+		}
+		out[i] = outLine{text, eol}
+	}
+	return out
 }
 
 // noEOL marks the line that ended the file without a newline; "" marks a

@@ -54,6 +54,10 @@ type Chunk struct {
 	Context string
 	Old     []string
 	New     []string
+	// Kept maps each New line to the Old line it keeps (a context line),
+	// or -1 for an added line: which lines are context is known only from
+	// the patch, and decides which line endings survive.
+	Kept []int
 	// EOF is set by "*** End of File": Old must match at the end of the file.
 	EOF  bool
 	Line int // 1-based line of the chunk in the patch text
@@ -253,13 +257,16 @@ func (p *parser) chunks() ([]Chunk, error) {
 			// Editors and models often drop the space of an empty context line.
 			cur.Old = append(cur.Old, "")
 			cur.New = append(cur.New, "")
+			cur.Kept = append(cur.Kept, len(cur.Old)-1)
 		case raw[0] == ' ':
 			cur.Old = append(cur.Old, raw[1:])
 			cur.New = append(cur.New, raw[1:])
+			cur.Kept = append(cur.Kept, len(cur.Old)-1)
 		case raw[0] == '-':
 			cur.Old = append(cur.Old, raw[1:])
 		case raw[0] == '+':
 			cur.New = append(cur.New, raw[1:])
+			cur.Kept = append(cur.Kept, -1)
 		default:
 			return nil, p.errorf("chunk lines must start with ' ', '-' or '+', got %q", clip(raw))
 		}

@@ -38,11 +38,11 @@ func TestParseForms(t *testing.T) {
 		{Op: OpAdd, Path: "new.txt", Add: "hello\nworld\n", Line: 2},
 		{Op: OpDelete, Path: "old.txt", Line: 5},
 		{Op: OpUpdate, Path: "a.go", MoveTo: "b.go", Line: 6, Chunks: []Chunk{
-			{Context: "func main() {", Old: []string{"context", "old"}, New: []string{"context", "new"}, Line: 8},
-			{Old: []string{"x"}, New: []string{"y"}, EOF: true, Line: 12},
+			{Context: "func main() {", Old: []string{"context", "old"}, New: []string{"context", "new"}, Kept: []int{0, -1}, Line: 8},
+			{Old: []string{"x"}, New: []string{"y"}, Kept: []int{-1}, EOF: true, Line: 12},
 		}},
 		{Op: OpUpdate, Path: "c.go", Line: 16, Chunks: []Chunk{
-			{Old: []string{"first chunk without header", "a"}, New: []string{"first chunk without header", "b"}, Line: 17},
+			{Old: []string{"first chunk without header", "a"}, New: []string{"first chunk without header", "b"}, Kept: []int{0, -1}, Line: 17},
 		}},
 	}
 	if !reflect.DeepEqual(p.Files, want) {
