@@ -80,7 +80,11 @@ type Session struct {
 	saver  *saver
 	sched  *scheduler
 	newID  func() string
-	bg     sync.WaitGroup // background snapshot work, waited for by Close
+	// activity is the workspace's record of when sessions' tools change
+	// files (store.Activity): a command's changes are claimed only when
+	// no other session worked meanwhile.
+	activity *store.Activity
+	bg       sync.WaitGroup // background snapshot work, waited for by Close
 
 	mu        sync.Mutex // guards the fields below; taken before any Conversation.mu
 	id        string
@@ -181,6 +185,7 @@ func newSession(opts Options) (*Session, error) {
 		newID:     opts.NewID,
 	}
 	s.sched = newScheduler(s)
+	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)
 	if s.tools == nil {
 		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
 	}

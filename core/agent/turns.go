@@ -198,8 +198,13 @@ func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation
 		s.trackCommand(ctx, t, func() { res = inv.Run(ctx) })
 		return res
 	}
+	if len(inv.Changes) == 0 {
+		return inv.Run(ctx)
+	}
+	end := s.activity.Begin(s.ID()) // other sessions' commands see this write
 	res := inv.Run(ctx)
-	if len(inv.Changes) == 0 || res.IsError {
+	end()
+	if res.IsError {
 		return res
 	}
 	t.snaps.clean = ""
@@ -234,17 +239,22 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 		return
 	}
 	t.snaps.clean = ""
+	from := s.opts.Now()
+	end := s.activity.Begin(s.ID())
 	pre, err := s.snapshot(ctx, "coder-nvim: before a command of "+string(t.id))
 	if err != nil {
 		if ctx.Err() == nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
 		}
 		run() // interrupted: a command does not start on a cancelled context
+		end()
 		return
 	}
 	run()
 	ctx = context.Background() // an interrupted command still changed what it changed
 	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id))
+	end()
+	shared := err == nil && s.activity.Overlapped(s.ID(), from, s.opts.Now())
 	var changed []string
 	if err == nil {
 		changed, err = gitsnap.Changed(ctx, s.root, pre, post)
@@ -253,6 +263,13 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 		s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
 		gitsnap.Forget(ctx, s.root, pre) //nolint:errcheck // best effort
 		return
+	}
+	if shared && len(changed) > 0 {
+		// Another session changed files while this command ran: whose
+		// change is whose cannot be told, so none is claimed; /undo lists
+		// those files and leaves them alone.
+		s.notice(t, "another session changed files while this command ran: /undo will list, not revert, what changed during it")
+		changed = nil
 	}
 	t.snaps.clean = post
 	s.mu.Lock()

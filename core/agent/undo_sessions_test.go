@@ -256,3 +256,47 @@ func TestAnswerOnlyTurnKeepsNoSnapshot(t *testing.T) {
 		t.Errorf("/undo after answer-only turns: kept.txt = %q", got)
 	}
 }
+
+// TestUndoWithConcurrentCommands: four sessions each write fK.txt and run
+// `echo > ownK.txt` at the same moment; /undo in one never takes back
+// another session's files, whatever its commands' windows overlapped.
+func TestUndoWithConcurrentCommands(t *testing.T) {
+	for round := range 3 {
+		root := gitRepo(t)
+		writeFile(t, filepath.Join(root, ".gitignore"), ".coder\n")
+		const n = 4
+		sessions := make([]*Session, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for k := range n {
+			s, srv, _ := openOn(t, root)
+			sessions[k] = s
+			srv.Enqueue(
+				fakellm.Reply{ToolCalls: []llm.ToolCall{
+					call("w", "write", map[string]any{"path": fmt.Sprintf("f%d.txt", k), "content": "x\n"}),
+					call("b", "bash", map[string]any{"command": fmt.Sprintf("echo %d > own%d.txt", k, k)}),
+				}},
+				fakellm.Reply{Content: "done"},
+			)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				runOn(t, s, "write yours")
+			}()
+		}
+		close(start)
+		wg.Wait()
+		runOn(t, sessions[0], "/undo")
+		if got := read(t, filepath.Join(root, "f0.txt")); got != "<missing>" {
+			t.Errorf("round %d: f0.txt (this session's own write) = %q after /undo", round, got)
+		}
+		for k := 1; k < n; k++ {
+			for _, p := range []string{fmt.Sprintf("f%d.txt", k), fmt.Sprintf("own%d.txt", k)} {
+				if read(t, filepath.Join(root, p)) == "<missing>" {
+					t.Errorf("round %d: /undo in session 0 removed %s of session %d", round, p, k)
+				}
+			}
+		}
+	}
+}
