@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,8 +46,11 @@ type Conversation struct {
 	Storage StoragePolicy
 	created time.Time
 
-	mu         sync.Mutex // guards the fields below
-	history    []llm.Message
+	mu      sync.Mutex // guards the fields below
+	history []llm.Message
+	// times holds when each history message was written (unix ms; 0:
+	// unknown), for storage ttl, which ages each message on its own.
+	times      []int64
 	view       *promptView // compacted prompt (compact.go); nil: all of history is sent
 	todos      []store.Todo
 	ctxTokens  int
@@ -67,8 +71,18 @@ func (c *Conversation) messages() []llm.Message {
 func (c *Conversation) record(m llm.Message, now time.Time) {
 	c.mu.Lock()
 	c.history = append(c.history, m)
+	c.times = append(alignTimes(c.times, len(c.history)-1), now.UnixMilli())
 	c.lastActive = now
 	c.mu.Unlock()
+}
+
+// alignTimes is times made one per message of n: cut, or padded with 0
+// (unknown: aged with the session, not on its own).
+func alignTimes(times []int64, n int) []int64 {
+	if len(times) >= n {
+		return times[:n]
+	}
+	return append(times, make([]int64, n-len(times))...)
 }
 
 // touch refreshes last_active_at (TaskComplete).
@@ -106,6 +120,7 @@ func (c *Conversation) saved() store.Conversation {
 		StoragePolicy:    string(c.Storage),
 		CreatedAt:        c.created,
 		LastActiveAt:     c.lastActive,
+		MessageTimes:     slices.Clone(alignTimes(c.times, len(c.history))),
 		Messages:         append([]llm.Message(nil), c.history...),
 		Todos:            append([]store.Todo(nil), c.todos...),
 	}
@@ -126,6 +141,9 @@ func restoreConversation(sc store.Conversation, started map[string]bool) *Conver
 		lastActive:       sc.LastActiveAt,
 		history:          repairHistory(sc.Messages, started),
 		todos:            sc.Todos,
+	}
+	if len(sc.MessageTimes) == len(c.history) {
+		c.times = sc.MessageTimes
 	}
 	if sc.Tools != nil {
 		c.Tools = *sc.Tools
@@ -230,6 +248,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	}
 	if c.UserInstructions != "" {
 		c.history = []llm.Message{{Role: llm.RoleUser, Content: c.UserInstructions}}
+		c.times = []int64{now.UnixMilli()}
 	}
 	s.mu.Lock()
 	s.convs[c.ID] = c

@@ -340,6 +340,8 @@ func (s *Session) setToolResult(c *Conversation, callID, content string) {
 	for i := len(c.history) - 1; i >= 0; i-- {
 		if m := &c.history[i]; m.Role == llm.RoleTool && m.ToolCallID == callID {
 			m.Content = content
+			c.times = alignTimes(c.times, len(c.history))
+			c.times[i] = s.opts.Now().UnixMilli() // written now: aged from now
 			msg := *m
 			c.mu.Unlock()
 			err = s.recordLocked(store.Record{Kind: store.KindResult, Conv: s.convKeyLocked(c), Call: callID, Msg: &msg})

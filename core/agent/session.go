@@ -268,9 +268,12 @@ func (s *Session) load(id string) error {
 	if nothingStored {
 		s.resumeNote = strings.TrimSpace(s.resumeNote + "\nthis session was stored under storage policy \"none\": no messages were kept, so it resumes empty; /undo of its turns still works")
 	}
-	msgs := snap.Messages
+	msgs, times := snap.Messages, snap.MessageTimes
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
 		msgs = msgs[1:] // rebuilt for every request
+		if len(times) == len(snap.Messages) {
+			times = times[1:]
+		}
 	}
 	started := map[string]bool{}
 	for _, id := range snap.Started {
@@ -282,6 +285,10 @@ func (s *Session) load(id string) error {
 		s.setRootLocked(root)
 	}
 	root.history = repairHistory(msgs, started)
+	root.times = nil
+	if len(times) == len(root.history) {
+		root.times = times
+	}
 	root.todos = snap.Todos
 	root.sentTools = snap.Tools
 	root.ctxTokens = estimateTokens(root.history)
@@ -550,8 +557,10 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		Preset:    string(s.policy.Preset),
 		Cwd:       s.root,
 		Messages:  append([]llm.Message{{Role: llm.RoleSystem, Content: s.systemPromptLocked(s.rootConv)}}, root.Messages...),
-		Tools:     s.rootConv.tools(),
-		Todos:     root.Todos,
+		// The system message is written anew each time.
+		MessageTimes: append([]int64{s.opts.Now().UnixMilli()}, root.MessageTimes...),
+		Tools:        s.rootConv.tools(),
+		Todos:        root.Todos,
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
 		Turns:      append([]store.Turn(nil), s.turns...),
@@ -565,7 +574,7 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 	if snap.Tools == nil {
 		snap.Tools = tools.Specs(s.offeredToolsLocked(s.rootConv))
 	}
-	root.Messages, root.Todos = nil, nil // in Messages and Todos
+	root.Messages, root.Todos, root.MessageTimes = nil, nil, nil // in Messages, Todos and MessageTimes
 	for _, c := range s.order {
 		snap.TTLConvs = snap.TTLConvs || c.Storage == store.PolicyTTL
 		c.mu.Lock()

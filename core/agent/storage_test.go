@@ -2,10 +2,13 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
@@ -232,5 +235,65 @@ func TestSubConversationTextOffDisk(t *testing.T) {
 				t.Fatalf("%s: the marker is on disk in %v", pol, hits)
 			}
 		})
+	}
+}
+
+// TestTTLAgesEachMessage: under ttl a session in constant use still drops
+// the text of its old messages: each is aged from when it was written, not
+// the session from its last update.
+func TestTTLAgesEachMessage(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	f := newFixture(t, func(c *config.Config, o *Options) {
+		c.Storage.Policy, c.Storage.TTL = "ttl", "4s"
+		o.Now = clock
+	})
+	old, recent := "OLD-"+storageMarker, "RECENT-"+storageMarker
+	f.srv.Enqueue(fakellm.Reply{Content: "first answer " + old})
+	f.run(t, "first "+old)
+	for i := range 3 { // touched every 2.5 s
+		advance(2500 * time.Millisecond)
+		f.srv.Enqueue(fakellm.Reply{Content: fmt.Sprintf("answer %d %s", i, recent)})
+		f.run(t, fmt.Sprintf("turn %d %s", i, recent))
+	}
+	files := map[string]string{}
+	filepath.WalkDir(filepath.Join(f.root, ".coder"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			files[p] = string(data)
+		}
+		return nil
+	})
+	var all string
+	for _, data := range files {
+		all += data
+	}
+	if strings.Contains(all, old) {
+		for p, data := range files {
+			if i := strings.Index(data, old); i >= 0 {
+				t.Logf("%s: %s", p, data[max(0, i-300):min(len(data), i+100)])
+			}
+		}
+		t.Errorf("the first turn's text is still on disk 7.5 s later under a 4 s ttl")
+	}
+	if !strings.Contains(all, "answer 2 "+recent) {
+		t.Errorf("the latest turn's text is not on disk: ttl dropped recent text")
+	}
+	// Resumed, the old messages are headers only, the recent ones whole.
+	id := f.sess.ID()
+	f.sess.Close()
+	again, err := Resume(f.sess.opts, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	var hist string
+	for _, m := range again.History("") {
+		hist += m.Content + "\n"
+	}
+	if strings.Contains(hist, old) || !strings.Contains(hist, "answer 2 "+recent) {
+		t.Errorf("resumed history:\n%s", hist)
 	}
 }

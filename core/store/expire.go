@@ -45,9 +45,10 @@ func Expire(dir string, now time.Time) ([]string, error) {
 func expireOne(dir, id string, now time.Time) (bool, error) {
 	// A cheap look first: most sessions are not ttl, or not old yet.
 	s, err := peekHeader(dir, id)
-	if err != nil || !s.expired(now) {
+	if err != nil || !s.expired(now) && !s.stale(now) {
 		return false, nil
 	}
+	whole := s.expired(now)
 	l, err := Acquire(dir, id)
 	if err != nil {
 		return false, nil // in use: its holder expires it
@@ -55,6 +56,12 @@ func expireOne(dir, id string, now time.Time) (bool, error) {
 	defer l.Release()
 	if s, err = Resume(dir, id); err != nil {
 		return false, nil
+	}
+	if !whole {
+		// Only its oldest messages are past the ttl: rewritten
+		// headers-only, the rest kept.
+		s.agedAt = now
+		return true, rewrite(dir, s)
 	}
 	return true, Degrade(dir, s)
 }
@@ -76,6 +83,12 @@ func (s *Snapshot) expired(now time.Time) bool {
 // snapshot first, durably, then the journal it absorbed is removed.
 func Degrade(dir string, s *Snapshot) error {
 	s.Degraded = true
+	return rewrite(dir, s)
+}
+
+// rewrite saves s (resumed, its lock held) durably, then removes the
+// journal it absorbed.
+func rewrite(dir string, s *Snapshot) error {
 	if err := Save(dir, s); err != nil {
 		return fmt.Errorf("degrade session %s: %w", s.ID, err)
 	}

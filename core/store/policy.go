@@ -2,6 +2,8 @@ package store
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -153,6 +155,7 @@ func convPolicy(p Policy, c string, degraded bool) Policy {
 // filtered is s as its policy stores it: s itself under full, a filtered
 // copy otherwise (the caller's snapshot is never changed).
 func (s *Snapshot) filtered() *Snapshot {
+	s = s.aged()
 	p := s.effective()
 	conversations := s.Conversations
 	var narrowed bool
@@ -212,6 +215,108 @@ func (s *Snapshot) filtered() *Snapshot {
 		c.Tools = nil
 	}
 	return &c
+}
+
+// aged is s with every message kept under ttl for longer than storage.ttl
+// since it was written made headers-only (its time then 0): a session in
+// use keeps its recent text, never its old text. s itself when nothing
+// is that old.
+func (s *Snapshot) aged() *Snapshot {
+	ttl := s.ttl()
+	if ttl <= 0 || s.Degraded {
+		return s
+	}
+	ref := s.agedAt
+	if ref.IsZero() {
+		ref = s.UpdatedAt
+	}
+	cutoff := ref.Add(-ttl).UnixMilli()
+	var c *Snapshot
+	cloned := false // c.Conversations is c's own
+	if s.Storage == PolicyTTL {
+		if msgs, times, ok := ageMessages(s.Messages, s.MessageTimes, cutoff); ok {
+			cp := *s
+			c = &cp
+			c.Messages, c.MessageTimes = msgs, times
+		}
+		// A turn's input is the user's message again.
+		for i, t := range s.Turns {
+			if t.Started.IsZero() || t.Started.UnixMilli() >= cutoff || t.Input == "" || strings.HasPrefix(t.Input, "[not stored") {
+				continue
+			}
+			if c == nil {
+				cp := *s
+				c = &cp
+			}
+			if &c.Turns[0] == &s.Turns[0] {
+				c.Turns = append([]Turn(nil), s.Turns...)
+			}
+			c.Turns[i].Input = notStored(t.Input)
+		}
+	}
+	for i, cv := range s.Conversations {
+		if Narrower(s.Storage, Policy(cv.StoragePolicy)) != PolicyTTL {
+			continue
+		}
+		msgs, times, ok := ageMessages(cv.Messages, cv.MessageTimes, cutoff)
+		if !ok {
+			continue
+		}
+		if c == nil {
+			cp := *s
+			c = &cp
+		}
+		if !cloned {
+			c.Conversations, cloned = append([]Conversation(nil), s.Conversations...), true
+		}
+		c.Conversations[i].Messages, c.Conversations[i].MessageTimes = msgs, times
+	}
+	if c == nil {
+		return s
+	}
+	return c
+}
+
+// ageMessages makes headers-only the messages written before cutoff (unix
+// ms); ok is false when none is, or the times do not match the messages.
+func ageMessages(msgs []llm.Message, times []int64, cutoff int64) ([]llm.Message, []int64, bool) {
+	if len(times) != len(msgs) {
+		return nil, nil, false
+	}
+	var out []llm.Message
+	var outTimes []int64
+	for i, at := range times {
+		if at == 0 || at >= cutoff {
+			continue
+		}
+		if out == nil {
+			out, outTimes = slices.Clone(msgs), slices.Clone(times)
+		}
+		out[i], _ = FilterMessage(PolicyHeaders, msgs[i])
+		outTimes[i] = 0
+	}
+	return out, outTimes, out != nil
+}
+
+// stale reports whether some message under ttl is older than storage.ttl
+// at now: the snapshot on disk still holds text it must no longer keep.
+func (s *Snapshot) stale(now time.Time) bool {
+	ttl := s.ttl()
+	if ttl <= 0 || s.Degraded || s.Storage != PolicyTTL {
+		return false
+	}
+	cutoff := now.Add(-ttl).UnixMilli()
+	for _, at := range s.MessageTimes {
+		if at != 0 && at < cutoff {
+			return true
+		}
+	}
+	for _, t := range s.Turns {
+		if !t.Started.IsZero() && t.Started.UnixMilli() < cutoff && t.Input != "" && !strings.HasPrefix(t.Input, "[not stored") {
+			return true
+		}
+	}
+	return false
 }
 
 // TTL is the parsed storage.ttl of a snapshot; 0 when unset or invalid.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
@@ -58,6 +59,15 @@ func (s *Snapshot) Stored() error {
 	return nil
 }
 
+// appendTime appends t to times when times holds one entry per message
+// (n messages): a history without times stays without.
+func appendTime(times []int64, n int, t time.Time) []int64 {
+	if len(times) != n || t.IsZero() {
+		return times
+	}
+	return append(times, t.UnixMilli())
+}
+
 // apply replays one journal record onto s.
 func (s *Snapshot) apply(r *Record) {
 	if !r.Time.IsZero() && r.Time.After(s.UpdatedAt) {
@@ -77,21 +87,26 @@ func (s *Snapshot) apply(r *Record) {
 			return
 		}
 		if c := s.conv(r.Conv); c != nil {
+			c.MessageTimes = appendTime(c.MessageTimes, len(c.Messages), r.Time)
 			c.Messages = append(c.Messages, *r.Msg)
 		} else {
+			s.MessageTimes = appendTime(s.MessageTimes, len(s.Messages), r.Time)
 			s.Messages = append(s.Messages, *r.Msg)
 		}
 	case KindResult:
 		if r.Msg == nil {
 			return
 		}
-		msgs := s.Messages
+		msgs, times := s.Messages, s.MessageTimes
 		if c := s.conv(r.Conv); c != nil {
-			msgs = c.Messages
+			msgs, times = c.Messages, c.MessageTimes
 		}
 		for i := len(msgs) - 1; i >= 0; i-- {
 			if msgs[i].Role == llm.RoleTool && msgs[i].ToolCallID == r.Call {
 				msgs[i] = *r.Msg
+				if len(times) == len(msgs) && !r.Time.IsZero() {
+					times[i] = r.Time.UnixMilli()
+				}
 				break
 			}
 		}

@@ -39,6 +39,11 @@ type Snapshot struct {
 	StorageTTL string `json:"storage_ttl,omitempty"`
 	Degraded   bool   `json:"degraded,omitempty"`
 	TTLConvs   bool   `json:"ttl_conversations,omitempty"`
+	// MessageTimes holds, for each of Messages, when it was written (unix
+	// milliseconds; 0: unknown or already degraded): under ttl each
+	// message is kept whole for storage.ttl from then on. Before the
+	// messages, so the cleanup pass reads it with the head.
+	MessageTimes []int64 `json:"message_times,omitempty"`
 	// Messages is the root conversation as sent to the model, system
 	// message first.
 	Messages []llm.Message `json:"messages"`
@@ -65,6 +70,9 @@ type Snapshot struct {
 	// Views are the compacted views of conversations: what is sent to the
 	// model in place of their oldest messages, which stay in Messages.
 	Views []View `json:"views,omitempty"`
+	// agedAt, when set, is the time ttl ages messages against (the
+	// cleanup pass); else UpdatedAt.
+	agedAt time.Time
 }
 
 // View is a conversation's compacted prompt: its first Upto messages
@@ -89,6 +97,7 @@ type Conversation struct {
 	StoragePolicy    string         `json:"storage_policy,omitempty"`
 	CreatedAt        time.Time      `json:"created_at,omitempty"`
 	LastActiveAt     time.Time      `json:"last_active_at,omitempty"`
+	MessageTimes     []int64        `json:"message_times,omitempty"` // as Snapshot.MessageTimes
 	Messages         []llm.Message  `json:"messages,omitempty"`
 	Todos            []Todo         `json:"todos,omitempty"`
 }
