@@ -73,8 +73,8 @@ type editorOpts struct {
 	// untrusted leaves config as a cloned repository's file would be:
 	// not trusted by the user.
 	untrusted bool
-	setup  string // Lua table for setup(), without the cmd
-	rtp    string // plugin directory to load instead of this checkout
+	setup     string // Lua table for setup(), without the cmd
+	rtp       string // plugin directory to load instead of this checkout
 	// session starts Neovim in a session of its own, as a terminal
 	// does. Linux's autogroups share the cores between sessions first:
 	// in the test's session, Neovim would share one group's turn with
