@@ -51,7 +51,7 @@ func commands() []command {
 		{name: "compact", help: "summarise the conversation now to free context", run: (*Session).cmdCompact},
 		{name: "skills", help: "list the skills the model can load", run: (*Session).cmdSkills},
 		{name: "diff", help: "summarise the workspace's changes (the full diff expands below)", run: (*Session).cmdDiff},
-		{name: "undo", help: "take back every file change of the last turn (again: the turn before)", run: (*Session).cmdUndo},
+		{name: "undo", help: "take back every file change of the last turn (again: the turn before; /undo others: also the files it left alone)", run: (*Session).cmdUndo},
 	}
 }
 

@@ -110,6 +110,8 @@ type Session struct {
 	baseSeq   int64
 	snapSeq   int64 // JournalSeq of the last snapshot queued
 	slashNote bool  // the server/tool deprecation notice was given
+	// undoneOthers are the files the last /undo left alone (/undo others).
+	undoneOthers *othersOfTurn
 	// resumeNote says why a resumed session runs narrower than it was
 	// saved; told once the load is done.
 	resumeNote string

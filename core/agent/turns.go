@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -327,9 +328,16 @@ func (s *Session) unusedLocked(i int, candidates ...string) []string {
 
 // cmdUndo takes back the file changes of the most recent turn not yet
 // undone that changed files; run again, it takes back the turn before.
-func (s *Session) cmdUndo(ctx context.Context, t *task, _ string) (string, error) {
+func (s *Session) cmdUndo(ctx context.Context, t *task, arg string) (string, error) {
 	if err := gitsnap.Available(ctx, s.root); err != nil {
 		return "", fmt.Errorf("/undo needs git and a git repository: %w", err)
+	}
+	switch arg {
+	case "":
+	case "others":
+		return s.undoOthers(ctx, t)
+	default:
+		return "", fmt.Errorf("usage: /undo, or /undo others after an /undo that left files changed by others")
 	}
 	for {
 		s.mu.Lock()
@@ -376,8 +384,56 @@ func (s *Session) cmdUndo(ctx context.Context, t *task, _ string) (string, error
 		if len(rep.TooLarge) > 0 {
 			out += fmt.Sprintf("\nuntracked files over %d MiB are not snapshotted (undo.max_file_mb)", s.opts.Config.Undo.MaxFileMB)
 		}
+		s.mu.Lock()
+		s.undoneOthers = nil
+		if len(rep.Others) > 0 {
+			s.undoneOthers = &othersOfTurn{turn: i, paths: rep.Others}
+		}
+		s.mu.Unlock()
+		if len(rep.Others) > 0 {
+			out += "\n/undo others reverts those too, to how they were before the turn"
+			t.emit(event.Event{Kind: event.UndoOthers, Paths: rep.Others})
+		}
 		return out, nil
 	}
+}
+
+// othersOfTurn are the files the last /undo left alone: changed during
+// the turn, but not by it.
+type othersOfTurn struct {
+	turn  int
+	paths []string
+}
+
+// undoOthers reverts, on the user's word, the files the last /undo left
+// alone to their state before that turn (same checks as /undo: a file
+// edited since is skipped and named).
+func (s *Session) undoOthers(ctx context.Context, t *task) (string, error) {
+	s.mu.Lock()
+	last := s.undoneOthers
+	s.undoneOthers = nil
+	var turn store.Turn
+	if last != nil && last.turn < len(s.turns) {
+		turn = s.turns[last.turn]
+	}
+	s.mu.Unlock()
+	if last == nil || turn.Snapshot == "" {
+		return "", errors.New("nothing to revert: the last /undo left no files changed by others")
+	}
+	own := make([]gitsnap.Owned, len(last.paths))
+	for j, p := range last.paths {
+		own[j] = gitsnap.Owned{Path: p, Base: turn.Snapshot}
+	}
+	rep, err := gitsnap.UndoOwn(ctx, s.root, turn.Snapshot, turn.After, own)
+	if err != nil {
+		return "", fmt.Errorf("/undo others failed: %w", err)
+	}
+	if changed := append(append([]string(nil), rep.Restored...), rep.Removed...); len(changed) > 0 {
+		t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
+	}
+	note := fmt.Sprintf("[undo] The user also reverted files changed by others during the turn %q.\n%s", truncate(turn.Input, 200), rep.String())
+	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: note})
+	return "reverted the files changed by others during the turn:\n" + strings.TrimRight(rep.String(), "\n"), nil
 }
 
 // cmdDiff summarises the workspace's changes; the full diff goes in the

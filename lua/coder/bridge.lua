@@ -118,6 +118,33 @@ function handlers.pick_session(o)
   end)
 end
 
+-- undo_others: /undo left files changed by others (other sessions, you)
+-- alone; ask whether to revert them too, once the /undo is over (the
+-- answer is a new command).
+function handlers.undo_others(o)
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'CoderTurnDone',
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        M.ask_undo_others(o)
+      end)
+    end,
+  })
+end
+
+-- ask_undo_others puts the question of undo_others.
+function M.ask_undo_others(o)
+  local paths = o.paths or {}
+  vim.ui.select({ 'Leave them alone', 'Revert them too' }, {
+    prompt = ('/undo left %d file(s) changed by others during the turn (%s):'):format(#paths, table.concat(paths, ', ')),
+  }, function(choice)
+    if choice == 'Revert them too' then
+      require('coder.host').notify('coder_submit', '/undo others')
+    end
+  end)
+end
+
 -- trust: the workspace's .coder/config.json is not trusted; ask the user
 -- after apply() returns (the host is not kept waiting).
 function handlers.trust(o)

@@ -266,6 +266,9 @@ func (r *renderer) event(ev event.Event) {
 	case event.Notice:
 		r.line(hlNotice, "ℹ "+ev.Text)
 		r.stream = ""
+	case event.UndoOthers:
+		// The plugin asks whether to revert them too (/undo others).
+		r.emitOp(op{"t": "undo_others", "paths": ev.Paths}, true)
 	case event.Retrying:
 		// Says why nothing arrives yet; the turn is still busy.
 		r.line(hlNotice, "⟳ "+ev.Text)
