@@ -96,7 +96,11 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	}
 
 	s.emit(with(event.Event{Kind: event.UserMessage, Text: input}))
-	s.startComplexTask(t, input)
+	if typed := t.plan.typed; typed != "" {
+		s.startComplexTask(t, typed)
+	} else {
+		s.startComplexTask(t, input)
+	}
 	// A per-turn note goes after the user's message, never into the system
 	// message: the system message and every earlier message stay byte for
 	// byte what the provider's prompt cache saw (issue 11 §4b).

@@ -73,14 +73,10 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	}
 	info.Title, info.Paths = inv.Title, inv.Paths
 	info.Diffs = diffs(inv.Changes)
-	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
-	// The editor's unsaved-buffer guard speaks before an approval is asked:
-	// approving a change that is then refused wastes the user's time.
-	if err := s.ws.CheckGuard(ctx, inv.Changes); err != nil {
-		return end(event.ToolFailed, firstLine(err.Error()), err.Error(), "error: "+err.Error())
-	}
 
-	// 2–3. Policy and the tool's own check; yolo skips both for bash.
+	// 2–3. Policy and the tool's own check; yolo skips both for bash. The
+	// verdict is pure: it is known before the call is announced, so front
+	// ends can show a call that waits for approval as pending.
 	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(t.conv.ID)}
 	if isMCP {
 		action.ReadOnly, action.NonDestructive, action.Trusted = mt.t.ReadOnly, mt.t.NonDestructive, mt.t.Trusted
@@ -94,6 +90,13 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 		// A skill write: asked in every mode, yolo too; without keys
 		// nothing remembers or settles it.
 		verdict = policy.Verdict{Decision: policy.Ask, Reason: inv.Confirm, Scope: "this call only: writes to skills are never remembered"}
+	}
+	info.Asks = verdict.Decision == policy.Ask && !s.settled(action, verdict)
+	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
+	// The editor's unsaved-buffer guard speaks before an approval is asked:
+	// approving a change that is then refused wastes the user's time.
+	if err := s.ws.CheckGuard(ctx, inv.Changes); err != nil {
+		return end(event.ToolFailed, firstLine(err.Error()), err.Error(), "error: "+err.Error())
 	}
 	switch verdict.Decision {
 	case policy.Allow:
@@ -162,17 +165,21 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	return end(status, res.Summary, display, res.Output)
 }
 
+// settled reports whether an ask is answered without asking: a remembered
+// approval, or (seed 001 §5) asks allowed when nobody is asked.
+func (s *Session) settled(action policy.Action, v policy.Verdict) bool {
+	s.mu.Lock()
+	mem := s.memory
+	s.mu.Unlock()
+	interactive := s.opts.Config.Interactive() && !s.opts.AllowAsks
+	return policy.Settle(v, action, mem, interactive) == policy.Allow
+}
+
 // approve settles an ask: remembered approvals, non-interactive settings,
 // or the user's answer. It returns whether to run and, if not, the message
 // for the model.
 func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *tools.Invocation, action policy.Action, v policy.Verdict) (bool, string) {
-	s.mu.Lock()
-	mem := s.memory
-	s.mu.Unlock()
-	// Remembered approvals, and seed 001 §5: non-interactive asks are
-	// allowed.
-	interactive := s.opts.Config.Interactive() && !s.opts.AllowAsks
-	if policy.Settle(v, action, mem, interactive) == policy.Allow {
+	if s.settled(action, v) {
 		return true, ""
 	}
 	if !s.opts.Prompter {
@@ -214,6 +221,9 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 	case AllowAlways:
 		// The keys carry the scope and TTL of the policy (approval.scope,
 		// approval.ttl); dangerous calls are approved once only.
+		s.mu.Lock()
+		mem := s.memory
+		s.mu.Unlock()
 		mem.Apply(policy.AnswerAlways, v)
 	}
 	if len(ans.Accepted) > 0 && len(inv.Changes) > 0 {

@@ -26,6 +26,7 @@ type taskPlan struct {
 	kind   planKind
 	conv   ConversationID // "" is the root
 	input  string         // planInput: the line; planTarget: the message text
+	typed  string         // planInput: the user's own words in input, when not all of it
 	images []llm.Image    // image parts of the input
 	turn   TaskID         // the user task whose git turn this belongs to
 	depth  int            // nested hand-overs above this task

@@ -373,6 +373,17 @@ func (s *Session) Mode() policy.Mode {
 	return s.mode
 }
 
+// SetModel switches the model of later requests for this session (a
+// client's choice; /model also saves it to the workspace config).
+func (s *Session) SetModel(name string) {
+	s.mu.Lock()
+	s.model = name
+	st := s.statusLocked()
+	s.mu.Unlock()
+	s.emit(event.Event{Kind: event.StatusChanged, Conversation: string(s.RootConversation()), Status: &st})
+	s.save()
+}
+
 // SetMode switches the mode; it takes effect at the next model call.
 func (s *Session) SetMode(m policy.Mode) {
 	s.mu.Lock()
@@ -398,19 +409,19 @@ func (s *Session) Submit(input string) (string, error) {
 
 // SubmitTo is Submit for a given conversation ("" is the root).
 func (s *Session) SubmitTo(convID ConversationID, input string) (string, error) {
-	id, _, err := s.start(convID, input)
+	id, _, err := s.start(convID, input, "")
 	return string(id), err
 }
 
 // start queues the input as a new chain (single flight: ErrBusy while one
 // runs) and returns its task id and the chain's done channel.
-func (s *Session) start(convID ConversationID, input string, images ...llm.Image) (TaskID, chan struct{}, error) {
+func (s *Session) start(convID ConversationID, input, typed string, images ...llm.Image) (TaskID, chan struct{}, error) {
 	c, err := s.conversation(convID)
 	if err != nil {
 		return "", nil, fmt.Errorf("no conversation %q in this session: %w", convID, err)
 	}
 	id := TaskID(s.newID())
-	done, err := s.sched.submit(&taskPlan{id: id, kind: planInput, conv: c.ID, input: input, images: images, turn: id})
+	done, err := s.sched.submit(&taskPlan{id: id, kind: planInput, conv: c.ID, input: input, typed: typed, images: images, turn: id})
 	if err != nil {
 		return "", nil, err
 	}
@@ -420,20 +431,28 @@ func (s *Session) start(convID ConversationID, input string, images ...llm.Image
 // SubmitImages is Submit with pictures attached to the user message. They
 // go to the model as image parts; a command line takes none.
 func (s *Session) SubmitImages(input string, images []llm.Image) (string, error) {
+	return s.SubmitPrompt(input, "", images)
+}
+
+// SubmitPrompt is SubmitImages with typed, the part of input the user
+// wrote themselves ("" when it is all of it): a front end that attaches
+// context (an ACP client's files) says so, and whether the task is complex
+// is judged on the user's own words only.
+func (s *Session) SubmitPrompt(input, typed string, images []llm.Image) (string, error) {
 	if t := strings.TrimSpace(input); len(images) > 0 && (strings.HasPrefix(t, "/") || strings.HasPrefix(t, "!")) {
 		return "", errors.New("images cannot be attached to a / or ! command")
 	}
 	if len(images) > 0 && !s.opts.Config.AcceptsImages() {
 		return "", errors.New("this model takes no images (model_images is false in the config); describe the picture in text instead")
 	}
-	id, _, err := s.start("", input, images...)
+	id, _, err := s.start("", input, typed, images...)
 	return string(id), err
 }
 
 // Run submits input and waits until it and every hand-over it starts have
 // ended. Cancelling ctx interrupts them.
 func (s *Session) Run(ctx context.Context, input string) error {
-	_, done, err := s.start("", input)
+	_, done, err := s.start("", input, "")
 	if err != nil {
 		return err
 	}

@@ -172,6 +172,9 @@ func typedText(input string) string {
 	lines := strings.Split(input, "\n")
 	out := make([]string, 0, len(lines))
 	for i := 0; i < len(lines); i++ {
+		if attachedLine().MatchString(lines[i]) {
+			continue // an ACP context item or attachment header
+		}
 		if !strings.HasPrefix(strings.TrimSpace(lines[i]), "```") {
 			out = append(out, lines[i])
 			continue
@@ -184,6 +187,13 @@ func typedText(input string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// attachedLine names context a client attached (rpc/acp): "Context:
+// `path`", "Contents of path (as open in the editor):", "Attached path:
+// binary content, not included."
+var attachedLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("^(Context: `[^`]*`|Contents of .* \\(as open in the editor\\):|Attached .*: binary content, not included\\.)$")
+})
 
 // selectionHeader is the line naming an attached selection: "src/a.go:3-9".
 var selectionHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S.*:\d+-\d+$`) })

@@ -4,6 +4,7 @@
 package backend
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
@@ -17,6 +18,9 @@ type Backend struct {
 	Provider agent.Provider
 	Demo     bool
 	Close    func()
+	// Models lists the endpoint's models (GET /models); an error means
+	// no list, not a broken provider.
+	Models func(ctx context.Context) ([]string, error)
 }
 
 // New builds the provider of cfg.
@@ -26,10 +30,10 @@ func New(cfg config.Config) (*Backend, error) {
 		srv := fakellm.New()
 		srv.SetScript(fakellm.DemoScript)
 		p := provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "demo"})
-		return &Backend{Provider: p, Demo: true, Close: srv.Close}, nil
+		return &Backend{Provider: p, Demo: true, Close: srv.Close, Models: func(context.Context) ([]string, error) { return []string{"demo"}, nil }}, nil
 	case config.ProviderOpenAI:
 		p := provider.NewOpenAI(provider.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, IdleTimeout: cfg.IdleTimeout()})
-		return &Backend{Provider: p, Close: func() {}}, nil
+		return &Backend{Provider: p, Close: func() {}, Models: p.Models}, nil
 	}
 	return nil, fmt.Errorf("unknown provider %q", cfg.Provider)
 }

@@ -118,6 +118,10 @@ type Tool struct {
 	Server    string   `json:"server,omitempty" msgpack:"server,omitempty"`
 	Arguments string   `json:"arguments,omitempty" msgpack:"arguments,omitempty"`
 	Paths     []string `json:"paths,omitempty" msgpack:"paths,omitempty"`
+	// Asks, on ToolCallBegin: the call waits for the user's approval
+	// (an ApprovalRequested follows, unless a remembered answer settles
+	// it) before it runs.
+	Asks bool `json:"asks,omitempty" msgpack:"asks,omitempty"`
 	// Set on ToolCallEnd.
 	Status     string `json:"status,omitempty" msgpack:"status,omitempty"` // completed, failed, denied, aborted
 	Summary    string `json:"summary,omitempty" msgpack:"summary,omitempty"`

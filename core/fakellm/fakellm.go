@@ -71,6 +71,15 @@ type Server struct {
 	script   func(Request) Reply
 	requests []Request
 	seq      int
+	models   []string // GET /models lists these; nil: that endpoint does not exist
+}
+
+// SetModels makes GET /models list names (nil: answer 404, as many
+// OpenAI-compatible servers do).
+func (s *Server) SetModels(names []string) {
+	s.mu.Lock()
+	s.models = append([]string(nil), names...)
+	s.mu.Unlock()
 }
 
 // New starts a server listening on 127.0.0.1 on a free port. Like
@@ -215,6 +224,29 @@ func contentImages(raw json.RawMessage) []llm.Image {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/models") {
+		s.mu.Lock()
+		models := s.models
+		s.mu.Unlock()
+		if models == nil {
+			writeError(w, http.StatusNotFound, "invalid_request_error", "fakellm: no /models here", "")
+			return
+		}
+		type model struct {
+			ID     string `json:"id"`
+			Object string `json:"object"`
+		}
+		list := struct {
+			Object string  `json:"object"`
+			Data   []model `json:"data"`
+		}{Object: "list", Data: []model{}}
+		for _, m := range models {
+			list.Data = append(list.Data, model{ID: m, Object: "model"})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(list)
+		return
+	}
 	if r.Method != http.MethodPost || !strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/chat/completions") {
 		writeError(w, http.StatusNotFound, "invalid_request_error", fmt.Sprintf("fakellm: unknown endpoint %s %s", r.Method, r.URL.Path), "")
 		return

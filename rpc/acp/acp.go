@@ -116,7 +116,7 @@ func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 			s.send(sdk.UpdateAgentMessageText(n))
 		}
 	})
-	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(s.eng.Status().Mode)}, nil
+	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
 
 func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
@@ -136,7 +136,7 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 		s.send(planUpdate(plan))
 	}
 	s.send(availableCommands())
-	return sdk.LoadSessionResponse{Modes: modeState(s.eng.Status().Mode)}, nil
+	return sdk.LoadSessionResponse{Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
 
 // ResumeSession is session/load without the replay.
@@ -146,7 +146,7 @@ func (a *server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (s
 		return sdk.ResumeSessionResponse{}, err
 	}
 	time.AfterFunc(commandsDelay, func() { s.send(availableCommands()) })
-	return sdk.ResumeSessionResponse{Modes: modeState(s.eng.Status().Mode)}, nil
+	return sdk.ResumeSessionResponse{Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
 
 // reopen resumes a saved session, replacing a live one with the same id.
@@ -200,6 +200,8 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 		return nil, failure(err.Error())
 	}
 	s.id, s.eng, s.be, s.mcp = sdk.SessionId(eng.ID()), eng, be, mcp
+	s.model = eng.Status().Model
+	s.listModels()
 	s.workspaceNotice = cfg.Workspace.Notice(root)
 	s.mode = eng.Status().Mode
 
@@ -229,11 +231,11 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
-	input, images, err := foldPrompt(p.Prompt)
+	input, typed, images, err := fold(p.Prompt)
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	stop, err := s.prompt(ctx, input, images)
+	stop, err := s.prompt(ctx, input, typed, images)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
@@ -321,8 +323,18 @@ func (a *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk
 	return sdk.CloseSessionResponse{}, nil
 }
 
-func (a *server) SetSessionConfigOption(context.Context, sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
-	return sdk.SetSessionConfigOptionResponse{}, sdk.NewMethodNotFound(sdk.AgentMethodSessionSetConfigOption)
+func (a *server) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	if p.ValueId == nil {
+		return sdk.SetSessionConfigOptionResponse{}, sdk.NewInvalidParams(map[string]any{"error": "this agent's options (mode, model) take a value id, not a boolean"})
+	}
+	s, err := a.lookup(p.ValueId.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	if err := s.setConfigOption(p.ValueId.ConfigId, string(p.ValueId.Value)); err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
 }
 
 // closeAll interrupts every session (their files stay) at shutdown.

@@ -12,63 +12,116 @@ import (
 )
 
 // foldPrompt turns a prompt's content blocks into the one input string the
-// engine takes. Text is kept as written; a resource link or an embedded
-// resource is named inline by its path (or URI); embedded texts follow the
-// input as attachments, so the model sees the editor's version of a file.
+// engine takes. Clients send either one message with inline mentions (Zed:
+// "explain " + a link + " and " …) or one block per message or context
+// item (codecompanion: "Sharing the following file as context: …" and
+// then the user's words). So blocks are glued where their boundary is
+// inline — whitespace on either side, or punctuation starting the next
+// text — and kept apart by a blank line elsewhere, never run together. A
+// resource link or embedded resource inside a sentence is named there as
+// `path`; one standing alone is a context item on a line of its own
+// ("Context: `path`"). Embedded texts follow the input as attachments, so
+// the model sees the editor's version of a file.
 //
-// Image blocks become the turn's images, marked in the text as [image N]
-// where they stood; an image that cannot be sent is an error, never
-// dropped. Audio is named but not sent (promptCapabilities.audio is off).
+// Image blocks become the turn's images, marked in the text as [image N];
+// an image that cannot be sent is an error, never dropped. Audio is named
+// but not sent (promptCapabilities.audio is off).
 //
-// Input whose leading text starts with `/` or `!` is a command line: names
-// stay bare paths (`!cat /w/a.go`) and attachments are left out, since they
-// would become part of the command's argument. Elsewhere names are quoted
-// as code, so a prompt that starts with a file is never taken for a command.
+// Input whose leading text starts with `/` or `!` is a command line: its
+// blocks are joined as written, names stay bare paths (`!cat /w/a.go`) and
+// attachments are left out, since they would become part of the command's
+// argument.
 func foldPrompt(blocks []sdk.ContentBlock) (string, []llm.Image, error) {
+	input, _, images, err := fold(blocks)
+	return input, images, err
+}
+
+// fold is foldPrompt that also returns typed: the user's own words when
+// the prompt carries context items standing alone — the text after the
+// last of them (clients put the context first) — else "" (all of it).
+func fold(blocks []sdk.ContentBlock) (input, typed string, images []llm.Image, err error) {
 	command := isCommand(blocks)
-	name := func(uri string) string {
-		if command {
-			return uriPath(uri)
-		}
-		return "`" + uriPath(uri) + "`"
+	type part struct {
+		text   string
+		isText bool
+		item   bool // a resource: named inline, or as a context item alone
 	}
-	var text strings.Builder
+	var parts []part
 	var attached []string
-	var images []llm.Image
 	for _, b := range blocks {
 		switch {
 		case b.Text != nil:
-			text.WriteString(b.Text.Text)
+			parts = append(parts, part{text: b.Text.Text, isText: true})
 		case b.ResourceLink != nil:
-			text.WriteString(name(b.ResourceLink.Uri))
+			parts = append(parts, part{text: uriPath(b.ResourceLink.Uri), item: true})
 		case b.Resource != nil:
 			switch r := b.Resource.Resource; {
 			case r.TextResourceContents != nil:
-				text.WriteString(name(r.TextResourceContents.Uri))
+				parts = append(parts, part{text: uriPath(r.TextResourceContents.Uri), item: true})
 				attached = append(attached, attachment(uriPath(r.TextResourceContents.Uri), r.TextResourceContents.Text))
 			case r.BlobResourceContents != nil:
-				text.WriteString(name(r.BlobResourceContents.Uri))
+				parts = append(parts, part{text: uriPath(r.BlobResourceContents.Uri), item: true})
 				attached = append(attached, fmt.Sprintf("Attached %s: binary content, not included.", uriPath(r.BlobResourceContents.Uri)))
 			}
 		case b.Image != nil:
 			if command {
-				return "", nil, errors.New("images cannot be attached to a / or ! command")
+				return "", "", nil, errors.New("images cannot be attached to a / or ! command")
 			}
 			img, err := imagePart(b.Image)
 			if err != nil {
-				return "", nil, fmt.Errorf("image %d: %w", len(images)+1, err)
+				return "", "", nil, fmt.Errorf("image %d: %w", len(images)+1, err)
 			}
 			images = append(images, img)
-			fmt.Fprintf(&text, "[image %d]", len(images))
+			parts = append(parts, part{text: fmt.Sprintf("[image %d]", len(images))})
 		case b.Audio != nil:
-			text.WriteString("[an audio clip was attached; this agent cannot hear audio]")
+			parts = append(parts, part{text: "[an audio clip was attached; this agent cannot hear audio]"})
 		}
 	}
-	if command || len(attached) == 0 {
-		return text.String(), images, nil
+	if command {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.text)
+		}
+		return b.String(), "", images, nil
 	}
-	return text.String() + "\n\n" + strings.Join(attached, "\n\n"), images, nil
+	// glued reports whether parts i and i+1 meet inside a sentence.
+	glued := func(i int) bool {
+		if i < 0 || i+1 >= len(parts) {
+			return false
+		}
+		a, b := parts[i], parts[i+1]
+		return a.isText && endsInline(a.text) || b.isText && startsInline(b.text)
+	}
+	var out strings.Builder
+	own := 0 // where the user's own words start: after the last context item alone
+	for i, p := range parts {
+		if i > 0 && !glued(i-1) {
+			out.WriteString("\n\n")
+		}
+		switch {
+		case p.item && !glued(i-1) && !glued(i):
+			out.WriteString(contextPrefix + "`" + p.text + "`")
+			own = out.Len()
+		case p.item:
+			out.WriteString("`" + p.text + "`")
+		default:
+			out.WriteString(p.text)
+		}
+	}
+	if own > 0 {
+		typed = strings.TrimSpace(out.String()[own:])
+	}
+	return strings.Join(append([]string{out.String()}, attached...), "\n\n"), typed, images, nil
 }
+
+// contextPrefix starts the line naming a context item that stands alone.
+const contextPrefix = "Context: "
+
+// endsInline and startsInline tell a block that continues a sentence:
+// whitespace at its edge, or punctuation where it goes on.
+func endsInline(s string) bool { return s != "" && strings.ContainsRune(" \t\n", rune(s[len(s)-1])) }
+
+func startsInline(s string) bool { return s != "" && strings.ContainsRune(" \t\n.,;:!?)", rune(s[0])) }
 
 // imageBlock is the content block of an image sent earlier, for replay.
 func imageBlock(img llm.Image) sdk.ContentBlock {

@@ -38,6 +38,8 @@ type session struct {
 	handed  map[string]*handBlock // finished blocks by call id, until the call ends (pump only)
 	// workspaceNotice names the workspace settings ignored as untrusted.
 	workspaceNotice string
+	models          []string // the endpoint's models (GET /models), if it lists them
+	model           string   // the model last announced (pump only)
 }
 
 // handBlock is a hand-over shown as a think tool call: the target's text
@@ -201,7 +203,9 @@ func (s *session) handle(ev event.Event) {
 		}
 		s.send(sdk.UpdateAgentMessageText(text))
 	case event.Notice:
-		s.send(sdk.UpdateAgentMessageText("\n\n" + ev.Text + "\n"))
+		// A note about the turn (a todo list started, compaction, a
+		// resume in plan mode), not part of the answer a client keeps.
+		s.send(sdk.UpdateAgentThoughtText(ev.Text + "\n\n"))
 	case event.Retrying:
 		// A thought, not the answer: it says why nothing arrives yet and
 		// must not become part of the text a client keeps as the reply.
@@ -260,9 +264,19 @@ func (s *session) handle(ev event.Event) {
 	case event.TodosUpdated:
 		s.send(planUpdate(ev.Todos))
 	case event.StatusChanged:
-		if ev.Status != nil && ev.Status.Mode != "" && ev.Status.Mode != s.mode {
-			s.mode = ev.Status.Mode
+		if ev.Status == nil {
+			return
+		}
+		changed := false
+		if ev.Status.Mode != "" && ev.Status.Mode != s.mode {
+			s.mode, changed = ev.Status.Mode, true
 			s.send(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(ev.Status.Mode)}})
+		}
+		if ev.Status.Model != "" && ev.Status.Model != s.model {
+			s.model, changed = ev.Status.Model, true
+		}
+		if changed {
+			s.send(s.configUpdate())
 		}
 	case event.TaskComplete:
 		t := s.currentTurn()
@@ -373,7 +387,7 @@ func (s *session) answer(id string, d agent.Decision) {
 }
 
 // prompt runs one input as a turn and returns its stop reason.
-func (s *session) prompt(ctx context.Context, input string, images []llm.Image) (sdk.StopReason, error) {
+func (s *session) prompt(ctx context.Context, input, typed string, images []llm.Image) (sdk.StopReason, error) {
 	s.promptMu.Lock()
 	defer s.promptMu.Unlock()
 	if ctx.Err() != nil {
@@ -387,7 +401,7 @@ func (s *session) prompt(ctx context.Context, input string, images []llm.Image) 
 	s.mu.Lock()
 	s.turn = t
 	s.mu.Unlock()
-	if _, err := s.eng.SubmitImages(input, images); err != nil {
+	if _, err := s.eng.SubmitPrompt(input, typed, images); err != nil {
 		s.mu.Lock()
 		s.turn = nil
 		s.mu.Unlock()

@@ -139,16 +139,22 @@ func TestFoldPrompt(t *testing.T) {
 	}{
 		{"text", []sdk.ContentBlock{text("hello "), text("world")}, "hello world"},
 		{"link", []sdk.ContentBlock{text("see "), sdk.ResourceLinkBlock("a.go", "file:///w/a%20b.go")}, "see `/w/a b.go`"},
-		{"non-file link", []sdk.ContentBlock{sdk.ResourceLinkBlock("x", "https://example.com/x")}, "`https://example.com/x`"},
+		{"non-file link", []sdk.ContentBlock{sdk.ResourceLinkBlock("x", "https://example.com/x")}, "Context: `https://example.com/x`"},
 		{"embedded", []sdk.ContentBlock{text("fix "), embedded("file:///w/a.go", "package a")},
 			"fix `/w/a.go`\n\nContents of /w/a.go (as open in the editor):\n```\npackage a\n```"},
 		{"embedded with fences", []sdk.ContentBlock{embedded("file:///w/R.md", "```go\nx\n```\n")},
-			"`/w/R.md`\n\nContents of /w/R.md (as open in the editor):\n````\n```go\nx\n```\n````"},
+			"Context: `/w/R.md`\n\nContents of /w/R.md (as open in the editor):\n````\n```go\nx\n```\n````"},
 		{"command keeps its line", []sdk.ContentBlock{text("!cat "), embedded("file:///w/a.go", "package a")}, "!cat /w/a.go"},
 		{"slash command", []sdk.ContentBlock{text("  /model "), text("gpt-x")}, "  /model gpt-x"},
 		{"file first is no command", []sdk.ContentBlock{text(" "), sdk.ResourceLinkBlock("a", "file:///w/a"), text(" explain")}, " `/w/a` explain"},
 		{"blob", []sdk.ContentBlock{sdk.ResourceBlock(sdk.EmbeddedResourceResource{BlobResourceContents: &sdk.BlobResourceContents{Uri: "file:///w/i.png", Blob: "AAAA"}})},
-			"`/w/i.png`\n\nAttached /w/i.png: binary content, not included."},
+			"Context: `/w/i.png`\n\nAttached /w/i.png: binary content, not included."},
+		// codecompanion sends one block per message or context item.
+		{"blocks apart", []sdk.ContentBlock{text("Sharing the following file as context: /w/README.md"), text("Explain this file")},
+			"Sharing the following file as context: /w/README.md\n\nExplain this file"},
+		{"after a stop", []sdk.ContentBlock{text("Tell me something long"), text("Second prompt")}, "Tell me something long\n\nSecond prompt"},
+		{"a context item alone", []sdk.ContentBlock{embedded("file:///w/a.go", "package a"), text("Explain it")},
+			"Context: `/w/a.go`\n\nExplain it\n\nContents of /w/a.go (as open in the editor):\n```\npackage a\n```"},
 	} {
 		got, images, err := foldPrompt(tc.blocks)
 		if got != tc.want || images != nil || err != nil {

@@ -161,18 +161,41 @@ func toolStart(root string, t *event.Tool) sdk.SessionUpdate {
 		ToolCallId: sdk.ToolCallId(t.CallID),
 		Title:      toolTitle(t),
 		Kind:       kind,
-		Status:     sdk.ToolCallStatusInProgress,
+		Status:     startStatus(t),
 		Locations:  locations(root, t.Paths),
 		RawInput:   rawInput(t.Arguments),
 		Content:    diffContent(root, t.Diffs),
 	}}
 }
 
+// startStatus is a call's status when it is announced: pending while it
+// waits for the user's approval, in progress when it runs at once.
+func startStatus(t *event.Tool) sdk.ToolCallStatus {
+	if t.Asks {
+		return sdk.ToolCallStatusPending
+	}
+	return sdk.ToolCallStatusInProgress
+}
+
 func toolTitle(t *event.Tool) string {
 	if t.Title != "" {
-		return t.Title
+		return readableTitle(t.Title)
 	}
 	return t.Name
+}
+
+// readableTitle puts what a call does first: clients cut a title at its
+// first colon (codecompanion showed "Execute: bash" for "bash: echo hi"),
+// so "bash: CMD" becomes "`CMD`" and "tool: what" becomes "what (tool)".
+func readableTitle(title string) string {
+	head, rest, ok := strings.Cut(title, ": ")
+	if !ok || rest == "" || strings.ContainsAny(head, " `") {
+		return title
+	}
+	if head == "bash" {
+		return "`" + rest + "`"
+	}
+	return rest + " (" + head + ")"
 }
 
 // toolEnd is the tool_call_update of a ToolCallEnd. ACP has no cancelled
@@ -265,12 +288,12 @@ func decision(id sdk.PermissionOptionId) agent.Decision {
 }
 
 func permissionRequest(sid sdk.SessionId, root string, a *event.Approval) sdk.RequestPermissionRequest {
-	title := a.Title
+	title := readableTitle(a.Title)
+	if a.Danger {
+		title = "⚠ " + title + " (dangerous)"
+	}
 	if a.Reason != "" {
 		title += " — " + a.Reason
-	}
-	if a.Danger {
-		title = "⚠ dangerous: " + title
 	}
 	tc := sdk.ToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(a.CallID),

@@ -1,0 +1,232 @@
+package acp_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// selectOf returns the select option id of opts, or nil.
+func selectOf(opts []sdk.SessionConfigOption, id sdk.SessionConfigId) *sdk.SessionConfigOptionSelect {
+	for _, o := range opts {
+		if o.Select != nil && o.Select.Id == id {
+			return o.Select
+		}
+	}
+	return nil
+}
+
+func optionValues(s *sdk.SessionConfigOptionSelect) []string {
+	var out []string
+	if s != nil && s.Options.Ungrouped != nil {
+		for _, o := range *s.Options.Ungrouped {
+			out = append(out, string(o.Value))
+		}
+	}
+	return out
+}
+
+func configUpdates(updates []sdk.SessionNotification) [][]sdk.SessionConfigOption {
+	var out [][]sdk.SessionConfigOption
+	for _, u := range updates {
+		if c := u.Update.ConfigOptionUpdate; c != nil {
+			out = append(out, c.ConfigOptions)
+		}
+	}
+	return out
+}
+
+// TestConfigOptions: mode and model are advertised as config options on
+// session/new and session/load, set with session/set_config_option
+// (errors name the choices), and every change, by any route, is sent as
+// config_option_update (and current_mode_update).
+func TestConfigOptions(t *testing.T) {
+	llmSrv := fakellm.New()
+	t.Cleanup(llmSrv.Close)
+	llmSrv.SetModels([]string{"model-a", "model-b"})
+	e := newEnv(t, envOptions{llm: llmSrv})
+	sid, resp := e.newSession()
+	mode, model := selectOf(resp.ConfigOptions, sdk.SessionConfigId("mode")), selectOf(resp.ConfigOptions, sdk.SessionConfigId("model"))
+	if mode == nil || mode.CurrentValue != "default" || mode.Category == nil || *mode.Category != sdk.SessionConfigOptionCategoryMode ||
+		strings.Join(optionValues(mode), " ") != "plan default auto-edit yolo" {
+		t.Fatalf("mode option = %+v", mode)
+	}
+	if model == nil || model.Category == nil || *model.Category != sdk.SessionConfigOptionCategoryModel ||
+		!strings.Contains(strings.Join(optionValues(model), " "), "model-a model-b") {
+		t.Fatalf("model option = %+v (values %v)", model, optionValues(model))
+	}
+	if resp.Modes == nil || resp.Modes.CurrentModeId != "default" {
+		t.Errorf("legacy modes field lost: %+v", resp.Modes)
+	}
+
+	set := func(id, value string) (sdk.SetSessionConfigOptionResponse, error) {
+		return e.conn.SetSessionConfigOption(ctxT(t), sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+			SessionId: sid, ConfigId: sdk.SessionConfigId(id), Value: sdk.SessionConfigValueId(value)}})
+	}
+	r, err := set("mode", "plan")
+	if err != nil || selectOf(r.ConfigOptions, sdk.SessionConfigId("mode")).CurrentValue != "plan" {
+		t.Fatalf("set mode plan: %v %+v", err, r)
+	}
+	e.client.waitFor(t, "config_option_update for the mode", func() bool {
+		ups := configUpdates(e.client.snapshot())
+		return len(ups) > 0 && selectOf(ups[len(ups)-1], sdk.SessionConfigId("mode")).CurrentValue == "plan"
+	})
+	for _, bad := range [][2]string{{"mode", "turbo"}, {"colour", "red"}, {"model", "no-such-model"}} {
+		_, err := set(bad[0], bad[1])
+		if code := requestCode(err); code != -32602 {
+			t.Errorf("set %s=%s: error %v (code %d), want invalid params", bad[0], bad[1], err, code)
+		}
+		if err != nil && bad[0] == "mode" && !strings.Contains(err.Error(), "plan, default, auto-edit, yolo") {
+			t.Errorf("the error does not name the choices: %v", err)
+		}
+	}
+	if _, err := set("model", "model-b"); err != nil {
+		t.Fatal(err)
+	}
+	e.llm.Enqueue(fakellm.Reply{Content: "hi"})
+	e.mustPrompt(sid, "hello", sdk.StopReasonEndTurn)
+	if reqs := e.llm.Requests(); len(reqs) == 0 || reqs[len(reqs)-1].Model != "model-b" {
+		t.Errorf("the chosen model was not used")
+	}
+
+	// /mode, the other route, is announced both ways.
+	before := len(e.client.snapshot())
+	e.mustPrompt(sid, "/mode auto-edit", sdk.StopReasonEndTurn)
+	e.client.waitFor(t, "updates for /mode", func() bool {
+		var cfg, cur bool
+		for _, u := range e.client.snapshot()[before:] {
+			if c := u.Update.ConfigOptionUpdate; c != nil && selectOf(c.ConfigOptions, sdk.SessionConfigId("mode")).CurrentValue == "auto-edit" {
+				cfg = true
+			}
+			if m := u.Update.CurrentModeUpdate; m != nil && m.CurrentModeId == "auto-edit" {
+				cur = true
+			}
+		}
+		return cfg && cur
+	})
+
+	// session/load advertises them too.
+	e2 := newEnv(t, envOptions{llm: llmSrv, root: e.root})
+	e.proc.stop()
+	lr, err := e2.conn.LoadSession(ctxT(t), sdk.LoadSessionRequest{SessionId: sid, Cwd: e.root, McpServers: []sdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if selectOf(lr.ConfigOptions, sdk.SessionConfigId("mode")) == nil || selectOf(lr.ConfigOptions, sdk.SessionConfigId("model")) == nil {
+		t.Errorf("session/load: config options = %+v", lr.ConfigOptions)
+	}
+}
+
+// TestPromptBlocksAndNotes: blocks stay apart, attached context does not
+// make a task complex, and notes never arrive inside the answer.
+func TestPromptBlocksAndNotes(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	readme := filepath.Join(e.root, "README.md")
+	long := strings.Repeat("This project does many things and this sentence repeats to make the file long. ", 60)
+	if err := os.WriteFile(readme, []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.llm.Enqueue(fakellm.Reply{Content: "It explains the project."})
+	before := len(e.client.snapshot())
+	_, err := e.conn.Prompt(ctxT(t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("Sharing the following file as context: " + readme),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file://" + readme, Text: long}}),
+		sdk.TextBlock("Explain this file"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.llm.Requests()
+	got := reqs[len(reqs)-1].Messages[len(reqs[len(reqs)-1].Messages)-1].Content
+	if !strings.Contains(got, readme+"\n\nContext: `"+readme+"`\n\nExplain this file") {
+		t.Errorf("blocks run together: %.300q", got)
+	}
+	if strings.Contains(got, "complex, multi-step task") {
+		t.Errorf("attached context made the prompt a complex task")
+	}
+	answer := agentText(e.client.snapshot()[before:])
+	if answer != "It explains the project." {
+		t.Errorf("answer text = %q, want the model's words only", answer)
+	}
+
+	// A complex request: its note is a thought, not answer text.
+	e.llm.Enqueue(fakellm.Reply{Content: "Done."})
+	before = len(e.client.snapshot())
+	e.mustPrompt(sid, "1. rename the loader 2. migrate the tests 3. update the docs 4. release", sdk.StopReasonEndTurn)
+	if answer := agentText(e.client.snapshot()[before:]); answer != "Done." {
+		t.Errorf("answer text = %q: a note is inside it", answer)
+	}
+}
+
+// TestToolStatusAndTitles: a call that needs approval is pending until
+// approved (its permission request agrees), then in progress, then
+// completed; one that needs none starts in progress; titles read well when
+// a client cuts them at the first colon.
+func TestToolStatusAndTitles(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	var statusAtAsk sdk.ToolCallStatus
+	e.client.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		for _, u := range e.client.snapshot() {
+			if tc := u.Update.ToolCall; tc != nil && string(tc.ToolCallId) == string(req.ToolCall.ToolCallId) {
+				statusAtAsk = tc.Status
+			}
+			if tu := u.Update.ToolCallUpdate; tu != nil && string(tu.ToolCallId) == string(req.ToolCall.ToolCallId) && tu.Status != nil {
+				statusAtAsk = *tu.Status
+			}
+		}
+		return selectOption("allow_once"), nil
+	}
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "hello.txt", "content": "hi\n"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("b", "bash", map[string]any{"command": "echo hi > out.txt"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "hello.txt"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	e.mustPrompt(sid, "write hello", sdk.StopReasonEndTurn)
+	if statusAtAsk != sdk.ToolCallStatusPending {
+		t.Errorf("the write was %q when its permission was asked, want pending", statusAtAsk)
+	}
+	perms := e.client.permissions()
+	if len(perms) < 2 || perms[0].ToolCall.Status == nil || *perms[0].ToolCall.Status != sdk.ToolCallStatusPending {
+		t.Fatalf("permission requests = %+v", perms)
+	}
+	statuses := map[string][]sdk.ToolCallStatus{}
+	titles := map[string]string{}
+	for _, u := range e.client.snapshot() {
+		if tc := u.Update.ToolCall; tc != nil {
+			statuses[string(tc.ToolCallId)] = append(statuses[string(tc.ToolCallId)], tc.Status)
+			titles[string(tc.ToolCallId)] = tc.Title
+		}
+		if tu := u.Update.ToolCallUpdate; tu != nil && tu.Status != nil {
+			statuses[string(tu.ToolCallId)] = append(statuses[string(tu.ToolCallId)], *tu.Status)
+		}
+	}
+	want := map[string]string{
+		"w": "pending in_progress completed",
+		"b": "pending in_progress completed",
+		"r": "in_progress completed",
+	}
+	for id, w := range want {
+		var got []string
+		for _, s := range statuses[id] {
+			got = append(got, string(s))
+		}
+		if strings.Join(got, " ") != w {
+			t.Errorf("call %s statuses %v, want %s", id, got, w)
+		}
+	}
+	if got := titles["b"]; got != "`echo hi > out.txt`" {
+		t.Errorf("bash title = %q", got)
+	}
+	if title := *perms[1].ToolCall.Title; strings.HasPrefix(title, "bash:") || !strings.HasPrefix(title, "`echo hi > out.txt`") {
+		t.Errorf("bash permission title = %q", title)
+	}
+}
