@@ -23,9 +23,19 @@ vet:
 	$(GO) vet ./...
 
 # test runs every test: Go with -race, including the headless-Neovim tests,
-# which use the host built by `build`.
+# which use the host built by `build` — on the system's Neovim, then again
+# on Neovim 0.10 and 0.12 from Debian's archive (scripts/nvim-versions.sh
+# prepares them once under build/nvim; without the archive only the
+# system's Neovim is tested, and the run says so).
+NVIM_PKGS := ./rpc/nvim/...
 test: deps build vet
 	CODER_NVIM_BIN=$(CURDIR)/bin/coder-nvim $(GO) test -race -count=1 ./...
+	@sh scripts/nvim-versions.sh build/nvim >build/nvim.list
+	@set -e; for w in $$(cat build/nvim.list); do \
+		echo "== headless-Neovim tests on $$($$w --version | head -n 1)"; \
+		CODER_NVIM_NVIM=$$w CODER_NVIM_BIN=$(CURDIR)/bin/coder-nvim $(GO) test -race -count=1 $(NVIM_PKGS); \
+	done
+	@echo "Neovim versions tested: $$(nvim --version | head -n 1)$$(for w in $$(cat build/nvim.list); do printf ', %s' "$$($$w --version | head -n 1)"; done)"
 
 bench: deps build
 	CODER_NVIM_BIN=$(CURDIR)/bin/coder-nvim $(GO) test -run '^$$' -bench . -benchmem -count=1 ./...

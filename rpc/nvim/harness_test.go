@@ -45,7 +45,31 @@ func runTests(m *testing.M) int {
 			hostBinary = bin
 		}
 	}
-	return m.Run()
+	code := m.Run()
+	if code != 0 {
+		// make test runs these tests on several Neovim versions: say which.
+		fmt.Fprintf(os.Stderr, "FAIL: the failures above ran on %s (%s)\n", nvimVersion(), nvimCommand())
+	}
+	return code
+}
+
+// nvimCommand is the Neovim the tests start: $CODER_NVIM_NVIM (make test
+// sets it to each Neovim version it prepared), else nvim on PATH.
+func nvimCommand() string {
+	if c := os.Getenv("CODER_NVIM_NVIM"); c != "" {
+		return c
+	}
+	return "nvim"
+}
+
+// nvimVersion is the first line of `nvim --version` ("NVIM v0.10.4").
+func nvimVersion() string {
+	out, err := exec.Command(nvimCommand(), "--version").Output()
+	if err != nil {
+		return "an unknown Neovim"
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return line
 }
 
 func repoRoot() string {
@@ -88,7 +112,7 @@ type editorOpts struct {
 
 func needNvim(t testing.TB) {
 	t.Helper()
-	if _, err := exec.LookPath("nvim"); err != nil {
+	if _, err := exec.LookPath(nvimCommand()); err != nil {
 		t.Skip("nvim not installed (make deps installs it)")
 	}
 	if hostBinary == "" {
@@ -151,6 +175,7 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 		args = append(args, "--listen", e.sock)
 	}
 	start := []nvim.ChildProcessOption{
+		nvim.ChildProcessCommand(nvimCommand()),
 		nvim.ChildProcessArgs(args...),
 		nvim.ChildProcessDir(dir),
 		nvim.ChildProcessEnv(env),
@@ -158,7 +183,7 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 	}
 	if o.session {
 		// setsid(1) execs nvim in place: the child is no group leader.
-		start = append(start, nvim.ChildProcessCommand("setsid"), nvim.ChildProcessArgs(append([]string{"nvim"}, args...)...))
+		start = append(start, nvim.ChildProcessCommand("setsid"), nvim.ChildProcessArgs(append([]string{nvimCommand()}, args...)...))
 	}
 	v, err := nvim.NewChildProcess(start...)
 	if err != nil {

@@ -1,0 +1,45 @@
+package nvimhost
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// TestCleanOnThisNeovim: a turn with an approval, a review and the health
+// check leave no deprecation warning or error in :messages, and
+// :checkhealth coder reports no warning or error, on whichever Neovim make
+// test runs (0.7.2, 0.10, 0.12).
+func TestCleanOnThisNeovim(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	// The notify override of the harness would hide messages: restore it.
+	e.lua(`vim.notify = function(msg, level) vim.api.nvim_echo({{tostring(msg)}}, true, {}) end`, nil)
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w", "write", map[string]any{"path": "a.txt", "content": "a\n"})}},
+		fakellm.Reply{Content: "Done. ```go\nfunc main() {}\n```"},
+	)
+	e.start()
+	e.cmd("Coder write a")
+	e.waitApproval()
+	e.input("y")
+	e.waitIdle(10 * time.Second)
+	e.cmd("checkhealth coder")
+	var report string
+	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
+	for _, bad := range []string{"ERROR", "WARNING"} {
+		if strings.Contains(report, bad) {
+			t.Errorf("%s: :checkhealth coder reports %s:\n%s", nvimVersion(), bad, report)
+		}
+	}
+	t.Logf("%s\n%s", nvimVersion(), report)
+	var msgs string
+	e.lua(`return vim.api.nvim_exec('messages', true)`, &msgs)
+	for _, bad := range []string{"deprecated", "Error", "E5108", "stack traceback"} {
+		if strings.Contains(msgs, bad) {
+			t.Errorf("%s: :messages holds %q:\n%s", nvimVersion(), bad, msgs)
+		}
+	}
+}
