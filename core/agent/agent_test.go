@@ -527,6 +527,9 @@ func TestResumeContinuesHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Closed before the temp dirs go: a session still saving in the
+	// background made RemoveAll fail ("directory not empty").
+	t.Cleanup(again.Close)
 	f.srv.Enqueue(fakellm.Reply{Content: "second answer"})
 	if err := again.Run(context.Background(), "second"); err != nil {
 		t.Fatal(err)

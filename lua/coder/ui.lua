@@ -525,6 +525,8 @@ function M.show_conversation(id, chunks)
   end
   vim.bo[b].modifiable = false
   vim.bo[b].readonly = true
+  -- Every scratch view closes with q (unmapped, q started a macro).
+  vim.keymap.set('n', 'q', '<cmd>tabclose<cr>', { buffer = b, nowait = true, desc = 'coder: close the conversation' })
   vim.cmd('tab sbuffer ' .. b)
   return b
 end

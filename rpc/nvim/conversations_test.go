@@ -116,7 +116,19 @@ func TestConversationsInNeovim(t *testing.T) {
 	if !strings.Contains(text, "## You\nreview main.go") || !strings.Contains(text, "LGTM\nsecond line") || strings.Contains(text, "get main.go reviewed") || modifiable {
 		t.Errorf("conversation transcript (modifiable %v):\n%s", modifiable, text)
 	}
-	e.cmd("tabclose")
+	// q closes the view, as in every scratch view (it started a macro:
+	// checked first, since a recording q would wait for its register).
+	if !e.boolLua(`return vim.fn.maparg('q', 'n') ~= ''`) {
+		t.Fatal("q is not mapped in the conversation view")
+	}
+	var tabs int
+	e.lua(`return #vim.api.nvim_list_tabpages()`, &tabs)
+	e.input("q")
+	e.waitFor("q to close the conversation tab", 5*time.Second, func() bool {
+		var n int
+		e.lua(`return #vim.api.nvim_list_tabpages()`, &n)
+		return n == tabs-1 && notRecording(e)
+	})
 
 	// Input to the sub-conversation, then back to the root.
 	e.lua(`_G.picks, _G.choose = {}, {'review main.go', 'Send the input'}`, nil)
@@ -153,4 +165,9 @@ func (e *editor) promptText() string {
 	var s string
 	e.lua(`return require('coder.ui').prompt_text()`, &s)
 	return s
+}
+
+// notRecording reports that no macro recording started.
+func notRecording(e *editor) bool {
+	return e.boolLua(`return vim.fn.reg_recording() == ''`)
 }
