@@ -120,7 +120,7 @@ func (s *Session) recordTurn(i int) {
 	s.mu.Lock()
 	var err error
 	if i >= 0 && i < len(s.turns) {
-		turn := s.turns[i]
+		turn := store.AgedTurn(s.storage, s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
 		err = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
 	}
 	s.mu.Unlock()

@@ -417,7 +417,17 @@ func (p Policy) describe(keys []Key, dangerous bool) string {
 		parts = append(parts, "bash commands starting with `"+strings.Join(bash, "`, `")+"`")
 	}
 	if len(files) > 0 {
-		parts = append(parts, fileTool+" on files matching `"+strings.Join(files, "`, `")+"`")
+		// A directory's files, or one file at the workspace root (so one
+		// answer never approves the whole workspace): filePattern.
+		var where []string
+		for _, f := range files {
+			if dir, ok := strings.CutSuffix(f, "/**"); ok {
+				where = append(where, "files under `"+dir+"/`")
+			} else {
+				where = append(where, "`"+f+"` only (a file at the workspace root)")
+			}
+		}
+		parts = append(parts, fileTool+" on "+strings.Join(where, ", "))
 	}
 	for _, t := range tools {
 		parts = append(parts, "every "+t+" call")

@@ -383,3 +383,17 @@ func TestRulesSeeThroughGlobalOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestAlwaysScopeText: the float says what "always" covers as the README
+// and :help do: a file's directory, or a file at the root alone.
+func TestAlwaysScopeText(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"main.go", "write on `main.go` only (a file at the workspace root)"},
+		{"src/api/a.go", "write on files under `src/api/`"},
+	} {
+		v := Evaluate(ModeDefault, Policy{}, Action{Tool: "write", Kind: KindEdit, Paths: []string{tc.path}}, "/w")
+		if v.Decision != Ask || !strings.HasPrefix(v.Scope, tc.want) {
+			t.Errorf("%s: scope %q, want it to start with %q", tc.path, v.Scope, tc.want)
+		}
+	}
+}

@@ -298,6 +298,17 @@ func ageMessages(msgs []llm.Message, times []int64, cutoff int64) ([]llm.Message
 	return out, outTimes, out != nil
 }
 
+// AgedTurn is turn as a journal record may hold it under policy p at now:
+// under ttl, the input of a turn started more than ttl ago is kept no
+// longer (a turn record is written again when the turn's snapshots land,
+// maybe long after it started).
+func AgedTurn(p Policy, ttl time.Duration, now time.Time, turn Turn) Turn {
+	if p == PolicyTTL && ttl > 0 && !turn.Started.IsZero() && now.Sub(turn.Started) > ttl && turn.Input != "" && !strings.HasPrefix(turn.Input, "[not stored") {
+		turn.Input = notStored(turn.Input)
+	}
+	return turn
+}
+
 // stale reports whether some message under ttl is older than storage.ttl
 // at now: the snapshot on disk still holds text it must no longer keep.
 func (s *Snapshot) stale(now time.Time) bool {
