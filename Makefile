@@ -30,7 +30,7 @@ vet:
 NVIM_PKGS := ./rpc/nvim/...
 test: deps build vet
 	CODER_NVIM_BIN=$(CURDIR)/bin/coder-nvim $(GO) test -race -count=1 ./...
-	@sh scripts/nvim-versions.sh build/nvim >build/nvim.list
+	@mkdir -p build/nvim && sh scripts/nvim-versions.sh build/nvim >build/nvim.list
 	@set -e; for w in $$(cat build/nvim.list); do \
 		echo "== headless-Neovim tests on $$($$w --version | head -n 1)"; \
 		CODER_NVIM_NVIM=$$w CODER_NVIM_BIN=$(CURDIR)/bin/coder-nvim $(GO) test -race -count=1 $(NVIM_PKGS); \
