@@ -128,9 +128,12 @@ function M.check()
       if s.last_error and s.last_error ~= '' then
         line = line .. '; last error: ' .. s.last_error
       end
-      if s.state == 'ready' then
+      if s.state == 'ready' or s.state == 'disabled' then
         r.ok(line)
-      elseif s.state == 'starting' or s.state == 'restarting' or s.state == 'disabled' then
+      elseif s.state == 'starting' and (s.last_error or '') == '' then
+        -- Simply not up yet (the host started moments ago): no warning.
+        r.ok(line .. ' (still starting; check again in a moment)')
+      elseif s.state == 'starting' or s.state == 'restarting' then
         r.warn(line)
       else
         r.error(line)

@@ -43,3 +43,17 @@ func TestCleanOnThisNeovim(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthServerStarting: an MCP server that is simply still starting
+// is reported as such, not as a warning.
+func TestHealthServerStarting(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mcpServers": {"slow": {"command": "sh", "args": ["slow.sh"]}}}`})
+	writeFile(t, e.dir+"/slow.sh", "#!/bin/sh\nexec sleep 60\n")
+	e.start()
+	e.cmd("checkhealth coder")
+	var report string
+	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
+	if !strings.Contains(report, "slow (stdio): starting") || strings.Contains(report, "WARNING") {
+		t.Errorf("health report:\n%s", report)
+	}
+}
