@@ -40,6 +40,7 @@ local defaults = {
     accept_hunk = 'ga',
     reject_hunk = 'gr',
     open_full = 'gO', -- transcript: open a folded answer or tool output whole
+    help = '?', -- transcript and input (normal mode): list the keys that work there
   },
 }
 

@@ -64,11 +64,13 @@ local function set_keys()
     map(st.ibuf, 'i', keys.send_insert, M.send_input, 'coder: send')
     map(st.ibuf, { 'n', 'i' }, keys.stop, coder.stop, 'coder: interrupt the turn')
     map(st.ibuf, 'n', keys.close, M.close, 'coder: close')
+    map(st.ibuf, 'n', keys.help, require('coder.keyhelp').show, 'coder: show the keys that work here')
   end
   if valid_buf(st.tbuf) then
     map(st.tbuf, 'n', keys.stop, coder.stop, 'coder: interrupt the turn')
     map(st.tbuf, 'n', keys.close, M.close, 'coder: close')
     map(st.tbuf, 'n', keys.open_full, M.open_full, 'coder: open the folded text whole')
+    map(st.tbuf, 'n', keys.help, require('coder.keyhelp').show, 'coder: show the keys that work here')
   end
 end
 M.set_keys = set_keys

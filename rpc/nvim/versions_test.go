@@ -57,3 +57,32 @@ func TestHealthServerStarting(t *testing.T) {
 		t.Errorf("health report:\n%s", report)
 	}
 }
+
+// TestKeyHelp: ? in the input and the transcript lists the keys that work
+// there.
+func TestKeyHelp(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.start()
+	for _, where := range []string{"input", "transcript"} {
+		e.lua(`local ui = require('coder.ui')
+			local buf = ... == 'input' and ui.input_buf() or ui.transcript_buf()
+			vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))`, nil, where)
+		e.input("?")
+		e.waitFor("the key list", 5*time.Second, func() bool { return e.boolLua(`return vim.bo.filetype == 'coder-keys'`) })
+		var text string
+		e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &text)
+		want := []string{"interrupt the turn", "close", "show the keys that work here"}
+		if where == "input" {
+			want = append(want, "<CR>", "send", "<C-S>")
+		} else {
+			want = append(want, "gO", "open the folded text whole")
+		}
+		for _, w := range want {
+			if !strings.Contains(strings.ToUpper(text), strings.ToUpper(w)) {
+				t.Errorf("%s: ? lists:\n%s\nwant %q", where, text, w)
+			}
+		}
+		e.input("q")
+		e.waitFor("the key list to close", 5*time.Second, func() bool { return e.boolLua(`return vim.bo.filetype ~= 'coder-keys'`) })
+	}
+}
