@@ -19,6 +19,18 @@ import (
 // invalid.
 const abortedResult = "aborted: the turn was interrupted before this tool call ran"
 
+// FailedResult recognises, in a saved history, the tool results the
+// engine writes for calls that did not succeed (front ends replaying a
+// session show them as failed).
+func FailedResult(content string) bool {
+	for _, p := range []string{"error:", "denied", "aborted", "not run:", "not applied:", "interrupted", "outcome unknown:", `{"error":`} {
+		if strings.HasPrefix(content, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // notRunResult answers the calls after an interrupting one in the same
 // assistant message: every call keeps exactly one tool message (seed 003).
 const notRunResult = "not run: the turn was handed to conversation %s; call again if still needed"

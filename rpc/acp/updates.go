@@ -336,7 +336,7 @@ func replay(root string, history []llm.Message) []sdk.SessionUpdate {
 			}
 		case llm.RoleTool:
 			status := sdk.ToolCallStatusCompleted
-			if failedResult(m.Content) {
+			if agent.FailedResult(m.Content) {
 				status = sdk.ToolCallStatusFailed
 			}
 			out = append(out, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
@@ -375,15 +375,4 @@ func replayCall(root string, c llm.ToolCall) sdk.SessionUpdate {
 		Locations:  locs,
 		RawInput:   rawInput(c.Function.Arguments),
 	}}
-}
-
-// failedResult recognises the tool results the engine writes for calls
-// that did not succeed.
-func failedResult(content string) bool {
-	for _, p := range []string{"error:", "denied", "aborted", "not run:", "not applied:"} {
-		if strings.HasPrefix(content, p) {
-			return true
-		}
-	}
-	return false
 }

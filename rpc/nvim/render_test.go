@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/review"
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
@@ -282,5 +283,29 @@ func TestRenderNestedHandOverInterrupted(t *testing.T) {
 	}
 	if c := r.statusOp()["status"].(map[string]any)["conversation"]; c != "" {
 		t.Errorf("status still names conversation %v", c)
+	}
+}
+
+// TestReplayShowsOutcomes: /resume replays each call with its recorded
+// outcome; a call that failed is never shown as if still pending.
+func TestReplayShowsOutcomes(t *testing.T) {
+	f := &fakeBuffer{}
+	r := f.renderer()
+	call := func(id, name, args string) llm.ToolCall {
+		return llm.ToolCall{ID: id, Type: "function", Function: llm.FunctionCall{Name: name, Arguments: args}}
+	}
+	r.replay("s1", []llm.Message{
+		{Role: llm.RoleUser, Content: "do it"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("a", "write", `{"path":"a.txt"}`), call("b", "bash", `{"command":"false"}`), call("c", "read", `{"path":"x"}`)}},
+		{Role: llm.RoleTool, ToolCallID: "a", Content: "wrote a.txt"},
+		{Role: llm.RoleTool, ToolCallID: "b", Content: "error: exit status 1"},
+	})
+	for _, want := range []string{`✓ write {"path":"a.txt"}`, `✗ bash {"command":"false"} — error: exit status 1`, `✗ read {"path":"x"} — no result was recorded`} {
+		if !strings.Contains(f.text, want) {
+			t.Errorf("replay lacks %q:\n%s", want, f.text)
+		}
+	}
+	if strings.Contains(f.text, "· ") {
+		t.Errorf("a call is shown as pending:\n%s", f.text)
 	}
 }

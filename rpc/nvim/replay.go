@@ -3,6 +3,7 @@ package nvimhost
 import (
 	"strings"
 
+	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
@@ -18,6 +19,12 @@ func (r *renderer) replayTitled(name string, msgs []llm.Message) {
 	r.paragraph()
 	r.line(hlNotice, "── "+name+" ──")
 	r.section, r.stream = "", ""
+	results := map[string]string{}
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool {
+			results[m.ToolCallID] = m.Content
+		}
+	}
 	for _, m := range msgs {
 		switch m.Role {
 		case llm.RoleUser:
@@ -29,7 +36,16 @@ func (r *renderer) replayTitled(name string, msgs []llm.Message) {
 			}
 			for _, tc := range m.ToolCalls {
 				r.agentSection()
-				r.line(hlToolOK, "· "+event.ToolDisplayName(tc.Function.Name)+" "+oneLine(tc.Function.Arguments, 80))
+				// The recorded outcome, never a call that looks pending.
+				name := event.ToolDisplayName(tc.Function.Name) + " " + oneLine(tc.Function.Arguments, 80)
+				switch res, ok := results[tc.ID]; {
+				case !ok:
+					r.line(hlToolFailed, "✗ "+name+" — no result was recorded")
+				case agent.FailedResult(res):
+					r.line(hlToolFailed, "✗ "+name+" — "+oneLine(res, 100))
+				default:
+					r.line(hlToolOK, "✓ "+name)
+				}
 				r.stream = ""
 			}
 		}
