@@ -239,7 +239,9 @@ func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
 		}
 		b.WriteString("\n")
 	}
-	cat := s.mcp.pool.Catalog()
+	// What the next turn will offer: /tools runs between turns (one task
+	// at a time), so the servers that came up since are folded in now.
+	cat, _ := s.mcp.pool.Advance()
 	v, err := s.mcpView(c)
 	if err != nil {
 		fmt.Fprintf(&b, "MCP tools: %v\n", err)
@@ -259,9 +261,6 @@ func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
 	}
 	for _, cf := range cat.Conflicts {
 		fmt.Fprintf(&b, "  conflict: %s\n", cf)
-	}
-	if s.mcp.pool.Pending() {
-		b.WriteString("  (changes waiting: they apply at the next turn)\n")
 	}
 	return b.String()
 }

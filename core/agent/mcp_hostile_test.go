@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -113,5 +114,27 @@ func TestMCPCallTimeoutAndImageTypes(t *testing.T) {
 	}
 	if !strings.Contains(page, `"text/html" is not PNG, JPEG, GIF or WebP`) {
 		t.Errorf("page result = %q", page)
+	}
+}
+
+// TestToolsShowsWhatTheNextTurnOffers: /tools in a fresh session lists the
+// tools of servers that are up, not "changes waiting".
+func TestToolsShowsWhatTheNextTurnOffers(t *testing.T) {
+	writes := 0
+	f := mcpFixture(t, "default", false, &writes)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		st := f.sess.mcp.pool.Status()
+		if len(st) == 1 && st[0].State == "ready" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never came up: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	f.run(t, "/tools")
+	outs := f.rec.find(event.CommandOutput)
+	if len(outs) == 0 || !strings.Contains(outs[len(outs)-1].Text, "web__echo") {
+		t.Fatalf("/tools before the first turn:\n%v", outs)
 	}
 }

@@ -413,13 +413,6 @@ func (p *Pool) Catalog() *Catalog {
 	return p.committed
 }
 
-// Pending reports whether Advance would look at changes.
-func (p *Pool) Pending() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.dirty
-}
-
 // Advance is the turn boundary: servers that started, exited with a new
 // list or announced tools/list_changed since the last call are folded
 // into a new snapshot. changed is false when the tools are as before.
