@@ -614,13 +614,26 @@ function M.send_input()
 end
 
 -- add_context appends lines to the input buffer.
+-- add_context puts a selection (header line "path:13-20", then the fenced
+-- lines) into the input: below a blank first line for the question when
+-- the input is empty, folded to its header line, with the cursor on the
+-- question line in Insert mode.
 function M.add_context(lines)
   local b = M.input_buf()
   local cur = api.nvim_buf_get_lines(b, 0, -1, false)
+  local first
   if #cur == 1 and cur[1] == '' then
-    api.nvim_buf_set_lines(b, 0, -1, false, lines)
+    api.nvim_buf_set_lines(b, 0, -1, false, vim.list_extend({ '' }, lines))
+    first = 2
   else
+    first = #cur + 1
     api.nvim_buf_set_lines(b, -1, -1, false, lines)
+  end
+  if valid_win(st.iwin) and api.nvim_win_get_buf(st.iwin) == b then
+    M.make_fold(st.iwin, first, first + #lines - 1, true)
+    api.nvim_set_current_win(st.iwin)
+    api.nvim_win_set_cursor(st.iwin, { first == 2 and 1 or #cur, 0 })
+    vim.cmd('startinsert!')
   end
 end
 

@@ -86,3 +86,32 @@ func TestKeyHelp(t *testing.T) {
 		e.waitFor("the key list to close", 5*time.Second, func() bool { return e.boolLua(`return vim.bo.filetype ~= 'coder-keys'`) })
 	}
 }
+
+// TestSelectionIntoInput: :'<,'>Coder without text leaves a blank first
+// line for the question, the cursor on it in Insert mode, and the context
+// folded to its "path:13-20" line.
+func TestSelectionIntoInput(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	path := e.dir + "/main.go"
+	writeFile(t, path, "package main\n\nfunc main() {\n\tprintln(1)\n\tprintln(2)\n\tprintln(3)\n\tprintln(4)\n}\n")
+	e.cmd("edit " + path)
+	e.cmd("3,8Coder")
+	e.waitFor("the input with the selection", 10*time.Second, func() bool {
+		return e.boolLua(`return vim.bo.filetype == 'coder-input' and vim.api.nvim_buf_line_count(0) > 3`)
+	})
+	var lines []string
+	e.lua(`return vim.api.nvim_buf_get_lines(0, 0, -1, false)`, &lines)
+	if len(lines) < 3 || lines[0] != "" || lines[1] != "main.go:3-8" {
+		t.Fatalf("input = %q", lines)
+	}
+	var row int
+	var mode string
+	e.lua(`return vim.api.nvim_win_get_cursor(0)[1]`, &row)
+	e.lua(`return vim.api.nvim_get_mode().mode`, &mode)
+	if row != 1 || mode != "i" {
+		t.Errorf("cursor on line %d in mode %q, want line 1 in Insert mode", row, mode)
+	}
+	if !e.boolLua(`return vim.fn.foldclosed(2) == 2 and vim.fn.foldclosedend(2) == vim.fn.line('$')`) {
+		t.Errorf("the context is not folded to its header line")
+	}
+}
