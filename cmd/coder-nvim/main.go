@@ -142,7 +142,7 @@ func runExec(args []string) int {
 	defer be.Close()
 
 	printer := &cli.Printer{Out: os.Stdout, Err: os.Stderr, Demo: be.Demo}
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: printer.Handle, AllowAsks: *yes, ModeFromFlag: *mode != ""}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: printer.Handle, AllowAsks: *yes, ModeFromFlag: *mode != "", Models: be.Models}
 	var sess *agent.Session
 	if *resume != "" {
 		sess, err = agent.Resume(opts, *resume)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -37,7 +38,8 @@ func commands() []command {
 	}
 	return []command{
 		{name: "help", help: "show commands and input rules", run: (*Session).cmdHelp},
-		{name: "model", args: "NAME", help: "switch the model now and save it to .coder/config.json", run: (*Session).cmdModel},
+		{name: "model", args: "[NAME]", help: "switch the model now and save it to .coder/config.json; without NAME, list the endpoint's models", run: (*Session).cmdModel},
+		{name: "model!", args: "NAME", help: "same as /model NAME, also when the endpoint does not list NAME", run: (*Session).cmdModelAnyway, alias: true},
 		{name: "permissions", args: "[PRESET]", help: "show the permission matrix, or switch preset (strict, balanced, auto-edit, yolo)", run: (*Session).cmdPermissions},
 		{name: "mode", args: "NAME", help: "switch mode: plan, default, auto-edit, yolo", run: func(s *Session, _ context.Context, _ *task, arg string) (string, error) { return s.switchMode(arg) }},
 		{name: "plan", help: "same as /mode plan", run: modeCmd(policy.ModePlan), alias: true},
@@ -119,9 +121,48 @@ func (s *Session) switchMode(arg string) (string, error) {
 	return fmt.Sprintf("mode: %s", m), nil
 }
 
-func (s *Session) cmdModel(_ context.Context, t *task, arg string) (string, error) {
+// modelsTimeout bounds the endpoint's GET /models for /model.
+const modelsTimeout = 5 * time.Second
+
+// endpointModels lists the endpoint's models; nil when it lists none (no
+// lister, or an endpoint without /models).
+func (s *Session) endpointModels(ctx context.Context) []string {
+	if s.opts.Models == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
+	defer cancel()
+	names, err := s.opts.Models(ctx)
+	if err != nil {
+		return nil
+	}
+	return names
+}
+
+func (s *Session) cmdModel(ctx context.Context, t *task, arg string) (string, error) {
+	current := s.Status().Model
+	models := s.endpointModels(ctx)
 	if arg == "" {
-		return "", fmt.Errorf("usage: /model NAME (current model: %s)", s.Status().Model)
+		if len(models) == 0 {
+			return "", fmt.Errorf("usage: /model NAME (current model: %s; the endpoint lists no models)", current)
+		}
+		t.emit(event.Event{Kind: event.ModelChoices, Paths: models, Text: current})
+		return fmt.Sprintf("current model: %s\nthe endpoint's models (/model NAME switches):\n  %s", current, strings.Join(models, "\n  ")), nil
+	}
+	if len(models) > 0 && !slices.Contains(models, arg) {
+		msg := fmt.Sprintf("the endpoint does not list the model %q; still on %s", arg, current)
+		if near := closest(arg, models); len(near) > 0 {
+			msg += "; did you mean " + strings.Join(near, ", ") + "?"
+		}
+		return "", fmt.Errorf("%s (/model! %s uses and saves it anyway)", msg, arg)
+	}
+	return s.cmdModelAnyway(ctx, t, arg)
+}
+
+// cmdModelAnyway switches to arg and saves it, listed or not (/model!).
+func (s *Session) cmdModelAnyway(_ context.Context, t *task, arg string) (string, error) {
+	if arg == "" {
+		return "", fmt.Errorf("usage: /model! NAME (current model: %s)", s.Status().Model)
 	}
 	s.mu.Lock()
 	s.model = arg

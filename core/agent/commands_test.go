@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
 func read(t *testing.T, path string) string {
@@ -256,5 +259,48 @@ func TestNewAndResumeCommands(t *testing.T) {
 	f.run(t, "/resume "+first)
 	if f.sess.ID() != first || len(f.sess.History("")) != 2 {
 		t.Errorf("resume: id %s, %d messages", f.sess.ID(), len(f.sess.History("")))
+	}
+}
+
+// TestModelCommand: /model lists the endpoint's models, refuses a name it
+// does not list (nothing switched or saved), /model! takes it anyway, and
+// the .coder/ the host creates stays out of git status.
+func TestModelCommand(t *testing.T) {
+	var f *fixture
+	f = newFixture(t, func(c *config.Config, o *Options) {
+		o.Models = func(ctx context.Context) ([]string, error) {
+			return provider.NewOpenAI(provider.Options{BaseURL: f.srv.URL(), APIKey: "k"}).Models(ctx)
+		}
+	})
+	f.srv.SetModels([]string{"gpt-a", "gpt-b"})
+	f.run(t, "/model")
+	outs := f.rec.find(event.CommandOutput)
+	if len(outs) == 0 || !strings.Contains(outs[len(outs)-1].Text, "gpt-a\n  gpt-b") {
+		t.Fatalf("/model output = %+v", outs)
+	}
+	if picks := f.rec.find(event.ModelChoices); len(picks) != 1 || strings.Join(picks[0].Paths, " ") != "gpt-a gpt-b" || picks[0].Text != "test-model" {
+		t.Errorf("model choices = %+v", picks)
+	}
+	f.run(t, "/model gpt-oops")
+	if errs := f.rec.find(event.Error); len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Text, "/model! gpt-oops") {
+		t.Errorf("unknown model error = %+v", errs)
+	}
+	if st := f.sess.Status(); st.Model != "test-model" {
+		t.Errorf("an unknown model was switched to: %s", st.Model)
+	}
+	if _, err := os.Stat(config.WorkspaceFile(f.root)); err == nil {
+		t.Errorf("an unknown model was saved")
+	}
+	f.run(t, "/model! gpt-oops")
+	if st := f.sess.Status(); st.Model != "gpt-oops" {
+		t.Errorf("/model! did not switch: %s", st.Model)
+	}
+	data, err := os.ReadFile(config.WorkspaceFile(f.root))
+	if err != nil || !strings.Contains(string(data), "gpt-oops") {
+		t.Errorf("/model! did not save: %s %v", data, err)
+	}
+	out, err := exec.Command("git", "-C", f.root, "status", "--porcelain").CombinedOutput()
+	if err != nil || strings.Contains(string(out), ".coder") {
+		t.Errorf("git status shows the host's .coder/: %s %v", out, err)
 	}
 }

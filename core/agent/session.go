@@ -51,6 +51,9 @@ type Options struct {
 	Prompter bool
 	// AllowAsks answers every ask with "allow once" (exec --yes).
 	AllowAsks bool
+	// Models lists the endpoint's models (GET /models) for /model; nil or
+	// an error: no list.
+	Models func(ctx context.Context) ([]string, error)
 	// ModeFromFlag says Config.Mode is the user's explicit choice for
 	// this run (exec --mode): on resume it wins over the saved mode.
 	ModeFromFlag bool

@@ -578,7 +578,8 @@ func SetWorkspaceKey(root, stateDir, key string, value any) error {
 	path := WorkspaceFile(root)
 	doc := map[string]json.RawMessage{}
 	data, err := os.ReadFile(path)
-	keepTrust := errors.Is(err, fs.ErrNotExist) || err == nil && trusted(stateDir, root, data)
+	created := errors.Is(err, fs.ErrNotExist)
+	keepTrust := created || err == nil && trusted(stateDir, root, data)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -600,6 +601,14 @@ func SetWorkspaceKey(root, stateDir, key string, value any) error {
 	out = append(out, '\n')
 	if err := writeFileAtomic(path, out); err != nil {
 		return err
+	}
+	if created {
+		// A file the host made, not the project's: like the sessions it
+		// stays out of `git status` (a .gitignore the user has is kept).
+		ignore := filepath.Join(filepath.Dir(path), ".gitignore")
+		if _, err := os.Stat(ignore); errors.Is(err, fs.ErrNotExist) {
+			_ = os.WriteFile(ignore, []byte("# made by coder-nvim: .coder/ holds this machine's state\n*\n"), 0o644)
+		}
 	}
 	if keepTrust && stateDir != "" {
 		return recordTrust(stateDir, root, out)

@@ -31,6 +31,7 @@ const (
 	TodosUpdated        Kind = "todos_updated"
 	FilesChanged        Kind = "files_changed" // files the engine wrote or restored; editors reload them
 	Retrying            Kind = "retrying"      // a model request failed before anything was shown and waits to be sent again
+	ModelChoices        Kind = "model_choices" // /model without a name: Paths are the endpoint's models, Text the current one; an editor may offer a picker
 	UndoOthers          Kind = "undo_others"   // /undo left Paths alone (changed by others); an editor may ask whether to revert them too (/undo others)
 
 	// Hand-overs between conversations (seed 000). An interrupting tool

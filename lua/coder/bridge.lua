@@ -118,6 +118,26 @@ function handlers.pick_session(o)
   end)
 end
 
+-- pick_model: /model without a name; the picker opens after the command
+-- ended and sends the choice back as `/model NAME`.
+function handlers.pick_model(o)
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'CoderTurnDone',
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        vim.ui.select(o.models or {}, {
+          prompt = 'Model (now ' .. tostring(o.current) .. '):',
+        }, function(name)
+          if name then
+            require('coder.host').notify('coder_submit', '/model ' .. name)
+          end
+        end)
+      end)
+    end,
+  })
+end
+
 -- undo_others: /undo left files changed by others (other sessions, you)
 -- alone; ask whether to revert them too, once the /undo is over (the
 -- answer is a new command).

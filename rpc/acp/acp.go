@@ -185,7 +185,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 		return nil, failure(fmt.Sprintf("model provider: %v", err))
 	}
 	s := newSession(a, root)
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: s.onEvent, Prompter: true, Log: a.logw, Version: a.version}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: s.onEvent, Prompter: true, Log: a.logw, Version: a.version, Models: be.Models}
 	var eng *agent.Session
 	if id == "" {
 		eng, err = agent.Open(opts)

@@ -221,7 +221,7 @@ func (h *host) openLocked(resume string) {
 		h.failLocked(fmt.Errorf("provider: %w", err))
 		return
 	}
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models}
 	var sess *agent.Session
 	resumed := false
 	if resume != "" {

@@ -266,6 +266,9 @@ func (r *renderer) event(ev event.Event) {
 	case event.Notice:
 		r.line(hlNotice, "ℹ "+ev.Text)
 		r.stream = ""
+	case event.ModelChoices:
+		// /model without a name: the plugin offers the endpoint's models.
+		r.emitOp(op{"t": "pick_model", "models": ev.Paths, "current": ev.Text}, true)
 	case event.UndoOthers:
 		// The plugin asks whether to revert them too (/undo others).
 		r.emitOp(op{"t": "undo_others", "paths": ev.Paths}, true)

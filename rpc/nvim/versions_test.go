@@ -115,3 +115,27 @@ func TestSelectionIntoInput(t *testing.T) {
 		t.Errorf("the context is not folded to its header line")
 	}
 }
+
+// TestModelPicker: /model without a name offers the endpoint's models in
+// vim.ui.select; the choice switches the model.
+func TestModelPicker(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.llm.SetModels([]string{"model-a", "model-b"})
+	e.lua(`_G.offered = nil
+		vim.ui.select = function(items, opts, on_choice)
+			_G.offered = items
+			on_choice(items[2])
+		end`, nil)
+	e.start()
+	e.run("Coder /model")
+	e.waitFor("the model to switch to the choice", 10*time.Second, func() bool {
+		var m string
+		_ = e.v.ExecLua(`local s = require('coder').state(); return s and s.model or ''`, &m)
+		return m == "model-b"
+	})
+	var offered []string
+	e.lua(`return _G.offered`, &offered)
+	if strings.Join(offered, " ") != "model-a model-b" {
+		t.Errorf("offered %v", offered)
+	}
+}
