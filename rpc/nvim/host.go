@@ -62,7 +62,8 @@ type host struct {
 	cfg    config.Config
 	cfgErr error
 	args   startArgs // what coder_start sent, for reopening
-	root   string    // the workspace
+	queue  inputQueue
+	root   string // the workspace
 	// priority is how the host's CPU priority was set (host_nice), for
 	// :checkhealth.
 	priority string
@@ -318,10 +319,11 @@ func (h *host) onEvent(ev event.Event) {
 		h.notify("warn", ev.Text)
 	}
 	h.renderMu.Lock()
-	defer h.renderMu.Unlock()
 	if h.render != nil {
 		h.render.event(ev)
 	}
+	h.renderMu.Unlock()
+	h.sendQueued(ev)
 }
 
 // openTimeout bounds how long a request waits for coder_start.
@@ -369,6 +371,10 @@ func (h *host) submit(text string) {
 	target := h.render.target
 	h.renderMu.Unlock()
 	if _, err := sess.SubmitTo(agent.ConversationID(target), text); err != nil {
+		if errors.Is(err, agent.ErrBusy) {
+			h.queueInput(text)
+			return
+		}
 		if errors.Is(err, agent.ErrNotFound) {
 			// The target was destroyed (conv.destroy) or belongs to
 			// another session: input goes to the root again.
@@ -415,6 +421,7 @@ func (h *host) cancel() {
 	if err != nil {
 		return
 	}
+	h.dropQueued()
 	// Cancel waits for the task to stop; the notification queue must not.
 	go sess.Cancel()
 }

@@ -299,20 +299,23 @@ func TestInterruptMidStream(t *testing.T) {
 	e.start()
 	e.cmd("Coder talk a lot")
 	e.waitFor("streaming to start", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "t00050") })
-	// Input sent with <CR> while the turn runs is refused and given back.
+	// Input sent with <CR> while the turn runs is queued (the input is
+	// cleared and the transcript says so); the interrupt drops it.
 	e.lua(`local ui = require('coder.ui')
 		vim.api.nvim_set_current_win(ui.state.iwin)
-		vim.api.nvim_buf_set_lines(ui.state.ibuf, 0, -1, false, {'next question'})`, nil)
+		vim.api.nvim_buf_set_lines(ui.state.ibuf, 0, -1, false, {'queued question'})`, nil)
 	e.input("<CR>")
-	e.waitFor("the busy input to come back", 5*time.Second, func() bool {
-		return e.boolLua(`local l = vim.api.nvim_buf_get_lines(require('coder.ui').state.ibuf, 0, -1, false)
-			local busy = false
-			for _, n in ipairs(_G.notes) do busy = busy or n.msg:find('already running', 1, true) ~= nil end
-			return busy and #l == 1 and l[1] == 'next question'`)
+	e.waitFor("the busy input to be queued", 5*time.Second, func() bool {
+		return strings.Contains(e.transcript(), "⧗ queued (1): queued question") &&
+			e.boolLua(`local l = vim.api.nvim_buf_get_lines(require('coder.ui').state.ibuf, 0, -1, false)
+				return #l == 1 and l[1] == ''`)
 	})
 	start := time.Now()
 	e.input("<C-c>")
 	e.waitFor("the turn to stop", 5*time.Second, func() bool { return strings.Contains(e.transcript(), "⏹ interrupted") })
+	if !strings.Contains(e.transcript(), "1 queued input(s) dropped") {
+		t.Errorf("the interrupt did not drop the queue:\n%s", e.transcript())
+	}
 	e.waitIdle(5 * time.Second)
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("interrupt took %v", d)

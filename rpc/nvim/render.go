@@ -81,6 +81,16 @@ func (r *renderer) write(hl, s string) {
 	r.atStart = strings.HasSuffix(s, "\n")
 }
 
+// queued writes a note about queued input, as a notice arriving mid-turn
+// is written: a streamed answer ends there and goes on below.
+func (r *renderer) queued(s string) {
+	if r.sf.size > 0 {
+		r.endStream()
+	}
+	r.line(hlNotice, s)
+	r.stream = ""
+}
+
 // line writes s as whole lines, starting on a fresh line.
 func (r *renderer) line(hl, s string) {
 	r.newline()

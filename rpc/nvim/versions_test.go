@@ -139,3 +139,54 @@ func TestModelPicker(t *testing.T) {
 		t.Errorf("offered %v", offered)
 	}
 }
+
+// TestInputQueuedWhileBusy: input sent while a turn runs is queued (said in
+// the transcript) and sent when the turn ends; <C-c> drops the queue.
+func TestInputQueuedWhileBusy(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	release := make(chan struct{})
+	e.llm.SetScript(func(req fakellm.Request) fakellm.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		if strings.Contains(last, "first") {
+			<-release
+		}
+		return fakellm.Reply{Content: "answer to " + strings.Fields(last)[0]}
+	})
+	e.start()
+	e.cmd("Coder first")
+	e.waitFor("the first turn to run", 10*time.Second, func() bool { return !e.idle() })
+	e.cmd("Coder second")
+	e.waitFor("the queued note", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "⧗ queued (1): second") })
+	close(release)
+	e.waitFor("the queued input to be answered", 10*time.Second, func() bool {
+		return strings.Contains(e.transcript(), "answer to second")
+	})
+
+	// Queued, then interrupted: the queue is dropped.
+	hold := make(chan struct{})
+	defer close(hold)
+	e.llm.SetScript(func(req fakellm.Request) fakellm.Reply {
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "third") {
+			select {
+			case <-hold:
+			case <-time.After(20 * time.Second):
+			}
+		}
+		return fakellm.Reply{Content: "ok"}
+	})
+	n := len(e.llm.Requests())
+	e.cmd("Coder third")
+	e.waitFor("the third turn to run", 10*time.Second, func() bool { return !e.idle() && len(e.llm.Requests()) > n })
+	e.cmd("Coder fourth")
+	e.waitFor("the queued note", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "⧗ queued (1): fourth") })
+	e.cmd("Coder stop")
+	e.waitFor("the queue dropped", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "1 queued input(s) dropped") })
+	e.waitIdle(10 * time.Second)
+	for _, r := range e.llm.Requests() {
+		for _, m := range r.Messages {
+			if strings.Contains(m.Content, "fourth") {
+				t.Fatal("a dropped input was sent")
+			}
+		}
+	}
+}
