@@ -490,14 +490,30 @@ function M.status_text(width)
   return fit(parts, prio, width)
 end
 
--- prompt_text is the cwd, and the conversation input goes to when it is
--- not the root.
-function M.prompt_text()
-  local target = st.status and st.status.target or ''
-  if target ~= '' then
-    return tilde(st.status.cwd) .. ' [conversation ' .. target .. '] ❯'
+-- short_path is p as "~/…/proj": the directory's name with its place.
+local function short_path(p)
+  local full = tilde(p)
+  local name = vim.fn.fnamemodify(full, ':t')
+  if name == '' or full == name or full == '~/' .. name or full == '/' .. name then
+    return full
   end
-  return tilde(st.status and st.status.cwd or nil) .. ' ❯'
+  return (full:sub(1, 1) == '~' and '~/…/' or '…/') .. name
+end
+
+-- prompt_text is the input's prompt: the working directory and, always,
+-- the conversation the input goes to. width, when given, is the room it
+-- has: the path shortens ("~/…/proj"), then goes, never the target.
+function M.prompt_text(width)
+  local target = st.status and st.status.target or ''
+  local tag = target ~= '' and (' [conversation ' .. target .. ']') or ''
+  local cwd = st.status and st.status.cwd or nil
+  for _, path in ipairs({ tilde(cwd), short_path(cwd) }) do
+    local s = path .. tag .. ' ❯'
+    if not width or vim.fn.strdisplaywidth(s) <= width then
+      return s
+    end
+  end
+  return vim.trim(tag .. ' ❯')
 end
 
 -- show_conversation opens a conversation's transcript (chunks {text, hl}
@@ -576,20 +592,14 @@ function M.render_status()
   end
   if valid_win(st.iwin) then
     local w = status_width(st.iwin)
-    local prompt = ' ' .. M.prompt_text()
     if has_winbar then
       local status = global and (' ' .. M.status_text(w - 2) .. ' │') or ''
+      local prompt = ' ' .. M.prompt_text(w - vim.fn.strdisplaywidth(status) - 2)
       vim.wo[st.iwin].winbar = '%#CoderPrompt#' .. esc(status .. prompt) .. '%<'
       vim.wo[st.iwin].statusline = '%#CoderStatus#' .. esc(' ' .. M.hints(insert, w - 2))
     else
       local hints = M.hints(insert, w - 2)
-      local room = w - vim.fn.strdisplaywidth(hints) - 2
-      if vim.fn.strdisplaywidth(prompt) > room then
-        prompt = ' ' .. vim.fn.pathshorten(M.prompt_text())
-      end
-      if vim.fn.strdisplaywidth(prompt) > room then
-        prompt = ' ❯'
-      end
+      local prompt = ' ' .. M.prompt_text(w - vim.fn.strdisplaywidth(hints) - 3)
       vim.wo[st.iwin].statusline = '%#CoderPrompt#' .. esc(prompt) .. '%=%#CoderStatus#' .. esc(hints .. ' ')
     end
   end

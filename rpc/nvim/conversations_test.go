@@ -136,8 +136,20 @@ func TestConversationsInNeovim(t *testing.T) {
 	e.waitFor("the prompt to name the target", 5*time.Second, func() bool {
 		return strings.Contains(e.promptText(), "[conversation "+conv+"]")
 	})
+	// In a narrow window too (64 columns beside the key hints): the path
+	// gives way, the target never.
+	e.lua(`vim.o.columns = 64; require('coder.ui').render_status()`, nil)
+	var shown string
+	e.lua(`local w = require('coder.ui').state.iwin
+		return (vim.fn.has('nvim-0.8') == 1 and vim.wo[w].winbar or '') .. vim.wo[w].statusline`, &shown)
+	if !strings.Contains(shown, "[conversation "+conv+"]") {
+		t.Errorf("the input's target is not shown at 64 columns: %q", shown)
+	}
 	e.llm.Enqueue(fakellm.Reply{Content: "sub again"})
 	e.run("Coder and main_test.go?")
+	if tr := e.transcript(); !strings.Contains(tr, "## You → conversation "+conv+"\nand main_test.go?") || !strings.Contains(tr, "## Agent → conversation "+conv) {
+		t.Errorf("the transcript does not mark the turn sent to the conversation:\n%s", tr)
+	}
 	reqs := e.llm.Requests()
 	last := reqs[len(reqs)-1].Messages
 	if len(last) != 4 || last[1].Content != "review main.go" || last[3].Content != "and main_test.go?" {

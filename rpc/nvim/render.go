@@ -56,6 +56,7 @@ type renderer struct {
 	chain     bool       // a hand-over chain runs: one turn for the user
 	running   []string   // the targets of the hand-overs in progress, innermost last
 	target    string     // the conversation input goes to ("" the root); set by the host
+	turnConv  string     // short id of the conversation the current turn went to ("" the root)
 	sf        streamFold // the answer block being streamed (fold.go)
 	folds     folds      // folded texts the user can open whole
 	openKey   string     // the key that opens them, named in the notices
@@ -195,7 +196,12 @@ func (r *renderer) event(ev event.Event) {
 		r.emitOp(r.statusOp(), true)
 	case event.UserMessage:
 		r.paragraph()
-		r.line(hlUser, "## You")
+		// A turn sent to another conversation says so, as the prompt does.
+		r.turnConv = ""
+		if r.target != "" {
+			r.turnConv = event.ShortConversation(r.target)
+		}
+		r.line(hlUser, "## You"+r.turnMark())
 		r.line("", ev.Text)
 		r.section, r.stream = "you", ""
 	case event.AgentReasoningDelta:
@@ -323,8 +329,16 @@ func (r *renderer) agentSection() {
 		return
 	}
 	r.paragraph()
-	r.line(hlAgent, "## Agent")
+	r.line(hlAgent, "## Agent"+r.turnMark())
 	r.section, r.stream = "agent", ""
+}
+
+// turnMark names the conversation of the turn when it is not the root.
+func (r *renderer) turnMark() string {
+	if r.turnConv == "" {
+		return ""
+	}
+	return " → conversation " + r.turnConv
 }
 
 // continuesStream reports that an event of kind leaves the streamed
