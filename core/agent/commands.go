@@ -207,7 +207,8 @@ func (s *Session) cmdTools(_ context.Context, t *task, _ string) (string, error)
 	fmt.Fprintf(&b, "Tools in %s mode:\n", mode)
 	for _, t := range offered {
 		spec := t.Spec().Function
-		fmt.Fprintf(&b, "  %-6s %-8s %s\n", spec.Name, t.Kind(), firstLine(spec.Description))
+		// Wide enough for the longest name (conv_history), so rows align.
+		fmt.Fprintf(&b, "  %-13s %-8s %s\n", spec.Name, t.Kind(), firstLine(spec.Description))
 	}
 	b.WriteString(s.mcpReport(t.conv, mode))
 	return b.String(), nil

@@ -304,3 +304,32 @@ func TestModelCommand(t *testing.T) {
 		t.Errorf("git status shows the host's .coder/: %s %v", out, err)
 	}
 }
+
+// TestToolsRowsAlign: /tools lists every built-in and conversation tool
+// with its kind and description in aligned columns (conv_history included).
+func TestToolsRowsAlign(t *testing.T) {
+	f := newFixture(t, nil)
+	f.run(t, "/tools")
+	outs := f.rec.find(event.CommandOutput)
+	if len(outs) == 0 {
+		t.Fatal("no /tools output")
+	}
+	col := -1
+	for _, line := range strings.Split(outs[len(outs)-1].Text, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 3 || !strings.HasPrefix(line, "  ") || strings.HasSuffix(fields[0], ":") {
+			continue
+		}
+		rest := line[2+len(fields[0]):]
+		at := 2 + len(fields[0]) + len(rest) - len(strings.TrimLeft(rest, " ")) // the kind column
+		if col == -1 {
+			col = at
+		} else if at != col {
+			t.Errorf("row %q: kind at column %d, want %d", line, at, col)
+		}
+		if fields[0] == "conv_history" {
+			return
+		}
+	}
+	t.Errorf("conv_history not listed:\n%s", outs[len(outs)-1].Text)
+}

@@ -75,6 +75,19 @@ local function set_keys()
 end
 M.set_keys = set_keys
 
+-- highlight_markdown highlights the transcript as Markdown, code blocks in
+-- their language: with tree-sitter (languages injected) where Neovim has
+-- the markdown parser, else with the Markdown syntax file (0.7), fenced
+-- blocks by g:markdown_fenced_languages. The plugin's own highlights are
+-- extmarks and stay on top.
+function M.highlight_markdown(buf)
+  if vim.fn.has('nvim-0.9') == 1 and pcall(vim.treesitter.start, buf, 'markdown') then
+    return 'treesitter'
+  end
+  vim.bo[buf].syntax = 'markdown'
+  return 'syntax'
+end
+
 -- transcript_buf returns the transcript buffer, creating it.
 function M.transcript_buf()
   if not valid_buf(st.tbuf) then
@@ -84,6 +97,7 @@ function M.transcript_buf()
     -- keeps its undo, it is where the user types.
     vim.bo[st.tbuf].undolevels = -1
     vim.bo[st.tbuf].modifiable = false
+    M.highlight_markdown(st.tbuf)
     set_keys()
     -- Text appended while the chat's tab was not shown moves the cursor of
     -- a following window to the end without scrolling it: back in the tab,

@@ -413,7 +413,14 @@ func (r *renderer) toolEnd(t *event.Tool) {
 	}
 	// A read's output is the file itself: the summary line says enough.
 	if t.Name != "read" {
-		r.output(toolTitle(t), t.Output)
+		out := t.Output
+		if t.Status != event.ToolCompleted {
+			// A failure's message is its summary: not printed twice.
+			if first, rest, _ := strings.Cut(strings.TrimSpace(out), "\n"); strings.TrimSpace(first) == strings.TrimSpace(text) {
+				out = rest
+			}
+		}
+		r.output(toolTitle(t), out)
 	}
 	r.stream = ""
 }

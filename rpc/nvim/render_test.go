@@ -309,3 +309,25 @@ func TestReplayShowsOutcomes(t *testing.T) {
 		t.Errorf("a call is shown as pending:\n%s", f.text)
 	}
 }
+
+// TestToolErrorOnce: a failed call's message is printed once, not as its
+// summary and again as its output.
+func TestToolErrorOnce(t *testing.T) {
+	f := &fakeBuffer{}
+	r := f.renderer()
+	tool := &event.Tool{CallID: "c", Name: "write", Title: "write a.txt"}
+	r.event(event.Event{Kind: event.ToolCallBegin, Tool: tool})
+	end := *tool
+	end.Status, end.Summary, end.Output = event.ToolFailed, "a.txt has unsaved changes in the editor", "a.txt has unsaved changes in the editor"
+	r.event(event.Event{Kind: event.ToolCallEnd, Tool: &end})
+	if n := strings.Count(f.text, "unsaved changes in the editor"); n != 1 {
+		t.Errorf("the error is printed %d times:\n%s", n, f.text)
+	}
+	more := *tool
+	more.CallID, more.Status, more.Summary, more.Output = "d", event.ToolFailed, "exit 1", "exit 1\nline two of the output"
+	r.event(event.Event{Kind: event.ToolCallBegin, Tool: &more})
+	r.event(event.Event{Kind: event.ToolCallEnd, Tool: &more})
+	if !strings.Contains(f.text, "line two of the output") || strings.Count(f.text, "exit 1") != 1 {
+		t.Errorf("a longer failure lost its output or repeated its summary:\n%s", f.text)
+	}
+}

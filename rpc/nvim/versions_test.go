@@ -190,3 +190,22 @@ func TestInputQueuedWhileBusy(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptMarkdown: answers are highlighted as Markdown, code blocks
+// in their language: tree-sitter where Neovim has the parser (0.10, 0.12
+// from Debian), the syntax file on 0.7.2.
+func TestTranscriptMarkdown(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.start()
+	var how string
+	e.lua(`local buf = require('coder.ui').transcript_buf()
+		if vim.fn.has('nvim-0.9') == 1 and vim.treesitter.highlighter.active[buf] then return 'treesitter' end
+		return vim.bo[buf].syntax`, &how)
+	want := "markdown"
+	if e.boolLua(`return vim.fn.has('nvim-0.9') == 1 and pcall(vim.treesitter.language.add or vim.treesitter.require_language, 'markdown')`) {
+		want = "treesitter"
+	}
+	if how != want {
+		t.Errorf("%s: the transcript is highlighted by %q, want %q", nvimVersion(), how, want)
+	}
+}
