@@ -116,7 +116,9 @@ func (r *renderer) paragraph() {
 func (r *renderer) header(version string, st event.Status, sessionID string, resumed bool) {
 	r.status, r.session = st, sessionID
 	r.paragraph()
-	r.line(hlHeader, fmt.Sprintf("# coder %s · %s · %s", version, st.Model, tildePath(st.Cwd)))
+	// The project by its name ("~/…/proj"): a full path broke the line in
+	// a chat beside an 80-column editor; the input's prompt has the rest.
+	r.line(hlHeader, fmt.Sprintf("# coder %s · %s · %s", version, st.Model, shortPath(tildePath(st.Cwd))))
 	if st.Demo {
 		r.line(hlDemo, "DEMO: no provider is configured, so the offline demo answers (no model is called). "+
 			"Set OPENAI_API_KEY (and OPENAI_BASE_URL) or configure .coder/config.json for a real model.")
@@ -523,6 +525,20 @@ func toolTitle(t *event.Tool) string {
 }
 
 // tildePath shortens a path under $HOME for display.
+// shortPath is p as "~/…/proj" (or "…/proj"): its last element with its
+// place; a path of one element stays whole.
+func shortPath(p string) string {
+	dir, name := filepath.Split(strings.TrimRight(p, "/"))
+	switch dir {
+	case "", "/", "~/":
+		return p
+	}
+	if strings.HasPrefix(p, "~/") {
+		return "~/…/" + name
+	}
+	return "…/" + name
+}
+
 func tildePath(p string) string {
 	home := homeDir()
 	if home != "" && (p == home || strings.HasPrefix(p, home+string(filepath.Separator))) {

@@ -331,3 +331,11 @@ func TestToolErrorOnce(t *testing.T) {
 		t.Errorf("a longer failure lost its output or repeated its summary:\n%s", f.text)
 	}
 }
+
+func TestShortPath(t *testing.T) {
+	for in, want := range map[string]string{"/ws": "/ws", "~/proj": "~/proj", "~/src/github/proj": "~/…/proj", "/tmp/a/b/work": "…/work", "~": "~"} {
+		if got := shortPath(in); got != want {
+			t.Errorf("shortPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
