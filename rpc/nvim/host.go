@@ -75,7 +75,11 @@ type host struct {
 	opened chan struct{}
 
 	renderMu sync.Mutex
+	early    []event.Event // notices from before the renderer existed (guarded by renderMu)
 }
+
+// maxEarly bounds the notices kept from before the transcript existed.
+const maxEarly = 20
 
 // Serve speaks msgpack-RPC with the Neovim on in/out until the connection
 // closes or ctx ends. Nothing but RPC is written to out; logs go to logw.
@@ -252,6 +256,12 @@ func (h *host) openLocked(resume string) {
 	h.render.openKey = args.OpenKey
 	h.renderMu.Unlock()
 	h.readyLocked(resumed)
+	h.renderMu.Lock()
+	for _, ev := range h.early {
+		h.render.event(ev)
+	}
+	h.early = nil
+	h.renderMu.Unlock()
 	if cfg.Workspace.Restricted() {
 		// The workspace's own config asked for more than it got: the
 		// plugin asks the user whether to trust it.
@@ -319,8 +329,13 @@ func (h *host) onEvent(ev event.Event) {
 		h.notify("warn", ev.Text)
 	}
 	h.renderMu.Lock()
-	if h.render != nil {
+	switch {
+	case h.render != nil:
 		h.render.event(ev)
+	case (ev.Kind == event.Notice || ev.Kind == event.Error) && len(h.early) < maxEarly:
+		// Said while the session opened (a resume in plan mode): shown
+		// under the header once the transcript exists.
+		h.early = append(h.early, ev)
 	}
 	h.renderMu.Unlock()
 	h.sendQueued(ev)

@@ -1,6 +1,7 @@
 package nvimhost
 
 import (
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,4 +45,30 @@ func TestTrustFloat(t *testing.T) {
 		_, err := os.Stat(marker)
 		return err == nil
 	})
+}
+
+// TestResumeNoticeShown: a session resumed at the host's start (here: one
+// this machine has no record of creating) says in the transcript that it
+// runs in plan mode.
+func TestResumeNoticeShown(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "auto-edit"}`})
+	e.llm.Enqueue(fakellm.Reply{Content: "first"})
+	e.start()
+	e.run("Coder hello")
+	// Forget that this machine created it, then restart the host.
+	state := filepath.Join(filepath.Dir(e.dir), "state", "coder-nvim", "sessions")
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	e.lua(`require('coder.host').stop()`, nil)
+	e.waitFor("the host to stop", 10*time.Second, func() bool { return !e.boolLua(`return require('coder.host').running()`) })
+	e.cmd("Coder open")
+	e.waitFor("the resume notice", 10*time.Second, func() bool {
+		return strings.Contains(e.transcript(), "not created on this machine")
+	})
+	var mode string
+	e.lua(`local s = require('coder').state(); return s and s.mode or ''`, &mode)
+	if mode != "plan" {
+		t.Errorf("mode after resume = %q, want plan", mode)
+	}
 }
