@@ -127,3 +127,20 @@ func TestConvImagesFromTheModel(t *testing.T) {
 		t.Errorf("plan mode asked about the URL")
 	}
 }
+
+// TestTargetEndsWithoutAnswer: a target stopped by max_steps hands its
+// caller the reason, not only an empty last_assistant_message.
+func TestTargetEndsWithoutAnswer(t *testing.T) {
+	f := convFixture(t, func(c *config.Config) { c.MaxSteps = 3 })
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "look around"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("l1", "ls", map[string]any{"path": "."})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("l2", "ls", map[string]any{"path": "."})}},
+	)
+	f.run(t, "delegate")
+	m := toolMsg(f.sess.History(""), "c1")
+	if m == nil || !strings.Contains(m.Content, `"last_assistant_message":""`) || !strings.Contains(m.Content, `"status":"max_steps"`) ||
+		!strings.Contains(m.Content, "stopped at max_steps") {
+		t.Errorf("caller's result = %+v", m)
+	}
+}

@@ -539,10 +539,12 @@ func (s *Session) closeCall(t *task, cl *closure) {
 		FirstUserMessage     string         `json:"first_user_message,omitempty"`
 		FirstItemsCount      *int           `json:"first_items_count,omitempty"`
 		LastAssistantMessage string         `json:"last_assistant_message"`
+		Status               string         `json:"status,omitempty"` // max_steps, interrupted, error: why there is no answer
+		Message              string         `json:"message,omitempty"`
 		Error                string         `json:"error,omitempty"`
 		Notes                []string       `json:"notes,omitempty"`
 	}
-	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Error: cl.failure, Notes: cl.notes}
+	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes}
 	if cl.create {
 		r.FirstUserMessage = cl.first
 		if cl.firstItems > 0 {

@@ -52,9 +52,28 @@ type closure struct {
 	firstItems int    // conv_create: first_items_count
 	notes      []string
 	// Set when the target's work ends (guarded by scheduler.mu).
-	answered bool
-	answer   string
-	failure  string
+	answered   bool
+	answer     string
+	failure    string
+	status     string // "" (answered), max_steps, interrupted or error
+	statusNote string // why, for the caller's model
+}
+
+// endStatus says why a target ended without an answer ("" when it
+// answered): the caller's model gets the reason, not only an empty
+// last_assistant_message.
+func endStatus(end event.Event, answer string) (string, string) {
+	switch {
+	case end.Kind == event.TaskComplete && end.Reason == event.StopMaxSteps:
+		return "max_steps", "the conversation stopped at max_steps before it answered; its last message may be a tool call"
+	case end.Kind == event.TurnAborted && end.Reason == event.ReasonInterrupted:
+		return "interrupted", "the conversation was interrupted before it answered"
+	case end.Kind == event.TurnAborted && end.Reason == event.ReasonError:
+		return "error", "the conversation failed: " + end.Text
+	case end.Kind == event.TaskComplete && answer == "":
+		return "error", "the conversation ended without an answer"
+	}
+	return "", ""
 }
 
 // handover is what an interrupting call leaves on its task.
@@ -265,6 +284,7 @@ func (sc *scheduler) work(done chan struct{}) {
 					back.failure = "the conversation's task was " + t.end.Reason
 				}
 			}
+			back.status, back.statusNote = endStatus(t.end, back.answer)
 		}
 		if sc.interrupted || len(sc.queue) == 0 {
 			sc.finishLocked(done, &t.end, late)
