@@ -223,7 +223,7 @@ func TestConvListHistoryDestroy(t *testing.T) {
 	checkPairs(t, msgs)
 	get := func(id string) string { return toolMsg(msgs, id).Content }
 	root := f.sess.RootConversation()
-	wantList := fmt.Sprintf(`{"conversations":[{"id":%q,"message_count":0,"last_active_at":"2026-03-04T05:06:07Z"},{"id":%q,"message_count":6,"last_active_at":"2026-03-04T05:06:07Z"},{"id":%q,"message_count":0,"last_active_at":"2026-03-04T05:06:07Z"}]}`, root, a, b)
+	wantList := fmt.Sprintf(`{"conversations":[{"id":%q,"message_count":0,"record_count":0,"last_active_at":"2026-03-04T05:06:07Z"},{"id":%q,"message_count":4,"record_count":6,"last_active_at":"2026-03-04T05:06:07Z"},{"id":%q,"message_count":0,"record_count":0,"last_active_at":"2026-03-04T05:06:07Z"}]}`, root, a, b)
 	// The root's own message count grows as the call runs: compare ids and order.
 	var list struct {
 		Conversations []struct {
@@ -234,7 +234,9 @@ func TestConvListHistoryDestroy(t *testing.T) {
 	if len(list.Conversations) != 3 || list.Conversations[0].ID != string(root) || list.Conversations[1].ID != string(a) || list.Conversations[2].ID != string(b) {
 		t.Errorf("conv_list = %s, want like %s", get("l1"), wantList)
 	}
-	if !strings.Contains(get("l1"), fmt.Sprintf(`{"id":%q,"message_count":6,"last_active_at":"2026-03-04T05:06:07Z"}`, a)) {
+	// message_count is what conv_history returns (4 entries below);
+	// record_count every entry, tool calls and results included.
+	if !strings.Contains(get("l1"), fmt.Sprintf(`{"id":%q,"message_count":4,"record_count":6,"last_active_at":"2026-03-04T05:06:07Z"}`, a)) {
 		t.Errorf("conv_list entry for a = %s", get("l1"))
 	}
 	if got, want := get("h1"), `{"entries":[{"role":"user","text":"hello a"},{"role":"assistant","text":"first"},{"role":"user","text":"again"},{"role":"assistant","text":"second"}]}`; got != want {

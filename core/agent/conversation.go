@@ -329,11 +329,13 @@ func (s *Session) Conversations() []ConversationInfo {
 	out := make([]ConversationInfo, 0, len(list))
 	for _, c := range list {
 		c.mu.Lock()
-		info := ConversationInfo{ID: c.ID, Messages: len(c.history), LastActive: c.lastActive, Running: c.task != ""}
+		info := ConversationInfo{ID: c.ID, Records: len(c.history), LastActive: c.lastActive, Running: c.task != ""}
 		for _, m := range c.history {
-			if m.Role == llm.RoleUser {
+			if m.Role == llm.RoleUser && info.FirstLine == "" {
 				info.FirstLine = firstLine(m.Content)
-				break
+			}
+			if historyMessage(m) {
+				info.Messages++
 			}
 		}
 		c.mu.Unlock()
@@ -344,11 +346,21 @@ func (s *Session) Conversations() []ConversationInfo {
 
 // ConversationInfo describes one conversation for lists.
 type ConversationInfo struct {
-	ID         ConversationID
-	FirstLine  string
+	ID        ConversationID
+	FirstLine string
+	// Messages counts what conv_history returns (user and assistant
+	// messages with text); Records every entry, tool calls and results
+	// included.
 	Messages   int
+	Records    int
 	LastActive time.Time
 	Running    bool
+}
+
+// historyMessage is a message conv_history shows: the user's, and the
+// assistant's with text; tool calls and their results are not messages.
+func historyMessage(m llm.Message) bool {
+	return m.Role == llm.RoleUser || m.Role == llm.RoleAssistant && m.Content != ""
 }
 
 func shortID(id ConversationID) string {

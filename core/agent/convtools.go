@@ -396,14 +396,15 @@ func (s *Session) convList(_ context.Context, _ *task, raw json.RawMessage) (str
 	}
 	type entry struct {
 		ID           ConversationID `json:"id"`
-		MessageCount int            `json:"message_count"`
+		MessageCount int            `json:"message_count"` // what conv_history returns
+		RecordCount  int            `json:"record_count"`  // every entry, tool calls and results included
 		LastActiveAt string         `json:"last_active_at"`
 	}
 	out := struct {
 		Conversations []entry `json:"conversations"`
 	}{Conversations: []entry{}}
 	for _, c := range s.Conversations() {
-		out.Conversations = append(out.Conversations, entry{c.ID, c.Messages, c.LastActive.UTC().Format(time.RFC3339)})
+		out.Conversations = append(out.Conversations, entry{c.ID, c.Messages, c.Records, c.LastActive.UTC().Format(time.RFC3339)})
 	}
 	data, err := json.Marshal(out)
 	return string(data), err
@@ -435,7 +436,7 @@ func (s *Session) convHistory(_ context.Context, _ *task, raw json.RawMessage) (
 	}
 	entries := []entry{}
 	for _, m := range c.messages() {
-		if m.Role != llm.RoleUser && m.Role != llm.RoleAssistant || m.Role == llm.RoleAssistant && m.Content == "" {
+		if !historyMessage(m) {
 			continue // tool calls and tool results are not messages
 		}
 		e := entry{Role: m.Role, Text: m.Content}
