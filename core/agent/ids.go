@@ -22,11 +22,8 @@ type (
 // Session methods wrap one of these where it applies, so callers can test
 // with errors.Is.
 var (
-	ErrCancelled           = errors.New("cancelled")
 	ErrTimeout             = errors.New("timed out")
-	ErrApprovalDenied      = errors.New("approval denied")
 	ErrToolConflict        = errors.New("tool conflict")
-	ErrStoragePolicy       = errors.New("storage policy violation")
 	ErrNotFound            = errors.New("not found")
 	ErrInternal            = errors.New("internal error")
 	errConversationClosing = errors.New("conversation closed")
