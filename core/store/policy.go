@@ -240,6 +240,7 @@ func (s *Snapshot) aged() *Snapshot {
 			c.Messages, c.MessageTimes = msgs, times
 		}
 		// A turn's input is the user's message again.
+		turnsCloned := false
 		for i, t := range s.Turns {
 			if t.Started.IsZero() || t.Started.UnixMilli() >= cutoff || t.Input == "" || strings.HasPrefix(t.Input, "[not stored") {
 				continue
@@ -248,8 +249,8 @@ func (s *Snapshot) aged() *Snapshot {
 				cp := *s
 				c = &cp
 			}
-			if &c.Turns[0] == &s.Turns[0] {
-				c.Turns = append([]Turn(nil), s.Turns...)
+			if !turnsCloned {
+				c.Turns, turnsCloned = append([]Turn(nil), s.Turns...), true
 			}
 			c.Turns[i].Input = notStored(t.Input)
 		}
