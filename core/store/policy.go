@@ -242,7 +242,7 @@ func (s *Snapshot) aged() *Snapshot {
 		// A turn's input is the user's message again.
 		turnsCloned := false
 		for i, t := range s.Turns {
-			if t.Started.IsZero() || t.Started.UnixMilli() >= cutoff || t.Input == "" || strings.HasPrefix(t.Input, "[not stored") {
+			if !inputAged(t, cutoff) {
 				continue
 			}
 			if c == nil {
@@ -299,12 +299,18 @@ func ageMessages(msgs []llm.Message, times []int64, cutoff int64) ([]llm.Message
 	return out, outTimes, out != nil
 }
 
+// inputAged reports whether turn's input, still whole, was given before
+// cutoff (unix ms).
+func inputAged(turn Turn, cutoff int64) bool {
+	return !turn.Started.IsZero() && turn.Started.UnixMilli() < cutoff && turn.Input != "" && !strings.HasPrefix(turn.Input, "[not stored")
+}
+
 // AgedTurn is turn as a journal record may hold it under policy p at now:
 // under ttl, the input of a turn started more than ttl ago is kept no
 // longer (a turn record is written again when the turn's snapshots land,
 // maybe long after it started).
 func AgedTurn(p Policy, ttl time.Duration, now time.Time, turn Turn) Turn {
-	if p == PolicyTTL && ttl > 0 && !turn.Started.IsZero() && now.Sub(turn.Started) > ttl && turn.Input != "" && !strings.HasPrefix(turn.Input, "[not stored") {
+	if p == PolicyTTL && ttl > 0 && inputAged(turn, now.Add(-ttl).UnixMilli()) {
 		turn.Input = notStored(turn.Input)
 	}
 	return turn
@@ -324,7 +330,7 @@ func (s *Snapshot) stale(now time.Time) bool {
 		}
 	}
 	for _, t := range s.Turns {
-		if !t.Started.IsZero() && t.Started.UnixMilli() < cutoff && t.Input != "" && !strings.HasPrefix(t.Input, "[not stored") {
+		if inputAged(t, cutoff) {
 			return true
 		}
 	}
