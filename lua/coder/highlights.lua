@@ -12,6 +12,7 @@ M.groups = {
   CoderToolOk = { link = 'Function' },
   CoderToolFailed = { link = 'ErrorMsg' },
   CoderToolOutput = { link = 'Comment' },
+  CoderGutter = { link = 'Comment' },
   CoderDiffAdd = { link = 'DiffAdd' },
   CoderDiffDelete = { link = 'DiffDelete' },
   CoderDiffHunk = { link = 'DiffText' },

@@ -5,6 +5,46 @@ local M = {}
 
 local api = vim.api
 local ns = api.nvim_create_namespace('coder_transcript')
+local gutter_ns = api.nvim_create_namespace('coder_gutter')
+
+-- The host indents a hand-over's text with this prefix per level.
+local gutter = '  │ '
+
+-- Wrapped lines in a hand-over block keep its gutter: 'breakindentopt'
+-- list:-1 indents them by the prefix 'formatlistpat' matches. Before 0.12
+-- that width is counted in bytes (│ is 3 bytes, 1 cell): 0.10 corrects
+-- one level with shift, 0.7 (no shift with list) matches one byte less.
+local function gutter_indent()
+  if vim.fn.has('nvim-0.12') == 1 then
+    return [[^\%(\s*│\s\)\+]], 'list:-1'
+  elseif vim.fn.has('nvim-0.10') == 1 then
+    return [[^\%(\s*│\s\)\+]], 'list:-1,shift:-2'
+  end
+  return [[^\%(\s*│\)\+]], 'list:-1'
+end
+
+-- mark_gutters draws the gutter again on every wrapped screen line of
+-- the hand-over lines in [first, last) (0.10+: the text itself shows it
+-- on the first screen line only).
+local function mark_gutters(b, first, last)
+  if vim.fn.has('nvim-0.10') == 0 then
+    return
+  end
+  api.nvim_buf_clear_namespace(b, gutter_ns, first, last)
+  for i, line in ipairs(api.nvim_buf_get_lines(b, first, last, false)) do
+    local n = 0
+    while line:sub(n * #gutter + 1, (n + 1) * #gutter) == gutter do
+      n = n + 1
+    end
+    if n > 0 then
+      pcall(api.nvim_buf_set_extmark, b, gutter_ns, first + i - 1, 0, {
+        virt_text = { { gutter:rep(n), 'CoderGutter' } },
+        virt_text_win_col = 0,
+        virt_text_repeat_linebreak = true,
+      })
+    end
+  end
+end
 
 local st = {
   tbuf = nil,
@@ -33,6 +73,7 @@ local function scratch(name, ft)
   vim.bo[b].bufhidden = 'hide'
   vim.bo[b].swapfile = false
   vim.bo[b].filetype = ft
+  vim.bo[b].formatlistpat = (gutter_indent())
   return b
 end
 
@@ -147,6 +188,7 @@ local function win_opts(w, fixed_height)
   -- output is indented under its summary).
   o.linebreak = true
   o.breakindent = true
+  o.breakindentopt = select(2, gutter_indent())
   o.number = false
   o.relativenumber = false
   o.signcolumn = 'no'
@@ -299,6 +341,7 @@ function M.append(chunks)
   vim.bo[b].modifiable = true
   api.nvim_buf_set_text(b, last, #lastline, last, #lastline, lines)
   vim.bo[b].modifiable = false
+  mark_gutters(b, last, -1)
   local row, col = last, #lastline
   for _, c in ipairs(chunks) do
     local s, hl = c[1], c[2]
@@ -323,6 +366,7 @@ function M.rewrite_last(s, hl)
   api.nvim_buf_set_lines(b, last, last + 1, false, { s })
   vim.bo[b].modifiable = false
   api.nvim_buf_clear_namespace(b, ns, last, last + 1)
+  mark_gutters(b, last, last + 1)
   if hl and hl ~= '' then
     pcall(api.nvim_buf_set_extmark, b, ns, last, 0, { end_row = last, end_col = #s, hl_group = hl })
   end
@@ -555,11 +599,13 @@ function M.show_conversation(id, chunks)
     end
     row, col = erow, ecol
   end
+  mark_gutters(b, 0, -1)
   vim.bo[b].modifiable = false
   vim.bo[b].readonly = true
   -- Every scratch view closes with q (unmapped, q started a macro).
   vim.keymap.set('n', 'q', '<cmd>tabclose<cr>', { buffer = b, nowait = true, desc = 'coder: close the conversation' })
   vim.cmd('tab sbuffer ' .. b)
+  win_opts(api.nvim_get_current_win(), true)
   return b
 end
 

@@ -27,7 +27,7 @@ func TestConversationsInNeovim(t *testing.T) {
 	e.llm.SetScript(func(r fakellm.Request) fakellm.Reply {
 		if len(r.Messages) == 2 && r.Messages[1].Content == "review main.go" {
 			<-gate
-			return fakellm.Reply{Content: "LGTM\nsecond line"}
+			return fakellm.Reply{Content: "LGTM\nsecond line, long enough to wrap"}
 		}
 		return fakellm.Reply{Content: "The reviewer says LGTM."}
 	})
@@ -52,7 +52,7 @@ func TestConversationsInNeovim(t *testing.T) {
 	want := "## Agent\nDelegating.\n" +
 		"▸ conv.create → conversation " + conv + "\n" +
 		"  │ » review main.go\n" +
-		"  │ LGTM\n  │ second line\n" +
+		"  │ LGTM\n  │ second line, long enough to wrap\n" +
 		"✓ conv.create → conversation " + strings.TrimSuffix(conv, "…") + ", then back\n" +
 		"The reviewer says LGTM."
 	tr := e.transcript()
@@ -85,6 +85,32 @@ func TestConversationsInNeovim(t *testing.T) {
 	}
 	if st := e.statusLine(); strings.Contains(st, "⇄") {
 		t.Errorf("status still names a conversation after the hand-back: %q", st)
+	}
+	// A wrapped line in the block keeps the gutter: its continuation
+	// starts under the text (0.10+ draws the │ again there).
+	var wrapped []string
+	e.lua(`local b = require('coder.ui').transcript_buf()
+		local w = vim.fn.bufwinid(b)
+		vim.api.nvim_win_set_width(w, 30)
+		vim.api.nvim_win_call(w, function() vim.cmd('normal! zR') end)
+		local row
+		for i, l in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
+			if l:find('^  │ second line') then row = i end
+		end
+		vim.cmd('redraw!')
+		local p = vim.fn.screenpos(w, row, 1)
+		local function cells(r)
+			local s = ''
+			for c = p.col, p.col + 7 do s = s .. vim.fn.screenstring(r, c) end
+			return s
+		end
+		return {cells(p.row), cells(p.row + 1)}`, &wrapped)
+	wantCont := "  │ to w"
+	if !e.boolLua(`return vim.fn.has('nvim-0.10') == 1`) {
+		wantCont = "     to " // no repeated virtual text before 0.10; aligned within a cell
+	}
+	if len(wrapped) != 2 || wrapped[0] != "  │ seco" || wrapped[1] != wantCont {
+		t.Errorf("wrapped hand-over line on screen = %q, want [\"  │ seco\" %q]", wrapped, wantCont)
 	}
 
 	// The picker: root first, then the sub-conversation.
