@@ -333,3 +333,31 @@ func TestToolsRowsAlign(t *testing.T) {
 	}
 	t.Errorf("conv_history not listed:\n%s", outs[len(outs)-1].Text)
 }
+
+// TestComplexEnumerationInWorkspace: a slash chain that names a workspace
+// directory is a path, not a list; three slash words of any case are one
+// (seed 001 §7).
+func TestComplexEnumerationInWorkspace(t *testing.T) {
+	tests := []struct {
+		input   string
+		complex bool
+	}{
+		{"cd src/Core/Util now", false},
+		{"add/edit/delete", true},
+		{"1. a 2. b", false},
+		{"1. a 2. b 3. c", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.input, func(t *testing.T) {
+			f := newFixture(t, nil)
+			if err := os.MkdirAll(filepath.Join(f.root, "src", "Core", "Util"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			f.srv.Enqueue(fakellm.Reply{Content: "ok"})
+			f.run(t, tc.input)
+			if got := len(f.rec.find(event.TodosUpdated)) > 0; got != tc.complex {
+				t.Errorf("todo list started = %v, want %v", got, tc.complex)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -156,7 +157,15 @@ func (s *Session) startComplexTask(t *task, input string) {
 		return
 	}
 	typed := typedText(input)
-	res := complexity.Detect(typed)
+	// A slash chain naming a workspace path (src/Core/Util) is no list.
+	res := complexity.DetectIn(typed, func(p string) bool {
+		abs, _, err := s.ws.Resolve(p)
+		if err != nil {
+			return false
+		}
+		_, err = os.Lstat(abs)
+		return err == nil
+	})
 	if !res.Complex {
 		return
 	}

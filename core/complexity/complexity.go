@@ -5,17 +5,18 @@
 // priority order; the first that matches names the Result:
 //
 //  1. "enumeration": an explicit multi-target enumeration, either
-//     - numbered items 1 and 2 in that order (markers "1." "1)" "1、" "(1)"
-//     "1．" "1）", circled ①②, or Chinese numerals 一、二、). A marker must
-//     start the input or follow whitespace or punctuation and must not be
-//     followed by a digit, so "3.14", "v1.2" and "file1.go" are not markers; or
-//     - a slash list of at least 3 items such as "A/B/C" or "登录/注册/退出".
-//     Chains that look like paths, URLs or dates do not count: a leading or
-//     trailing slash, an empty item ("//"), an item containing one of
-//     . : ~ @ \ = ? % & (extensions, schemes, home dirs, queries), all-digit
-//     items (2024/01/05), or items that are all lowercase ASCII words
-//     without spaces around the slashes (src/core/util — we cannot tell them
-//     from a directory path). "add / edit / delete" with spaces counts.
+//     - numbered items 1, 2 and 3 in that order (markers "1." "1)" "1、"
+//     "(1)" "1．" "1）", circled ①②③, or Chinese numerals 一、二、三、). A
+//     marker must start the input or follow whitespace or punctuation and
+//     must not be followed by a digit, so "3.14", "v1.2" and "file1.go" are
+//     not markers; or
+//     - a slash list of at least 3 words of any case such as "A/B/C",
+//     "add/edit/delete" or "登录/注册/退出". Chains that look like paths,
+//     URLs or dates do not count: a leading or trailing slash ("/usr/bin",
+//     "./a/b/c" and "~/a/b" start with one or hold . or ~), an empty item
+//     ("//"), an item containing one of . : ~ @ \ = ? % & (extensions,
+//     schemes, home dirs, queries), all-digit items (2024/01/05), or a chain
+//     that names an existing path when the caller can tell (DetectIn).
 //  2. "length": at least 40 characters.
 //  3. "keywords": at least 3 multi-step keyword occurrences (see Keywords).
 //  4. "segments": at least 3 non-empty segments when split on the characters
@@ -46,7 +47,12 @@ type Result struct {
 }
 
 // Detect applies the rules of seed 001 §7 to input.
-func Detect(input string) Result {
+func Detect(input string) Result { return DetectIn(input, nil) }
+
+// DetectIn is Detect where isPath reports whether a slash chain names an
+// existing file or directory (in the workspace): such a chain is a path,
+// not a list.
+func DetectIn(input string, isPath func(string) bool) Result {
 	s := strings.TrimSpace(input)
 	r := Result{
 		Chars:    utf8.RuneCountInString(s),
@@ -55,7 +61,7 @@ func Detect(input string) Result {
 	}
 	switch {
 	case s == "":
-	case HasEnumeration(s):
+	case HasEnumeration(s, isPath):
 		r.Rule = "enumeration"
 	case r.Chars >= MinChars:
 		r.Rule = "length"

@@ -51,14 +51,19 @@ func TestDetect(t *testing.T) {
 		{"ascii period is no separator", "fix a. fix b. fix c", "", 0},
 
 		// enumerations win before everything else
-		{"numbered dot", "1. a 2. b", "enumeration", 0},
-		{"numbered lines", "1.修复\n2.测试", "enumeration", 0},
-		{"numbered paren", "do 1) x 2) y", "enumeration", 0},
-		{"numbered zh comma", "1、登录 2、注册", "enumeration", 0},
-		{"numbered brackets", "(1)登录（2）注册", "enumeration", 0},
-		{"circled", "修复①登录②注册", "enumeration", 0},
-		{"zh numerals", "一、登录 二、注册", "enumeration", 0},
-		{"numbered after colon", "fix:1. a 2. b", "enumeration", 0},
+		{"seed numbered", "1. 登录 2. 注册 3. 退出", "enumeration", 0},
+		{"numbered dot, two items", "1. a 2. b", "", 0},
+		{"numbered dot", "1. a 2. b 3. c", "enumeration", 0},
+		{"numbered restart", "1. a 1. b 2. c 3. d", "enumeration", 0},
+		{"numbered out of order", "1. a 3. b 2. c", "", 0},
+		{"numbered lines", "1.修复\n2.测试\n3.发布", "enumeration", 0},
+		{"numbered paren", "do 1) x 2) y 3) z", "enumeration", 0},
+		{"numbered zh comma", "1、登录 2、注册 3、退出", "enumeration", 0},
+		{"numbered brackets", "(1)登录（2）注册(3)退出", "enumeration", 0},
+		{"circled", "修复①登录②注册③退出", "enumeration", 0},
+		{"circled two", "修复①登录②注册", "", 0},
+		{"zh numerals", "一、登录 二、注册 三、退出", "enumeration", 0},
+		{"numbered after colon", "fix:1. a 2. b 3. c", "enumeration", 0},
 		{"only marker 1", "1. fix the button", "", 0},
 		{"2 before 1", "2. a 1. b", "", 0},
 		{"decimals", "set pi to 3.14 or 1.2", "", 0},
@@ -70,9 +75,12 @@ func TestDetect(t *testing.T) {
 		{"slash list full-width", "登录／注册／退出", "enumeration", 0},
 		{"slash list mixed case", "test on Linux/macOS/Windows.", "enumeration", 0},
 		{"slash list spaced", "add / edit / delete", "enumeration", 0},
+		{"slash list lowercase", "add/edit/delete", "enumeration", 0},
+		{"seed slash list", "A/B/C", "enumeration", 0},
 		{"two items", "TCP/IP", "", 0},
 		{"path with extension", "open src/a/b.go", "", 0},
-		{"lowercase path", "look in src/core/util", "", 0},
+		{"dotted path", "look in ./src/Core/Util", "", 0},
+		{"path with dotted item", "edit pkg/v1.2/Util", "", 0},
 		{"absolute path", "run /usr/bin/Env", "", 0},
 		{"relative path", "run ./Scripts/Build/All", "", 0},
 		{"home path", "edit ~/Config/Nvim/Init", "", 0},
@@ -80,7 +88,7 @@ func TestDetect(t *testing.T) {
 		{"url", "read https://x.io/A/B/C", "", 0},
 		{"date", "due 2024/01/05", "", 0},
 		{"windows path", `C:\A/B/C`, "", 0},
-		{"enumeration beats length", "1. " + zh39 + " 2. x", "enumeration", 0},
+		{"enumeration beats length", "1. " + zh39 + " 2. x 3. y", "enumeration", 0},
 		{"length beats keywords", zh39 + "重构迁移优化", "length", 0},
 	}
 	for _, tc := range tests {
@@ -136,8 +144,25 @@ func TestSlashSpacing(t *testing.T) {
 		"cd src/Core/Util now": true,
 		"A//B/C":               false,
 	} {
-		if got := HasEnumeration(in); got != want {
+		if got := HasEnumeration(in, nil); got != want {
 			t.Errorf("HasEnumeration(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestExistingPathIsNoList: a chain that names a directory of the
+// workspace is a path, whatever its case; the same words that name nothing
+// there are a list.
+func TestExistingPathIsNoList(t *testing.T) {
+	isPath := func(p string) bool { return p == "src/Core/Util" || p == "src/core/util" }
+	for in, want := range map[string]bool{
+		"cd src/Core/Util now":       false,
+		"look in src/core/util":      false,
+		"add/edit/delete":            true,
+		"cd src/Core/Util and A/B/C": true,
+	} {
+		if got := DetectIn(in, isPath).Rule == "enumeration"; got != want {
+			t.Errorf("DetectIn(%q) enumeration = %v, want %v", in, got, want)
 		}
 	}
 }

@@ -6,11 +6,17 @@ import (
 )
 
 // HasEnumeration reports whether s holds an explicit multi-target enumeration:
-// numbered items 1 then 2, or a slash list of at least 3 items (see the
-// package comment for the exact rules).
-func HasEnumeration(s string) bool {
-	return hasNumberedItems(s) || hasSlashList(s)
+// numbered items 1, 2 and 3 in order, or a slash list of at least 3 items
+// (see the package comment for the exact rules). isPath, when not nil,
+// tells a chain that names an existing path (src/Core/Util in the
+// workspace) from a list.
+func HasEnumeration(s string, isPath func(string) bool) bool {
+	return hasNumberedItems(s) || hasSlashList(s, isPath)
 }
+
+// minItems is the number of items an enumeration needs: the seed's
+// examples are "1. 2. 3." and "A/B/C".
+const minItems = 3
 
 // markerPrev lists the runes (besides whitespace) that may precede a
 // numbered marker: opening brackets, colons and sentence punctuation.
@@ -18,20 +24,21 @@ const markerPrev = "(（:：，,；;。！!？?、*>【["
 
 var zhNumerals = map[rune]int{'一': 1, '二': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9, '十': 10}
 
-// hasNumberedItems reports whether markers numbered 1 and then 2 occur.
+// hasNumberedItems reports whether markers numbered 1, 2 and 3 occur in
+// that order.
 func hasNumberedItems(s string) bool {
 	rs := []rune(s)
-	seen1 := false
+	want := 1
 	for i := 0; i < len(rs); i++ {
 		v, ok := markerAt(rs, i)
-		if !ok {
-			continue
-		}
 		switch {
+		case !ok:
+		case v == want:
+			if want++; want > minItems {
+				return true
+			}
 		case v == 1:
-			seen1 = true
-		case v == 2 && seen1:
-			return true
+			want = 2
 		}
 	}
 	return false
@@ -96,7 +103,7 @@ func isSlash(r rune) bool { return r == '/' || r == '／' }
 
 // hasSlashList reports whether s holds a chain like A/B/C that is not a
 // path, URL or date.
-func hasSlashList(s string) bool {
+func hasSlashList(s string, isPath func(string) bool) bool {
 	rs := []rune(s)
 	for i := 0; i < len(rs); {
 		if !itemRune(rs[i]) && !isSlash(rs[i]) {
@@ -104,7 +111,7 @@ func hasSlashList(s string) bool {
 			continue
 		}
 		end, ok := chain(rs, i)
-		if ok {
+		if ok && (isPath == nil || !isPath(strings.TrimSpace(string(rs[i:end])))) {
 			return true
 		}
 		i = end
@@ -116,7 +123,7 @@ func hasSlashList(s string) bool {
 // and reports where it ends and whether it is an enumeration.
 func chain(rs []rune, i int) (int, bool) {
 	var items []string
-	spaced, leading, trailing, empty := false, false, false, false
+	leading, trailing, empty := false, false, false
 	j := i
 	if isSlash(rs[j]) {
 		leading = true
@@ -152,29 +159,21 @@ func chain(rs []rune, i int) (int, bool) {
 		} else {
 			items = append(items, item)
 		}
-		if k > j {
-			spaced = true
-		}
 		j = k + 1
-		m := j
-		for m < len(rs) && (rs[m] == ' ' || rs[m] == '\t') {
-			m++
+		for j < len(rs) && (rs[j] == ' ' || rs[j] == '\t') {
+			j++
 		}
-		if m > j {
-			spaced = true
-		}
-		j = m
 	}
 	if j == i {
 		j = i + 1
 	}
-	if leading || trailing || empty || len(items) < 3 {
+	if leading || trailing || empty || len(items) < minItems {
 		return j, false
 	}
 	// A full stop after the last item ends the sentence, it is no extension.
 	last := len(items) - 1
 	items[last] = strings.TrimSuffix(items[last], ".")
-	allDigits, allLowerASCII := true, true
+	allDigits := true
 	for _, it := range items {
 		if it == "" || len([]rune(it)) > 32 || strings.ContainsAny(it, ".:~@\\=?%&") {
 			return j, false
@@ -183,13 +182,7 @@ func chain(rs []rune, i int) (int, bool) {
 			if r < '0' || r > '9' {
 				allDigits = false
 			}
-			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-				allLowerASCII = false
-			}
 		}
 	}
-	if allDigits || allLowerASCII && !spaced {
-		return j, false
-	}
-	return j, true
+	return j, !allDigits
 }

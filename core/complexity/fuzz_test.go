@@ -30,7 +30,7 @@ func FuzzDetect(f *testing.F) {
 		if r.Complex != (r.Rule != "") {
 			t.Fatalf("Complex and Rule disagree: %+v", r)
 		}
-		enum := s != "" && HasEnumeration(s)
+		enum := s != "" && HasEnumeration(s, nil)
 		var want string
 		switch {
 		case s == "":
