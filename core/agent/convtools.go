@@ -527,6 +527,7 @@ func (s *Session) closeConversation(id ConversationID, self *task) error {
 			text = err.Error()
 		}
 	}
+	s.releaseMCPView(id)
 	s.save()
 	s.emit(event.Event{Kind: event.ConversationClosed, Conversation: string(id), Text: text})
 	return err

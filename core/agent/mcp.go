@@ -40,6 +40,7 @@ func (s *Session) openMCP(log io.Writer) {
 		Root:          s.root,
 		StartTimeout:  s.opts.Config.MCPStartTimeout(),
 		CallTimeout:   s.opts.Config.MCPCallTimeout(),
+		IdleTimeout:   s.opts.Config.MCPIdleTimeout(),
 		Limits:        s.opts.Config.MCP.Limits,
 		Log:           log,
 		ClientName:    "coder-nvim",
@@ -134,8 +135,22 @@ func (s *Session) checkMCPAllowlist(parent *Conversation, allow []string) error 
 		}
 		return fmt.Errorf("unknown MCP tools in mcp_allowlist: %s (no MCP servers are configured)", strings.Join(allow, ", "))
 	}
-	_, err := s.mcp.pool.View(allow)
-	return err
+	return s.mcp.pool.Check(allow)
+}
+
+// releaseMCPView gives a closed conversation's view back to the pool: a
+// server no conversation uses can idle out (mcp.idle_timeout).
+func (s *Session) releaseMCPView(id ConversationID) {
+	if s.mcp == nil {
+		return
+	}
+	s.mu.Lock()
+	v := s.mcp.views[id]
+	delete(s.mcp.views, id)
+	s.mu.Unlock()
+	if v != nil {
+		v.Release()
+	}
 }
 
 // mcpTools are the MCP tools a task offers: the turn's snapshot, narrowed

@@ -159,3 +159,31 @@ func TestMCPAllowlistViews(t *testing.T) {
 		t.Errorf("%d deprecation notices, want 1", n)
 	}
 }
+
+// TestMCPViewReleasedOnClose: a conversation holds one view of the pool
+// (checking its allowlist takes none), and closing it gives the view back,
+// so a server only it used can idle out.
+func TestMCPViewReleasedOnClose(t *testing.T) {
+	writes := 0
+	f := mcpFixture(t, "yolo", false, &writes)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "echo something", "mcp_allowlist": []string{"web__echo"}})}},
+		fakellm.Reply{Content: "sub done"},
+		fakellm.Reply{Content: "finished"},
+	)
+	f.run(t, "delegate")
+	views := func() int { return f.sess.MCPStatus()[0].Views }
+	if n := views(); n != 2 {
+		t.Fatalf("views of the server with the root and one sub-conversation = %d, want 2", n)
+	}
+	convs := f.sess.Conversations()
+	if len(convs) != 2 {
+		t.Fatalf("conversations = %+v", convs)
+	}
+	if err := f.sess.CloseConversation(convs[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := views(); n != 1 {
+		t.Errorf("views after closing the sub-conversation = %d, want 1 (the root's)", n)
+	}
+}

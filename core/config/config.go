@@ -141,7 +141,16 @@ type MCP struct {
 	// FirstTurnWait (a Go duration) is how long the first turn waits for
 	// servers still starting; later ones join at a later turn.
 	FirstTurnWait string `json:"first_turn_wait"`
+	// IdleTimeout (a Go duration) stops a server no conversation has
+	// used since the last one using it closed; "0": never.
+	IdleTimeout string `json:"idle_timeout"`
 	mcp.Limits
+}
+
+// MCPIdleTimeout is the parsed mcp.idle_timeout.
+func (c Config) MCPIdleTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.MCP.IdleTimeout) // validated in Load
+	return d
 }
 
 // MCPCallTimeout is the parsed mcp.call_timeout.
@@ -266,7 +275,7 @@ func Defaults() Config {
 		},
 		Conversations: Conversations{MaxInterruptChainDepth: 4, CloseTimeout: "10s"},
 		Undo:          Undo{KeepTurns: 100, MaxFileMB: 10},
-		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s", CallTimeout: "120s"},
+		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s", CallTimeout: "120s", IdleTimeout: "10m"},
 		Storage:       Storage{Policy: "full", TTL: "72h"},
 		History:       History{MaxItems: 2000},
 	}
@@ -536,6 +545,9 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if d, err := time.ParseDuration(c.MCP.CallTimeout); err != nil || d <= 0 {
 		bad("mcp.call_timeout", "want a positive duration such as \"120s\", got %q", c.MCP.CallTimeout)
+	}
+	if d, err := time.ParseDuration(c.MCP.IdleTimeout); err != nil || d < 0 {
+		bad("mcp.idle_timeout", "want a duration such as \"10m\" (\"0\": never), got %q", c.MCP.IdleTimeout)
 	}
 	if d, err := time.ParseDuration(c.MCP.StartTimeout); err != nil || d <= 0 {
 		bad("mcp.start_timeout", "want a positive duration such as \"30s\", got %q", c.MCP.StartTimeout)

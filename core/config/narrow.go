@@ -210,6 +210,7 @@ func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy
 		{"mcp.start_timeout", proj.MCP.StartTimeout == cur.MCP.StartTimeout, proj.MCP.StartTimeout},
 		{"mcp.call_timeout", proj.MCP.CallTimeout == cur.MCP.CallTimeout, proj.MCP.CallTimeout},
 		{"mcp.first_turn_wait", proj.MCP.FirstTurnWait == cur.MCP.FirstTurnWait, proj.MCP.FirstTurnWait},
+		{"mcp.idle_timeout", proj.MCP.IdleTimeout == cur.MCP.IdleTimeout, proj.MCP.IdleTimeout},
 	} {
 		if !o.same {
 			ignore(o.key, o.value)

@@ -39,6 +39,9 @@ type Options struct {
 	// 0: 5.
 	MaxAttempts int
 	Now         func() time.Time
+	// IdleTimeout stops a server no view has used for this long once its
+	// last view was released; a new view starts it again. 0: never.
+	IdleTimeout time.Duration
 }
 
 // Notice kinds.
@@ -64,6 +67,7 @@ const (
 	StateFailed     = "failed"
 	StateDisabled   = "disabled"
 	StateStopped    = "stopped"
+	StateIdle       = "idle" // stopped while no view uses it; a new view starts it
 )
 
 // ServerStatus is what /tools and :checkhealth show of one server.
@@ -75,6 +79,7 @@ type ServerStatus struct {
 	Starts    int
 	LastError string
 	Trusted   bool
+	Views     int // live conversation views that can call it
 }
 
 type server struct {
@@ -88,6 +93,11 @@ type server struct {
 	lastErr string
 	starts  int
 	stderr  *tailWriter
+
+	refs   int         // live views that can call it
+	idle   *time.Timer // running while refs is 0 after a release
+	idling bool        // the session is being closed for idleness
+	wake   chan struct{}
 }
 
 // Pool owns the session's MCP servers.
@@ -146,7 +156,7 @@ func New(opts Options) *Pool {
 	}
 	for _, name := range sortedNames(opts.Servers) {
 		cfg := opts.Servers[name]
-		srv := &server{name: name, cfg: cfg, state: StateStarting, stderr: &tailWriter{p: p, prefix: "mcp " + name + ": "}}
+		srv := &server{name: name, cfg: cfg, state: StateStarting, stderr: &tailWriter{p: p, prefix: "mcp " + name + ": "}, wake: make(chan struct{}, 1)}
 		p.servers[name] = srv
 		if cfg.Disabled {
 			srv.state = StateDisabled
@@ -168,6 +178,13 @@ func (p *Pool) Close() error {
 	p.closed = true
 	p.mu.Unlock()
 	p.cancel()
+	for _, srv := range p.servers {
+		srv.mu.Lock()
+		if srv.idle != nil {
+			srv.idle.Stop()
+		}
+		srv.mu.Unlock()
+	}
 	var closing sync.WaitGroup
 	for _, srv := range p.servers {
 		srv.mu.Lock()
@@ -243,9 +260,27 @@ func (p *Pool) run(srv *server) {
 		_ = sess.Close()
 		srv.mu.Lock()
 		srv.sess = nil
+		idled := srv.idling
+		srv.idling = false
+		if idled {
+			srv.state = StateIdle
+		}
 		srv.mu.Unlock()
 		if p.ctx.Err() != nil {
 			return
+		}
+		if idled {
+			p.logf("mcp %s: idle for %s with no conversation using it: stopped", srv.name, p.opts.IdleTimeout)
+			select {
+			case <-srv.wake:
+				failures = 0
+				srv.mu.Lock()
+				srv.state = StateStarting
+				srv.mu.Unlock()
+				continue
+			case <-p.ctx.Done():
+				return
+			}
 		}
 		if p.opts.Now().Sub(began) > time.Minute {
 			failures = 0 // it ran a while: start the backoff over
@@ -273,6 +308,49 @@ func (p *Pool) run(srv *server) {
 			return
 		}
 	}
+}
+
+// hold counts one more view on srv; an idle server is woken.
+func (p *Pool) hold(srv *server) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	srv.refs++
+	if srv.idle != nil {
+		srv.idle.Stop()
+		srv.idle = nil
+	}
+	srv.idling = false
+	if srv.state == StateIdle {
+		select {
+		case srv.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// release counts one view less on srv; the last one starts the idle
+// timer.
+func (p *Pool) release(srv *server) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.refs--; srv.refs > 0 || p.opts.IdleTimeout <= 0 {
+		return
+	}
+	srv.idle = time.AfterFunc(p.opts.IdleTimeout, func() { p.idleOut(srv) })
+}
+
+// idleOut stops srv if no view took it up again meanwhile; its run loop
+// then waits for a view to wake it.
+func (p *Pool) idleOut(srv *server) {
+	srv.mu.Lock()
+	if srv.refs > 0 || srv.sess == nil || p.ctx.Err() != nil {
+		srv.mu.Unlock()
+		return
+	}
+	srv.idling = true
+	sess := srv.sess
+	srv.mu.Unlock()
+	_ = sess.Close()
 }
 
 func (p *Pool) sleep(d time.Duration) bool {
@@ -472,7 +550,7 @@ func (p *Pool) Status() []ServerStatus {
 	for _, name := range sortedNames(p.servers) {
 		srv := p.servers[name]
 		srv.mu.Lock()
-		st := ServerStatus{Name: name, Transport: "stdio", State: srv.state, Tools: len(srv.tools), Starts: srv.starts, LastError: srv.lastErr, Trusted: srv.cfg.Trusted}
+		st := ServerStatus{Name: name, Transport: "stdio", State: srv.state, Tools: len(srv.tools), Starts: srv.starts, LastError: srv.lastErr, Trusted: srv.cfg.Trusted, Views: srv.refs}
 		srv.mu.Unlock()
 		if srv.cfg.URL != "" {
 			st.Transport = "http"

@@ -443,3 +443,43 @@ func sortedEqual(list []string) bool {
 	}
 	return true
 }
+
+// TestIdleOut: a server whose last view is released stops after the idle
+// timeout (its processes gone), one that a view still holds does not, and
+// a new view starts the idle one again.
+func TestIdleOut(t *testing.T) {
+	p := newPool(t, Options{IdleTimeout: 50 * time.Millisecond, Servers: map[string]ServerConfig{
+		"local": stdioServer(t, nil), "kept": stdioServer(t, nil)}})
+	cat := ready(t, p, "local", "kept")
+	ctx := context.Background()
+	v, err := p.View([]string{"local__pids", "local__echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, _ := p.View([]string{"kept__echo"})
+	pids := strings.Fields(v.Call(ctx, cat, "local__pids", nil, 0).Text)
+	if len(pids) != 2 {
+		t.Fatalf("pids = %v", pids)
+	}
+	v.Release()
+	v.Release() // a second release takes nothing more
+	waitFor(t, "local idle", func() bool { return state(p, "local").State == StateIdle })
+	for _, s := range pids {
+		pid, _ := strconv.Atoi(s)
+		waitFor(t, "idle server's processes gone", func() bool { return !alive(pid) })
+	}
+	if st := state(p, "kept"); st.State != StateReady {
+		t.Errorf("a held server idled out: %+v", st)
+	}
+	again, err := p.View([]string{"local__echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "local started again", func() bool { st := state(p, "local"); return st.State == StateReady && st.Starts == 2 })
+	if res := again.Call(ctx, cat, "local__echo", json.RawMessage(`{"text":"back"}`), 0); res.Text != "echo: back" {
+		t.Errorf("after waking: %q", res.Text)
+	}
+	if res := held.Call(ctx, cat, "kept__echo", json.RawMessage(`{"text":"x"}`), 0); res.Text != "echo: x" {
+		t.Errorf("held server: %q", res.Text)
+	}
+}

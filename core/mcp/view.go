@@ -14,27 +14,69 @@ import (
 // View is what one conversation sees of the pool: an optional allowlist
 // of FQNs and its own call limits, under the pool's session-wide cap.
 type View struct {
-	pool  *Pool
-	allow map[string]bool // nil: every tool
-	lim   *limiter
+	pool    *Pool
+	allow   map[string]bool // nil: every tool
+	lim     *limiter
+	servers []*server // the servers it holds, until Release
+
+	once sync.Once
 }
 
-// View makes a view. allow holds FQNs (NormalizeAllowlist first); nil
-// means every tool. Names that no configured server can provide are an
-// error naming them.
+// View makes a view; it holds the servers it can call until Release.
+// allow holds FQNs (NormalizeAllowlist first); nil means every tool.
+// Names that no configured server can provide are an error naming them.
 func (p *Pool) View(allow []string) (*View, error) {
+	if err := p.Check(allow); err != nil {
+		return nil, err
+	}
 	v := &View{pool: p, lim: newLimiter("this conversation", p.opts.Limits.Concurrent, p.opts.Limits.CallsPerMinute, p.opts.Now)}
-	if allow == nil {
-		return v, nil
+	if allow != nil {
+		v.allow = map[string]bool{}
+		for _, n := range allow {
+			v.allow[n] = true
+		}
 	}
-	if unknown := p.unknown(allow); len(unknown) > 0 {
-		return nil, unknownError(unknown)
-	}
-	v.allow = map[string]bool{}
-	for _, n := range allow {
-		v.allow[n] = true
+	for _, name := range sortedNames(p.servers) {
+		srv := p.servers[name]
+		if srv.cfg.Disabled || !v.covers(name) {
+			continue
+		}
+		p.hold(srv)
+		v.servers = append(v.servers, srv)
 	}
 	return v, nil
+}
+
+// Check reports names of allow that no configured server can provide,
+// without making a view.
+func (p *Pool) Check(allow []string) error {
+	if unknown := p.unknown(allow); len(unknown) > 0 {
+		return unknownError(unknown)
+	}
+	return nil
+}
+
+// covers reports whether the view may call some tool of server name.
+func (v *View) covers(name string) bool {
+	if v.allow == nil {
+		return true
+	}
+	for fqn := range v.allow {
+		if strings.HasPrefix(fqn, sanitize(name)+"__") {
+			return true
+		}
+	}
+	return false
+}
+
+// Release gives the view's servers back: a server no view holds idles
+// out after Options.IdleTimeout. Calling it again does nothing.
+func (v *View) Release() {
+	v.once.Do(func() {
+		for _, srv := range v.servers {
+			v.pool.release(srv)
+		}
+	})
 }
 
 // unknown lists the names no enabled server defines. A server that has

@@ -130,6 +130,9 @@ function M.check()
       end
       if s.state == 'ready' or s.state == 'disabled' then
         r.ok(line)
+      elseif s.state == 'idle' then
+        -- Stopped while no conversation used it (mcp.idle_timeout).
+        r.ok(line .. ' (no conversation uses it; it starts again when one does)')
       elseif s.state == 'starting' and (s.last_error or '') == '' then
         -- Simply not up yet (the host started moments ago): no warning.
         r.ok(line .. ' (still starting; check again in a moment)')
