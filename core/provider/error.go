@@ -107,10 +107,9 @@ func (p *OpenAI) statusError(status int, serverMsg string) *Error {
 // variable the key was read from, never the key.
 func (p *OpenAI) authHint() string {
 	name := p.opts.Provider
-	if name == "" {
-		name = "the provider"
-	}
 	switch {
+	case name == "" && p.opts.KeyEnv == "":
+		return "check OPENAI_API_KEY or provider.api_key_env"
 	case p.opts.AuthHint != "":
 		return p.opts.AuthHint
 	case p.opts.KeyEnv == "" && p.opts.APIKey == "":
