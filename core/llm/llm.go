@@ -79,6 +79,28 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// PromptTokensDetails.CachedTokens is the part of the prompt served
+	// from the provider's cache (OpenAI, Gemini, OpenRouter, Copilot).
+	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+	// PromptCacheHitTokens is DeepSeek's name for the cached part.
+	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens,omitempty"`
+	// Cost is the request's price OpenRouter reports, in credits (USD).
+	Cost float64 `json:"cost,omitempty"`
+}
+
+// PromptTokensDetails breaks the prompt tokens down.
+type PromptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// Cached is the number of prompt tokens served from the cache, as either
+// field reports it.
+func (u Usage) Cached() int {
+	n := u.PromptCacheHitTokens
+	if u.PromptTokensDetails != nil {
+		n = max(n, u.PromptTokensDetails.CachedTokens)
+	}
+	return n
 }
 
 // Request is one chat-completion request.
