@@ -39,8 +39,8 @@ func Presets() []Preset {
 		{Name: "mistral", BaseURL: "https://api.mistral.ai/v1", KeyEnv: "MISTRAL_API_KEY", Model: "mistral-large-latest", ContextWindow: 128000},
 		{Name: ProviderOllama, BaseURL: "http://localhost:11434/v1", Model: "qwen2.5-coder", ContextWindow: 32768, Local: true},
 		{Name: "lmstudio", BaseURL: "http://localhost:1234/v1", Model: "local-model", ContextWindow: 32768, Local: true},
-		{Name: ProviderCopilot, BaseURL: "https://api.githubcopilot.com", Model: "gpt-4o", ContextWindow: 128000,
-			Headers: map[string]string{"Copilot-Integration-Id": "vscode-chat", "Editor-Version": "Neovim/0.10.0", "Editor-Plugin-Version": "coder-nvim/1", "Openai-Intent": "conversation-panel"}},
+		// Its token and headers come from core/copilot.
+		{Name: ProviderCopilot, BaseURL: "https://api.githubcopilot.com", Model: "gpt-4o", ContextWindow: 128000},
 		{Name: ProviderOpenAICompat, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY", ContextWindow: 128000},
 		{Name: ProviderDemo},
 	}

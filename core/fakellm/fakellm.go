@@ -72,6 +72,7 @@ type Server struct {
 	requests []Request
 	seq      int
 	models   []string // GET /models lists these; nil: that endpoint does not exist
+	copilot  *copilotState
 }
 
 // SetModels makes GET /models list names (nil: answer 404, as many
@@ -224,6 +225,14 @@ func contentImages(raw json.RawMessage) []llm.Image {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == CopilotTokenPath {
+		s.serveCopilotToken(w, r)
+		return
+	}
+	if !s.copilotAuthorized(r) {
+		writeError(w, http.StatusUnauthorized, "authentication_error", "fakellm: no valid Copilot API token", "")
+		return
+	}
 	if r.Method == http.MethodGet && strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/models") {
 		s.mu.Lock()
 		models := s.models
