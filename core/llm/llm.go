@@ -29,6 +29,11 @@ type Message struct {
 	// content parts after the text; a message without images is sent with
 	// plain string content, exactly as before images existed.
 	Images []Image `json:"images,omitempty"`
+	// ReasoningItems are the Responses API's reasoning items of an
+	// assistant message, kept as received (encrypted_content included)
+	// and sent back before it so the model's reasoning carries across
+	// steps; the chat-completions wire never sends them.
+	ReasoningItems []json.RawMessage `json:"reasoning_items,omitempty"`
 }
 
 // Image is one picture attached to a message: a data: URL (base64) or an

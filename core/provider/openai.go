@@ -145,8 +145,18 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 	if onDelta == nil {
 		onDelta = func(llm.Delta) {}
 	}
-	oreq := toOpenAI(req)
-	oreq.ReasoningEffort = p.opts.ReasoningEffort
+	var do func(context.Context, func(llm.Delta)) (llm.Response, error)
+	if p.opts.Wire == WireResponses {
+		body, err := json.Marshal(toResponses(req, p.opts.ReasoningEffort))
+		if err != nil {
+			return llm.Response{}, &Error{Message: "provider: invalid request: " + err.Error(), Err: err}
+		}
+		do = func(ctx context.Context, emit func(llm.Delta)) (llm.Response, error) { return p.attemptResponses(ctx, body, emit) }
+	} else {
+		oreq := toOpenAI(req)
+		oreq.ReasoningEffort = p.opts.ReasoningEffort
+		do = func(ctx context.Context, emit func(llm.Delta)) (llm.Response, error) { return p.attempt(ctx, oreq, emit) }
+	}
 	emitted := false
 	emit := func(d llm.Delta) {
 		emitted = true
@@ -154,7 +164,7 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 	}
 	idleCuts := 0
 	for attempt := 1; ; attempt++ {
-		resp, err := p.attempt(ctx, oreq, emit)
+		resp, err := do(ctx, emit)
 		if err == nil {
 			return resp, nil
 		}
