@@ -151,11 +151,15 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 		if err != nil {
 			return llm.Response{}, &Error{Message: "provider: invalid request: " + err.Error(), Err: err}
 		}
-		do = func(ctx context.Context, emit func(llm.Delta)) (llm.Response, error) { return p.attemptResponses(ctx, body, emit) }
+		do = func(ctx context.Context, emit func(llm.Delta)) (llm.Response, error) {
+			return p.attemptResponses(ctx, body, emit)
+		}
 	} else {
 		oreq := toOpenAI(req)
 		oreq.ReasoningEffort = p.opts.ReasoningEffort
-		do = func(ctx context.Context, emit func(llm.Delta)) (llm.Response, error) { return p.attempt(ctx, oreq, emit) }
+		do = func(ctx context.Context, emit func(llm.Delta)) (llm.Response, error) {
+			return p.attempt(ctx, oreq, emit)
+		}
 	}
 	emitted := false
 	emit := func(d llm.Delta) {
