@@ -3,11 +3,13 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -42,6 +44,9 @@ func ollamaModels(ctx context.Context, base string, wait time.Duration) ([]strin
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("no answer within %v", wait)
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, errors.New("connection refused")
 		}
 		return nil, err
 	}
