@@ -132,7 +132,7 @@ func runExec(args []string) int {
 		cfg.Mode = *mode
 	}
 	if *model != "" {
-		cfg.Model = *model
+		cfg.SetModel(*model)
 	}
 	be, err := backend.New(cfg)
 	if err != nil {
@@ -140,6 +140,8 @@ func runExec(args []string) int {
 		return 1
 	}
 	defer be.Close()
+	cfg = be.Config // after detection
+	fmt.Fprintf(os.Stderr, "provider: %s, model %s (%s)\n", be.Name, cfg.Model, be.Reason)
 
 	printer := &cli.Printer{Out: os.Stdout, Err: os.Stderr, Demo: be.Demo}
 	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: printer.Handle, AllowAsks: *yes, ModeFromFlag: *mode != "", Models: be.Models}

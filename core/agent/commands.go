@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -46,6 +47,7 @@ func commands() []command {
 		{name: "default", help: "same as /mode default", run: modeCmd(policy.ModeDefault), alias: true},
 		{name: "auto-edit", help: "same as /mode auto-edit", run: modeCmd(policy.ModeAutoEdit), alias: true},
 		{name: "yolo", help: "same as /mode yolo", run: modeCmd(policy.ModeYolo), alias: true},
+		{name: "status", help: "show the provider (and why it was chosen), the model, the context and the last turn's tokens", run: (*Session).cmdStatus},
 		{name: "tools", help: "list the tools the model can use now", run: (*Session).cmdTools},
 		{name: "todos", help: "show the todo list (read-only)", run: (*Session).cmdTodos},
 		{name: "new", help: "start a new session with an empty context", run: (*Session).cmdNew},
@@ -196,6 +198,48 @@ func (s *Session) cmdPermissions(_ context.Context, t *task, arg string) (string
 	pol, mode := s.policy, s.mode
 	s.mu.Unlock()
 	return fmt.Sprintf("preset: %s, mode: %s\n%s", pol.Preset, mode, pol.Matrix(mode)), nil
+}
+
+func (s *Session) cmdStatus(_ context.Context, _ *task, arg string) (string, error) {
+	if arg != "" {
+		return "", errors.New("/status takes no argument")
+	}
+	st := s.Status()
+	cfg := s.opts.Config
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider: %s", cfg.Provider)
+	if cfg.BaseURL != "" && !st.Demo {
+		fmt.Fprintf(&b, " at %s", cfg.BaseURL)
+	}
+	if cfg.ProviderReason != "" {
+		fmt.Fprintf(&b, " (%s)", cfg.ProviderReason)
+	}
+	fmt.Fprintf(&b, "\nmodel: %s", st.Model)
+	if cfg.WireAPI != "" {
+		fmt.Fprintf(&b, ", wire API %s", cfg.WireAPI)
+	}
+	if cfg.ReasoningEffort != "" {
+		fmt.Fprintf(&b, ", reasoning effort %s", cfg.ReasoningEffort)
+	}
+	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, st.ContextTokens, cfg.ContextWindow)
+	b.WriteString("\n" + TurnLine(st.Turn))
+	return b.String(), nil
+}
+
+// TurnLine says a turn's token accounting in one line: tokens in and out,
+// the share of the prompt served from the cache, the reported cost.
+func TurnLine(u *event.TurnUsage) string {
+	if u == nil || u.Calls == 0 {
+		return "last turn: no model call yet"
+	}
+	if u.In == 0 && u.Out == 0 {
+		return fmt.Sprintf("last turn: %d model calls; the endpoint reported no usage", u.Calls)
+	}
+	line := fmt.Sprintf("last turn: %d model calls, %d tokens in (%.0f%% cached), %d out", u.Calls, u.In, 100*u.CacheShare(), u.Out)
+	if u.Cost > 0 {
+		line += fmt.Sprintf(", cost $%.4f", u.Cost)
+	}
+	return line
 }
 
 func (s *Session) cmdTools(_ context.Context, t *task, _ string) (string, error) {

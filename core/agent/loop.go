@@ -307,6 +307,7 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	if u := resp.Usage; u != nil {
 		tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
 		tok.Context = u.PromptTokens + u.CompletionTokens
+		tok.Cached, tok.Cost = u.Cached(), u.Cost
 	} else {
 		tok.Context = estimateTokens(req.Messages) + estimateTokens([]llm.Message{resp.Message})
 	}
@@ -314,6 +315,17 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	t.conv.ctxTokens = tok.Context
 	t.conv.sentTools = req.Tools
 	t.conv.mu.Unlock()
+	// Estimates are not usage: only reported tokens are summed.
+	t.usage.Calls++
+	t.usage.In += tok.Prompt
+	t.usage.Out += tok.Completion
+	t.usage.Cached += tok.Cached
+	t.usage.Cost += tok.Cost
+	turn := t.usage
+	tok.Turn = &turn
+	s.mu.Lock()
+	s.lastTurn = &turn
+	s.mu.Unlock()
 	t.emit(event.Event{Kind: event.TokenCount, Tokens: tok})
 }
 

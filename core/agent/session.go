@@ -118,6 +118,8 @@ type Session struct {
 	// resumeNote says why a resumed session runs narrower than it was
 	// saved; told once the load is done.
 	resumeNote string
+	// lastTurn is the token accounting of the current or last turn.
+	lastTurn *event.TurnUsage
 }
 
 // Open starts a new session.
@@ -366,6 +368,7 @@ func (s *Session) statusLocked() event.Status {
 		Cwd:           s.root,
 		Demo:          s.opts.Demo,
 		Busy:          s.sched.busy(),
+		Turn:          s.lastTurn,
 	}
 }
 

@@ -28,10 +28,19 @@ const (
 
 // Config is the merged configuration. JSON keys are the file keys.
 type Config struct {
-	Provider  string `json:"provider"`    // "openai" or "demo"; empty: openai when an endpoint or key is configured, else demo
-	BaseURL   string `json:"base_url"`    // OpenAI-compatible endpoint; OPENAI_BASE_URL overrides
-	Model     string `json:"model"`       // model name
-	APIKeyEnv string `json:"api_key_env"` // env var holding the API key
+	Provider  string `json:"provider"`    // a preset name (Presets); empty: detected (detect.go)
+	BaseURL   string `json:"base_url"`    // OpenAI-compatible endpoint; OPENAI_BASE_URL overrides; default: the preset's
+	Model     string `json:"model"`       // model name; default: the preset's
+	APIKeyEnv string `json:"api_key_env"` // env var holding the API key; default: the preset's; never from a project file
+	// WireAPI is "chat" (/chat/completions) or "responses" (OpenAI's
+	// Responses API); empty: responses for the OpenAI models served only
+	// there, else chat.
+	WireAPI string `json:"wire_api"`
+	// ReasoningEffort ("low", "medium", "high", ...) is passed to models
+	// that take it; empty: not sent.
+	ReasoningEffort string `json:"reasoning_effort"`
+	// Copilot holds the GitHub Copilot endpoints (provider "copilot").
+	Copilot Copilot `json:"copilot"`
 
 	MaxSteps      int    `json:"max_steps"`      // model calls per turn
 	Mode          string `json:"mode"`           // plan, default, auto-edit, yolo
@@ -63,7 +72,16 @@ type Config struct {
 	MCP        MCP                         `json:"mcp"`
 
 	// Not from files: filled by Load.
-	APIKey    string    `json:"-"`
+	APIKey string `json:"-"`
+	// ProviderReason says why Provider was chosen ("ANTHROPIC_API_KEY is
+	// set", "configured in …"), for exec and :checkhealth.
+	ProviderReason string `json:"-"`
+	// Detected is set when no provider was configured and none of the
+	// keys or token files were found: the backend then probes Ollama
+	// (OllamaURL) before falling back to the demo.
+	Detected  bool      `json:"-"`
+	OllamaURL string    `json:"-"` // where the probe looks; default http://localhost:11434
+	set       keySet    // which keys were given, and by whom
 	Files     []string  `json:"-"` // the files that were read, in order
 	Workspace Workspace `json:"-"` // the workspace file's standing (trust)
 	// StateDir is the user's state directory (trust records, the sessions
@@ -260,7 +278,6 @@ func (c Config) StorageTTL() time.Duration {
 func Defaults() Config {
 	return Config{
 		Model:             "gpt-4o-mini",
-		APIKeyEnv:         "OPENAI_API_KEY",
 		MaxSteps:          50,
 		Mode:              "default",
 		ContextWindow:     128000,
@@ -351,28 +368,24 @@ func Load(root string, getenv func(string) string) (Config, error) {
 			}
 		}
 		cfg.Workspace.File, cfg.Workspace.Trusted = path, ok
+		if ok {
+			cfg.set.note(path, data, true)
+		}
 	}
 	if v := getenv("OPENAI_BASE_URL"); v != "" {
 		cfg.BaseURL = v
+		cfg.set.baseURL, cfg.set.baseURLByProject = true, false
 	}
 	if v := getenv("CODER_MODEL"); v != "" {
 		cfg.Model = v
+		cfg.set.model = true
 	}
 	if v := getenv("CODER_PROVIDER"); v != "" {
 		cfg.Provider = v
+		cfg.set.providerFrom, cfg.set.providerByProject = "CODER_PROVIDER", false
 	}
-	cfg.APIKey = getenv(cfg.APIKeyEnv)
-	if cfg.Provider == "" {
-		cfg.Provider = ProviderDemo
-		if cfg.BaseURL != "" || cfg.APIKey != "" {
-			cfg.Provider = ProviderOpenAI
-		}
-	}
-	if cfg.Provider == ProviderDemo && cfg.Model == Defaults().Model {
-		cfg.Model = "demo" // the demo is no model: do not show one
-	}
-	if cfg.Provider == ProviderOpenAI && cfg.BaseURL == "" {
-		cfg.BaseURL = "https://api.openai.com/v1"
+	if err := cfg.resolveProvider(getenv); err != nil {
+		return Config{}, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, err
@@ -394,6 +407,7 @@ func mergeFile(cfg *Config, path string) (bool, error) {
 	if err := Decode(data, cfg); err != nil {
 		return false, fmt.Errorf("config %s: %w", path, err)
 	}
+	cfg.set.note(path, data, false)
 	// Check values here, so an error names the file that set them.
 	if err := cfg.validate(true); err != nil {
 		return false, fmt.Errorf("config %s: %w", path, err)
@@ -478,13 +492,24 @@ func (c Config) validate(providerUnset bool) error {
 		errs = append(errs, fmt.Sprintf("key %q: ", key)+fmt.Sprintf(format, args...))
 	}
 	switch c.Provider {
-	case ProviderOpenAI, ProviderDemo:
 	case "":
 		if !providerUnset {
 			bad("provider", "must not be empty")
 		}
 	default:
-		bad("provider", "unknown provider %q (want %q or %q)", c.Provider, ProviderOpenAI, ProviderDemo)
+		if _, ok := LookupPreset(c.Provider); !ok {
+			bad("provider", "unknown provider %q (known: %s)", c.Provider, strings.Join(PresetNames(), ", "))
+		}
+	}
+	switch c.WireAPI {
+	case "", WireChat, WireResponses:
+	default:
+		bad("wire_api", "want %q or %q, got %q", WireChat, WireResponses, c.WireAPI)
+	}
+	switch c.ReasoningEffort {
+	case "", "minimal", "low", "medium", "high", "xhigh", "none":
+	default:
+		bad("reasoning_effort", "want minimal, low, medium or high, got %q", c.ReasoningEffort)
 	}
 	if c.Model == "" {
 		bad("model", "must not be empty")

@@ -74,6 +74,10 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("reloading %s: %v", data, err)
 		}
 		again.Workspace, cfg.Workspace = Workspace{}, Workspace{}
+		// Where a setting came from differs: it is now the user's.
+		again.set, cfg.set = keySet{}, keySet{}
+		again.ProviderReason, cfg.ProviderReason = "", ""
+		again.Detected, cfg.Detected = false, false
 		if !reflect.DeepEqual(again, cfg) {
 			t.Fatalf("reloaded config differs:\n got %+v\nwant %+v", again, cfg)
 		}

@@ -48,6 +48,12 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 		ignored = append(ignored, fmt.Sprintf("api_key_env: %q (never taken from a project file)", proj.APIKeyEnv))
 		proj.APIKeyEnv = cfg.APIKeyEnv
 	}
+	if proj.Copilot != cfg.Copilot {
+		// The token URL receives the user's GitHub token.
+		v, _ := json.Marshal(proj.Copilot)
+		ignored = append(ignored, fmt.Sprintf("copilot: %s (never taken from a project file)", v))
+		proj.Copilot = cfg.Copilot
+	}
 	if isTrusted {
 		servers := proj.MCPServers
 		proj.MCPServers = cfg.MCPServers
@@ -202,6 +208,8 @@ func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy
 		{"provider", proj.Provider == cur.Provider, proj.Provider},
 		{"base_url", proj.BaseURL == cur.BaseURL, proj.BaseURL + " (your API key would be sent there)"},
 		{"model", proj.Model == cur.Model, proj.Model},
+		{"wire_api", proj.WireAPI == cur.WireAPI, proj.WireAPI},
+		{"reasoning_effort", proj.ReasoningEffort == cur.ReasoningEffort, proj.ReasoningEffort},
 		{"context_window", proj.ContextWindow == cur.ContextWindow, proj.ContextWindow},
 		{"compact_threshold", proj.CompactThreshold == cur.CompactThreshold, proj.CompactThreshold},
 		{"stream_idle_timeout", proj.StreamIdleTimeout == cur.StreamIdleTimeout, proj.StreamIdleTimeout},

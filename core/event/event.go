@@ -173,6 +173,31 @@ type Tokens struct {
 	Total      int `json:"total" msgpack:"total"`
 	Context    int `json:"context" msgpack:"context"` // estimated size of the context now
 	Window     int `json:"window,omitempty" msgpack:"window,omitempty"`
+	// Cached is the part of Prompt the provider served from its cache;
+	// Cost is what the provider says the call cost (OpenRouter), 0 if not.
+	Cached int     `json:"cached,omitempty" msgpack:"cached,omitempty"`
+	Cost   float64 `json:"cost,omitempty" msgpack:"cost,omitempty"`
+	// Turn sums the calls of the turn so far.
+	Turn *TurnUsage `json:"turn,omitempty" msgpack:"turn,omitempty"`
+}
+
+// TurnUsage is the token accounting of one turn (every model call of it):
+// tokens in (prompt) and out (completion), the cached part of the prompt
+// and the reported cost.
+type TurnUsage struct {
+	In     int     `json:"in" msgpack:"in"`
+	Out    int     `json:"out" msgpack:"out"`
+	Cached int     `json:"cached" msgpack:"cached"`
+	Cost   float64 `json:"cost,omitempty" msgpack:"cost,omitempty"`
+	Calls  int     `json:"calls" msgpack:"calls"`
+}
+
+// CacheShare is the cached part of the prompt tokens, 0 to 1.
+func (u TurnUsage) CacheShare() float64 {
+	if u.In == 0 {
+		return 0
+	}
+	return float64(u.Cached) / float64(u.In)
 }
 
 // Status is what a front end shows next to the input: model, mode, preset,
@@ -185,6 +210,9 @@ type Status struct {
 	Cwd           string `json:"cwd" msgpack:"cwd"`
 	Demo          bool   `json:"demo,omitempty" msgpack:"demo,omitempty"`
 	Busy          bool   `json:"busy" msgpack:"busy"`
+	// Turn is the token accounting of the current or last turn; nil
+	// before the first model call.
+	Turn *TurnUsage `json:"turn,omitempty" msgpack:"turn,omitempty"`
 }
 
 // Todo is one entry of the task list.

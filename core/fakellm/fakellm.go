@@ -26,6 +26,11 @@ type Request struct {
 	IncludeUsage bool
 	Raw          []byte
 	Header       http.Header
+	// Responses is set for a Responses API request (POST /responses):
+	// Messages are then converted from its input items, which Input holds
+	// as sent.
+	Responses bool
+	Input     []json.RawMessage
 }
 
 // Reply scripts the answer to one request.
@@ -50,6 +55,10 @@ type Reply struct {
 	Usage        *llm.Usage // default: estimated from sizes
 	FinishReason string     // default "tool_calls" if ToolCalls else "stop"
 
+	// EncryptedReasoning, on the Responses API, is the encrypted_content
+	// of the reasoning item sent first (its summary is Reasoning).
+	EncryptedReasoning string
+
 	// Deltas are explicit content pieces, one per chunk; they replace Content
 	// and Chunk when set.
 	Deltas []string
@@ -72,6 +81,7 @@ type Server struct {
 	requests []Request
 	seq      int
 	models   []string // GET /models lists these; nil: that endpoint does not exist
+	copilot  *copilotState
 }
 
 // SetModels makes GET /models list names (nil: answer 404, as many
@@ -224,6 +234,14 @@ func contentImages(raw json.RawMessage) []llm.Image {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == CopilotTokenPath {
+		s.serveCopilotToken(w, r)
+		return
+	}
+	if !s.copilotAuthorized(r) {
+		writeError(w, http.StatusUnauthorized, "authentication_error", "fakellm: no valid Copilot API token", "")
+		return
+	}
 	if r.Method == http.MethodGet && strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/models") {
 		s.mu.Lock()
 		models := s.models
@@ -247,7 +265,8 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewEncoder(w).Encode(list)
 		return
 	}
-	if r.Method != http.MethodPost || !strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/chat/completions") {
+	responses := r.Method == http.MethodPost && strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/responses")
+	if !responses && (r.Method != http.MethodPost || !strings.HasSuffix(strings.TrimRight(r.URL.Path, "/"), "/chat/completions")) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", fmt.Sprintf("fakellm: unknown endpoint %s %s", r.Method, r.URL.Path), "")
 		return
 	}
@@ -256,22 +275,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "fakellm: read body: "+err.Error(), "")
 		return
 	}
-	var wr wireRequest
-	if err := json.Unmarshal(raw, &wr); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "fakellm: invalid JSON body: "+err.Error(), "")
+	var req Request
+	if responses {
+		req, err = responsesRequest(raw)
+	} else {
+		req, err = chatRequest(raw)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", "fakellm: "+err.Error(), "")
 		return
 	}
-	req := Request{
-		Model:        wr.Model,
-		Tools:        wr.Tools,
-		Stream:       wr.Stream,
-		IncludeUsage: wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage,
-		Raw:          raw,
-		Header:       r.Header.Clone(),
-	}
-	for _, m := range wr.Messages {
-		req.Messages = append(req.Messages, m.message())
-	}
+	req.Header = r.Header.Clone()
 
 	reply, ok, seq := s.record(req)
 	if !ok {
@@ -302,7 +316,30 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "fakellm: only stream=true is supported", "")
 		return
 	}
+	if responses {
+		s.streamResponses(w, r, req, reply, seq)
+		return
+	}
 	s.stream(w, r, req, reply, seq)
+}
+
+// chatRequest decodes a chat-completions request body.
+func chatRequest(raw []byte) (Request, error) {
+	var wr wireRequest
+	if err := json.Unmarshal(raw, &wr); err != nil {
+		return Request{}, fmt.Errorf("invalid JSON body: %w", err)
+	}
+	req := Request{
+		Model:        wr.Model,
+		Tools:        wr.Tools,
+		Stream:       wr.Stream,
+		IncludeUsage: wr.StreamOptions != nil && wr.StreamOptions.IncludeUsage,
+		Raw:          raw,
+	}
+	for _, m := range wr.Messages {
+		req.Messages = append(req.Messages, m.message())
+	}
+	return req, nil
 }
 
 // hang waits until the client or the server goes away.

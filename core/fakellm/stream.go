@@ -141,7 +141,16 @@ func split(s string, n int) []string {
 
 // stream writes the reply as server-sent events.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, reply Reply, seq int) {
-	payloads := events(req, reply, seq)
+	var frames [][]byte
+	for _, p := range events(req, reply, seq) {
+		frames = append(frames, fmt.Appendf(nil, "data: %s\n\n", p))
+	}
+	s.writeFrames(w, r, reply, frames, true)
+}
+
+// writeFrames sends SSE frames paced and broken as reply says; done: end
+// with "data: [DONE]" (chat completions; the Responses API has none).
+func (s *Server) writeFrames(w http.ResponseWriter, r *http.Request, reply Reply, payloads [][]byte, done bool) {
 	garbageAt := -1
 	if reply.Garbage {
 		garbageAt = min(2, len(payloads)-1)
@@ -206,7 +215,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 				return
 			}
 		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", p); err != nil {
+		if _, err := w.Write(p); err != nil {
 			return
 		}
 		if rc.Flush() != nil {
@@ -221,8 +230,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req Request, rep
 		cut(rc)
 		return
 	}
-	fmt.Fprint(w, "data: [DONE]\n\n") //nolint:errcheck // client gone.
-	rc.Flush()                        //nolint:errcheck
+	if done {
+		fmt.Fprint(w, "data: [DONE]\n\n") //nolint:errcheck // client gone.
+	}
+	rc.Flush() //nolint:errcheck
 }
 
 // cut drops the connection without finishing the chunked body, so the

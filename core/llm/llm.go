@@ -29,6 +29,11 @@ type Message struct {
 	// content parts after the text; a message without images is sent with
 	// plain string content, exactly as before images existed.
 	Images []Image `json:"images,omitempty"`
+	// ReasoningItems are the Responses API's reasoning items of an
+	// assistant message, kept as received (encrypted_content included)
+	// and sent back before it so the model's reasoning carries across
+	// steps; the chat-completions wire never sends them.
+	ReasoningItems []json.RawMessage `json:"reasoning_items,omitempty"`
 }
 
 // Image is one picture attached to a message: a data: URL (base64) or an
@@ -79,6 +84,28 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// PromptTokensDetails.CachedTokens is the part of the prompt served
+	// from the provider's cache (OpenAI, Gemini, OpenRouter, Copilot).
+	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+	// PromptCacheHitTokens is DeepSeek's name for the cached part.
+	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens,omitempty"`
+	// Cost is the request's price OpenRouter reports, in credits (USD).
+	Cost float64 `json:"cost,omitempty"`
+}
+
+// PromptTokensDetails breaks the prompt tokens down.
+type PromptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// Cached is the number of prompt tokens served from the cache, as either
+// field reports it.
+func (u Usage) Cached() int {
+	n := u.PromptCacheHitTokens
+	if u.PromptTokensDetails != nil {
+		n = max(n, u.PromptTokensDetails.CachedTokens)
+	}
+	return n
 }
 
 // Request is one chat-completion request.

@@ -61,7 +61,7 @@ func (p *OpenAI) requestError(err error, info *responseInfo) error {
 		// go-openai refused the request before sending it.
 		return &Error{Message: "provider: invalid request: " + err.Error(), Err: err}
 	}
-	e := statusError(status, serverMsg)
+	e := p.statusError(status, serverMsg)
 	e.Err = err
 	if v := header.Get("Retry-After"); v != "" {
 		e.retryAfter, e.hasRetryAfter = parseRetryAfter(v, time.Now())
@@ -70,12 +70,12 @@ func (p *OpenAI) requestError(err error, info *responseInfo) error {
 }
 
 // statusError builds the readable error for an HTTP failure status.
-func statusError(status int, serverMsg string) *Error {
+func (p *OpenAI) statusError(status int, serverMsg string) *Error {
 	e := &Error{StatusCode: status}
 	var what, hint string
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		what, hint = "authentication failed", "check OPENAI_API_KEY or provider.api_key_env"
+		what, hint = "authentication failed", p.authHint()
 	case status == http.StatusNotFound:
 		what, hint = "not found", "check the model name and the base URL (OPENAI_BASE_URL or provider.base_url; it usually ends in /v1)"
 	case status == http.StatusTooManyRequests:
@@ -101,6 +101,25 @@ func statusError(status int, serverMsg string) *Error {
 	}
 	e.Message = msg
 	return e
+}
+
+// authHint says what to check after a 401 or 403: the provider and the
+// variable the key was read from, never the key.
+func (p *OpenAI) authHint() string {
+	name := p.opts.Provider
+	switch {
+	case name == "" && p.opts.KeyEnv == "":
+		return "check OPENAI_API_KEY or provider.api_key_env"
+	case p.opts.AuthHint != "":
+		return p.opts.AuthHint
+	case p.opts.KeyEnv == "" && p.opts.APIKey == "":
+		return fmt.Sprintf("%s at %s rejected the request without an API key; set api_key_env to the variable holding one", name, p.baseURL)
+	case p.opts.KeyEnv == "":
+		return fmt.Sprintf("check the API key of %s", name)
+	case p.opts.APIKey == "":
+		return fmt.Sprintf("%s needs an API key: %s is not set (or set api_key_env)", name, p.opts.KeyEnv)
+	}
+	return fmt.Sprintf("%s rejected the key read from %s; check it (or api_key_env)", name, p.opts.KeyEnv)
 }
 
 // bodyMessage extracts a message from a non-standard error body: JSON with

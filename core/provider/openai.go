@@ -31,6 +31,20 @@ type Options struct {
 	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	HTTPClient  *http.Client // optional; must not set a Timeout shorter than a stream
+
+	// Provider names the endpoint in messages ("anthropic"); KeyEnv is the
+	// variable APIKey was read from, named (never the key) after a 401.
+	Provider string
+	KeyEnv   string
+	// AuthHint, when set, replaces the advice after a 401 or 403.
+	AuthHint string
+	// Headers are sent with every request (a preset's required headers).
+	Headers map[string]string
+	// ReasoningEffort is sent as reasoning_effort (chat) or
+	// reasoning.effort (responses) when set.
+	ReasoningEffort string
+	// Wire is "chat" (default) or "responses".
+	Wire string
 }
 
 // DefaultIdleTimeout is the default Options.IdleTimeout.
@@ -40,6 +54,7 @@ const DefaultIdleTimeout = 120 * time.Second
 // for concurrent use.
 type OpenAI struct {
 	client  *openai.Client
+	http    *http.Client // the client's, for the Responses API and /models
 	baseURL string
 	opts    Options
 }
@@ -89,6 +104,9 @@ func NewOpenAI(opts Options) *OpenAI {
 	}
 	// go-openai drops the response headers of failed requests; the
 	// transport keeps the status and Retry-After for the retry loop.
+	if len(opts.Headers) > 0 {
+		base = &headerTransport{base: base, headers: opts.Headers}
+	}
 	hc.Transport = &captureTransport{base: base}
 
 	cfg := openai.DefaultConfig(opts.APIKey)
@@ -97,7 +115,21 @@ func NewOpenAI(opts Options) *OpenAI {
 	// Keep-alive comments and blank lines count as "empty messages"; some
 	// servers send many while a model thinks.
 	cfg.EmptyMessagesLimit = 100000
-	return &OpenAI{client: openai.NewClientWithConfig(cfg), baseURL: opts.BaseURL, opts: opts}
+	return &OpenAI{client: openai.NewClientWithConfig(cfg), http: &hc, baseURL: opts.BaseURL, opts: opts}
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	return t.base.RoundTrip(req)
 }
 
 // Stream sends one chat completion request with stream=true and
@@ -113,7 +145,22 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 	if onDelta == nil {
 		onDelta = func(llm.Delta) {}
 	}
-	oreq := toOpenAI(req)
+	var do func(context.Context, func(llm.Delta)) (llm.Response, error)
+	if p.opts.Wire == WireResponses {
+		body, err := json.Marshal(toResponses(req, p.opts.ReasoningEffort))
+		if err != nil {
+			return llm.Response{}, &Error{Message: "provider: invalid request: " + err.Error(), Err: err}
+		}
+		do = func(ctx context.Context, emit func(llm.Delta)) (llm.Response, error) {
+			return p.attemptResponses(ctx, body, emit)
+		}
+	} else {
+		oreq := toOpenAI(req)
+		oreq.ReasoningEffort = p.opts.ReasoningEffort
+		do = func(ctx context.Context, emit func(llm.Delta)) (llm.Response, error) {
+			return p.attempt(ctx, oreq, emit)
+		}
+	}
 	emitted := false
 	emit := func(d llm.Delta) {
 		emitted = true
@@ -121,7 +168,7 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 	}
 	idleCuts := 0
 	for attempt := 1; ; attempt++ {
-		resp, err := p.attempt(ctx, oreq, emit)
+		resp, err := do(ctx, emit)
 		if err == nil {
 			return resp, nil
 		}

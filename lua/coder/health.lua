@@ -89,13 +89,18 @@ function M.check()
     return
   end
   if info.demo then
-    r.warn('no provider configured: the offline demo answers', {
-      'set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server)',
-      'or configure "provider", "base_url" and "model" in .coder/config.json',
+    r.warn('no provider configured: the offline demo answers (' .. tostring(info.provider_reason or '') .. ')', {
+      'set one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY,',
+      'sign in to GitHub Copilot (copilot.vim / copilot.lua), start Ollama,',
+      'or configure "provider" (:help coder-providers) and "model" in ~/.config/coder/config.json',
     })
   else
     r.ok(('provider %s at %s, model %s'):format(info.provider, info.base_url, info.model))
-    if info.api_key_set then
+    r.info('chosen because: ' .. tostring(info.provider_reason))
+    r.info(('wire API %s, context window %s tokens'):format(tostring(info.wire_api), tostring(info.context_window)))
+    if info.api_key_env == nil or info.api_key_env == '' then
+      r.ok('no API key variable: ' .. (info.provider == 'copilot' and 'the Copilot token file is used' or 'a local server'))
+    elseif info.api_key_set then
       r.ok('API key set ($' .. tostring(info.api_key_env) .. ')')
     else
       r.warn('no API key in $' .. tostring(info.api_key_env))

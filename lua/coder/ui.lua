@@ -533,6 +533,20 @@ function M.status_text(width)
   end
   local parts = { 'ctx ' .. tokens(s.context_tokens), s.model or '?', s.mode or '?' }
   local prio = { 2, 3, 0 }
+  -- The last turn's tokens in/out and the share of the prompt the
+  -- provider's cache served (and its reported cost): dropped first.
+  local turn = type(s.turn) == 'table' and s.turn or nil
+  if turn then
+    local t = ('↑%s ↓%s'):format(tokens(turn['in']), tokens(turn.out))
+    if (turn.cached or 0) > 0 then
+      t = t .. (' cache %d%%'):format(math.floor((turn.cache_share or 0) * 100 + 0.5))
+    end
+    if (turn.cost or 0) > 0 then
+      t = t .. (' $%.4f'):format(turn.cost)
+    end
+    table.insert(parts, 2, t)
+    table.insert(prio, 2, 4)
+  end
   if s.demo then
     table.insert(parts, 'DEMO')
     table.insert(prio, 1)

@@ -184,6 +184,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	if err != nil {
 		return nil, failure(fmt.Sprintf("model provider: %v", err))
 	}
+	cfg = be.Config // after detection
 	s := newSession(a, root)
 	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: s.onEvent, Prompter: true, Log: a.logw, Version: a.version, Models: be.Models}
 	var eng *agent.Session

@@ -18,7 +18,7 @@ const reachTimeout = 2 * time.Second
 func (h *host) healthRequest() (map[string]any, error) {
 	h.waitOpened()
 	h.mu.Lock()
-	cfg, cfgErr, sess, priority := h.cfg, h.cfgErr, h.sess, h.priority
+	cfg, cfgErr, sess, priority, be := h.cfg, h.cfgErr, h.sess, h.priority, h.be
 	h.mu.Unlock()
 	out := map[string]any{"version": h.version, "priority": priority}
 	if cfgErr != nil {
@@ -31,6 +31,12 @@ func (h *host) healthRequest() (map[string]any, error) {
 	}
 	st := sess.Status()
 	out["provider"] = cfg.Provider
+	out["provider_reason"] = cfg.ProviderReason
+	if be != nil {
+		out["provider_reason"] = be.Reason
+	}
+	out["wire_api"] = cfg.WireAPI
+	out["context_window"] = cfg.ContextWindow
 	out["model"] = st.Model
 	out["demo"] = st.Demo
 	out["base_url"] = cfg.BaseURL

@@ -220,12 +220,14 @@ func (h *host) openLocked(resume string) {
 		}
 		cfg.AddMCPServers(servers)
 	}
-	h.cfg = cfg
 	be, err := backend.New(cfg)
 	if err != nil {
+		h.cfg = cfg
 		h.failLocked(fmt.Errorf("provider: %w", err))
 		return
 	}
+	cfg = be.Config // after detection
+	h.cfg = cfg
 	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models}
 	var sess *agent.Session
 	resumed := false

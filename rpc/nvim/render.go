@@ -143,12 +143,21 @@ func (r *renderer) statusOp() op {
 			"demo":           st.Demo,
 			"busy":           st.Busy,
 			"session_id":     r.session,
+			"turn":           turnOp(st.Turn),
 			// conversation: the sub-conversation running now; target: the
 			// one input goes to ("" the root).
 			"conversation": r.runningConv(),
 			"target":       event.ShortConversation(r.target),
 		},
 	}
+}
+
+// turnOp is the last turn's usage for the status line; nil before any.
+func turnOp(u *event.TurnUsage) any {
+	if u == nil || u.In == 0 && u.Out == 0 {
+		return nil
+	}
+	return map[string]any{"in": u.In, "out": u.Out, "cached": u.Cached, "cache_share": u.CacheShare(), "cost": u.Cost, "calls": u.Calls}
 }
 
 // runningConv is the short id of the innermost running hand-over target.
@@ -235,6 +244,7 @@ func (r *renderer) event(ev event.Event) {
 	case event.TokenCount:
 		if ev.Tokens != nil {
 			r.status.ContextTokens = ev.Tokens.Context
+			r.status.Turn = ev.Tokens.Turn
 			r.emitOp(r.statusOp(), true)
 		}
 	case event.StatusChanged:
