@@ -55,6 +55,7 @@ type Conversation struct {
 	todos      []store.Todo
 	ctxTokens  int
 	sentTools  []llm.Tool // the tools of its last request
+	sentSystem string     // the system message of its last request
 	lastActive time.Time
 	task       TaskID // light handle: the running task, "" when none
 	closed     bool
@@ -123,6 +124,8 @@ func (c *Conversation) saved() store.Conversation {
 		MessageTimes:     slices.Clone(alignTimes(c.times, len(c.history))),
 		Messages:         append([]llm.Message(nil), c.history...),
 		Todos:            append([]store.Todo(nil), c.todos...),
+		System:           c.sentSystem,
+		SentTools:        c.sentTools,
 	}
 }
 
@@ -141,6 +144,8 @@ func restoreConversation(sc store.Conversation, started map[string]bool) *Conver
 		lastActive:       sc.LastActiveAt,
 		history:          repairHistory(sc.Messages, started),
 		todos:            sc.Todos,
+		sentSystem:       sc.System,
+		sentTools:        sc.SentTools,
 	}
 	if len(sc.MessageTimes) == len(c.history) {
 		c.times = sc.MessageTimes

@@ -314,6 +314,9 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	t.conv.mu.Lock()
 	t.conv.ctxTokens = tok.Context
 	t.conv.sentTools = req.Tools
+	if len(req.Messages) > 0 && req.Messages[0].Role == llm.RoleSystem {
+		t.conv.sentSystem = req.Messages[0].Content
+	}
 	t.conv.mu.Unlock()
 	// Estimates are not usage: only reported tokens are summed.
 	t.usage.Calls++

@@ -601,7 +601,8 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 	if snap.Tools == nil {
 		snap.Tools = tools.Specs(s.offeredToolsLocked(s.rootConv))
 	}
-	root.Messages, root.Todos, root.MessageTimes = nil, nil, nil // in Messages, Todos and MessageTimes
+	// In Messages, Todos, MessageTimes and Tools.
+	root.Messages, root.Todos, root.MessageTimes, root.System, root.SentTools = nil, nil, nil, "", nil
 	for _, c := range s.order {
 		snap.TTLConvs = snap.TTLConvs || c.Storage == store.PolicyTTL
 		c.mu.Lock()

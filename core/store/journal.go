@@ -414,6 +414,7 @@ func filterRecord(p Policy, r *Record) bool {
 			c := *r.Conversation
 			c.Instructions = notStored(c.Instructions)
 			c.UserInstructions = notStored(c.UserInstructions)
+			c.System = notStored(c.System)
 			c.Messages = filterMessages(PolicyHeaders, c.Messages)
 			c.Todos = headerTodos(c.Todos)
 			r.Conversation = &c

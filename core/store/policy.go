@@ -172,11 +172,12 @@ func (s *Snapshot) filtered() *Snapshot {
 		if cp != PolicyFull {
 			cv.Instructions = notStored(cv.Instructions)
 			cv.UserInstructions = notStored(cv.UserInstructions)
+			cv.System = notStored(cv.System)
 			cv.Messages = filterMessages(cp, cv.Messages)
 			cv.Todos = headerTodos(cv.Todos)
 		}
 		if cp == PolicyNone {
-			cv.Instructions, cv.UserInstructions, cv.Todos = "", "", nil
+			cv.Instructions, cv.UserInstructions, cv.System, cv.Todos = "", "", "", nil
 		}
 		c.Conversations = append(c.Conversations, cv)
 	}

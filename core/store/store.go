@@ -100,6 +100,11 @@ type Conversation struct {
 	MessageTimes     []int64        `json:"message_times,omitempty"` // as Snapshot.MessageTimes
 	Messages         []llm.Message  `json:"messages,omitempty"`
 	Todos            []Todo         `json:"todos,omitempty"`
+	// System and SentTools are the system message and the tools array of
+	// the conversation's last request, so the file alone replays it (the
+	// root's are Snapshot.Messages[0] and Snapshot.Tools).
+	System    string     `json:"system,omitempty"`
+	SentTools []llm.Tool `json:"sent_tools,omitempty"`
 }
 
 // ToolPrefs are a conversation's built-in tool switches (seed 000
