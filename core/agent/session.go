@@ -61,6 +61,9 @@ type Options struct {
 	Tools []tools.Tool
 	// Now replaces the clock (tests).
 	Now func() time.Time
+	// Tick replaces the clean-up timer (tests): it returns a channel that
+	// delivers a tick every d and a function that stops it.
+	Tick func(d time.Duration) (<-chan time.Time, func())
 	// NewID replaces the uuid generator for conversation and task ids
 	// (determinism tests).
 	NewID func() string
@@ -118,6 +121,12 @@ type Session struct {
 	// resumeNote says why a resumed session runs narrower than it was
 	// saved; told once the load is done.
 	resumeNote string
+	// agedCut is the ttl cutoff (unix ms) of the last clean-up pass that
+	// rewrote the snapshot (cleanup.go).
+	agedCut int64
+
+	cleanStop, cleanDone chan struct{} // the clean-up timer (cleanup.go)
+	cleanOnce            sync.Once
 }
 
 // Open starts a new session.
@@ -138,6 +147,7 @@ func Resume(opts Options, id string) (*Session, error) {
 		return nil, err
 	}
 	if err := s.load(id); err != nil {
+		s.stopCleanup()
 		return nil, err
 	}
 	s.tellResumeNote()
@@ -150,6 +160,9 @@ func newSession(opts Options) (*Session, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Tick == nil {
+		opts.Tick = realTicker
 	}
 	if opts.NewID == nil {
 		opts.NewID = uuid.NewString
@@ -214,6 +227,7 @@ func newSession(opts Options) (*Session, error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
 	})
 	s.openMCP(opts.Log)
+	s.startCleanup()
 	return s, nil
 }
 
@@ -227,6 +241,7 @@ func (s *Session) reset(id string) {
 	s.turns = nil
 	s.started = nil
 	s.closeJournalLocked()
+	s.agedCut = 0
 	s.storage, _ = store.ParsePolicy(s.opts.Config.Storage.Policy) // checked by newSession
 	s.memory = policy.NewMemory(s.opts.Now)
 }
@@ -488,8 +503,10 @@ func (s *Session) Wait() { s.sched.wait() }
 func (s *Session) Close() {
 	defer s.closeMCP()
 	defer s.expireStored() // after the lock is given up: the ttl cleanup pass
+	defer s.pruneApprovals()
 	defer s.setLock(nil)
 	defer s.bg.Wait()
+	s.stopCleanup() // before the lock is given up: a pass may save
 	done := s.sched.interrupt()
 	if done == nil {
 		return
