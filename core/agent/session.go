@@ -226,6 +226,7 @@ func newSession(opts Options) (*Session, error) {
 	s.saver = newSaver(store.Dir(s.root), func(err error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
 	})
+	s.saver.onSaved = s.evictSaved
 	s.openMCP(opts.Log)
 	s.startCleanup()
 	return s, nil
@@ -259,7 +260,10 @@ func (s *Session) load(id string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := store.Resume(store.Dir(s.root), id)
+	// What compacted views summarise stays on disk (seed 004 §4.1), when
+	// the text is stored whole (not under ttl, headers_only or none).
+	floor, _ := store.ParsePolicy(s.opts.Config.Storage.Policy) // checked by newSession
+	snap, err := store.ResumeBounded(store.Dir(s.root), id, floor)
 	if err != nil {
 		l.Release()
 		return err
@@ -301,10 +305,14 @@ func (s *Session) load(id string) error {
 	}
 	root := s.rootConv
 	if snap.Root != nil {
-		root = restoreConversation(*snap.Root, started)
+		root = restoreConversation(*snap.Root, started, nil)
 		s.setRootLocked(root)
 	}
 	root.history = repairHistory(msgs, started)
+	root.base, root.skipped = 0, store.Skipped{}
+	if k := snap.Skipped[""]; k != nil {
+		root.base, root.skipped = k.N, *k
+	}
 	root.times = nil
 	if len(times) == len(root.history) {
 		root.times = times
@@ -313,7 +321,7 @@ func (s *Session) load(id string) error {
 	root.sentTools = snap.Tools
 	root.ctxTokens = estimateTokens(root.history)
 	for _, sc := range snap.Conversations {
-		c := restoreConversation(sc, started)
+		c := restoreConversation(sc, started, snap.Skipped)
 		s.convs[c.ID] = c
 		s.order = append(s.order, c)
 	}
@@ -322,8 +330,8 @@ func (s *Session) load(id string) error {
 		if v.Conv != "" {
 			c = s.convs[ConversationID(v.Conv)]
 		}
-		if c != nil && v.Upto <= len(c.history) {
-			c.view = newView(c.history, v.Upto, v.Summary)
+		if c != nil && v.Upto <= c.base+len(c.history) && v.Upto >= c.base {
+			c.view = newView(c.history, c.base, c.skipped.LastUsers, v.Upto, v.Summary)
 			prefix, tail := c.sentLocked()
 			c.ctxTokens = estimateTokens(prefix) + estimateTokens(tail)
 		}
@@ -353,13 +361,14 @@ func (s *Session) RootConversation() ConversationID {
 	return s.rootConv.ID
 }
 
-// History returns a copy of a conversation's messages (root when id is "").
+// History returns a copy of a conversation's messages (root when id is
+// ""), those kept on disk only read back.
 func (s *Session) History(convID ConversationID) []llm.Message {
 	c, err := s.conversation(convID)
 	if err != nil {
 		return nil
 	}
-	return c.messages()
+	return s.allMessages(c)
 }
 
 // Status is what front ends show beside the input.
@@ -608,6 +617,7 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		Started:    s.startedLocked(),
 		Storage:    s.storage,
 		StorageTTL: s.opts.Config.Storage.TTL,
+		Layout:     store.LayoutBounded,
 	}
 	if s.journalID == s.id {
 		snap.JournalSeq = s.journal.Seq()
@@ -621,6 +631,13 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		c.mu.Lock()
 		if v := c.view; v != nil {
 			snap.Views = append(snap.Views, store.View{Conv: s.convKeyLocked(c), Upto: v.upto, Summary: v.summary})
+		}
+		if c.base > 0 {
+			// On disk only: the saver copies them from the file it replaces.
+			if snap.Skipped == nil {
+				snap.Skipped = map[string]*store.Skipped{}
+			}
+			snap.Skipped[s.convKeyLocked(c)] = &store.Skipped{N: c.base}
 		}
 		c.mu.Unlock()
 	}

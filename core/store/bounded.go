@@ -44,7 +44,8 @@ type Skipped struct {
 // compacted view sends the last three beside its summary).
 const keepUsers = 3
 
-func (k *Skipped) add(m llm.Message) {
+// Add counts m in as one more skipped message.
+func (k *Skipped) Add(m llm.Message) {
 	k.N++
 	if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant && m.Content != "" {
 		k.Messages++

@@ -402,7 +402,7 @@ func (d *snapDecoder) messages(conv string, from, skip int) ([]llm.Message, erro
 				}
 				d.s.Skipped[conv] = k
 			}
-			k.add(m)
+			k.Add(m)
 			continue
 		}
 		out = append(out, llm.Message{})
