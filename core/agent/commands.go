@@ -300,7 +300,7 @@ func (s *Session) cmdResume(_ context.Context, t *task, arg string) (string, err
 	note := s.resumeNote
 	s.resumeNote = ""
 	s.mu.Unlock()
-	n := store.CountMessages(t.conv.messages())
+	n := t.conv.messageCount()
 	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
 	if note != "" {
 		note = "\n" + note

@@ -43,12 +43,20 @@ type promptView struct {
 	prefix  []llm.Message
 }
 
-func newView(hist []llm.Message, upto int, summary string) *promptView {
+// hist is the history in memory, which starts at message base; older are
+// the last user messages before base (on disk only).
+func newView(hist []llm.Message, base int, older []llm.Message, upto int, summary string) *promptView {
 	var recent []llm.Message
-	for i := upto - 1; i >= 0 && len(recent) < keptUserMessages; i-- {
-		if m := hist[i]; m.Role == llm.RoleUser && !strings.HasPrefix(m.Content, compactedNote) {
+	take := func(m llm.Message) {
+		if m.Role == llm.RoleUser && !strings.HasPrefix(m.Content, compactedNote) && len(recent) < keptUserMessages {
 			recent = append([]llm.Message{{Role: llm.RoleUser, Content: truncate(m.Content, compactInputCap)}}, recent...)
 		}
+	}
+	for i := min(upto, base+len(hist)) - 1; i >= base; i-- {
+		take(hist[i-base])
+	}
+	for i := len(older) - 1; i >= 0; i-- {
+		take(older[i])
 	}
 	prefix := append(recent, llm.Message{Role: llm.RoleUser, Content: compactedNote + "\n\n" + summary})
 	return &promptView{upto: upto, summary: summary, prefix: prefix}
@@ -57,10 +65,10 @@ func newView(hist []llm.Message, upto int, summary string) *promptView {
 // sentLocked is the part of c's history a request carries: the view's
 // prefix and the messages after it. c.mu is held.
 func (c *Conversation) sentLocked() (prefix, tail []llm.Message) {
-	if c.view == nil || c.view.upto > len(c.history) {
+	if c.view == nil || c.view.upto > c.base+len(c.history) || c.view.upto < c.base {
 		return nil, c.history
 	}
-	return c.view.prefix, c.history[c.view.upto:]
+	return c.view.prefix, c.history[c.view.upto-c.base:]
 }
 
 // historyBounds are the conversation's prompt bounds (seed 004 §4.1): past
@@ -128,14 +136,16 @@ func (s *Session) compact(ctx context.Context, t *task, all bool) (string, error
 	c := t.conv
 	c.mu.Lock()
 	hist := c.history[:len(c.history):len(c.history)]
+	base, older := c.base, c.skipped.LastUsers
 	prev := c.view
 	c.mu.Unlock()
 	if len(hist) == 0 {
 		return "", errors.New("nothing to compact: the conversation is empty")
 	}
+	// Indices below are into hist, which starts at message base.
 	from, prevSummary := 0, ""
-	if prev != nil && prev.upto <= len(hist) {
-		from, prevSummary = prev.upto, prev.summary
+	if prev != nil && prev.upto <= base+len(hist) && prev.upto >= base {
+		from, prevSummary = prev.upto-base, prev.summary
 	}
 	items, tokens := s.historyBounds()
 	cut := compactCut(hist, from, items, tokens)
@@ -157,7 +167,7 @@ func (s *Session) compact(ctx context.Context, t *task, all bool) (string, error
 		t.emit(event.Event{Kind: event.Notice, Text: "the model's summary failed (" + err.Error() + "); compacted with a local summary of the user's requests and the files touched"})
 	}
 
-	v := newView(hist, cut, summary)
+	v := newView(hist, base, older, base+cut, summary)
 	s.mu.Lock()
 	system := s.systemPromptLocked(c)
 	c.mu.Lock()
@@ -166,12 +176,12 @@ func (s *Session) compact(ctx context.Context, t *task, all bool) (string, error
 	c.ctxTokens = estimateTokens(append(append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, v.prefix...), tail...))
 	tokensNow := c.ctxTokens
 	c.mu.Unlock()
-	rerr := s.recordLocked(store.Record{Kind: store.KindView, Conv: s.convKeyLocked(c), View: &store.View{Conv: s.convKeyLocked(c), Upto: cut, Summary: summary}})
+	rerr := s.recordLocked(store.Record{Kind: store.KindView, Conv: s.convKeyLocked(c), View: &store.View{Conv: s.convKeyLocked(c), Upto: base + cut, Summary: summary}})
 	st := s.statusLocked()
 	s.mu.Unlock()
 	s.reportSave(rerr)
 	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
-	t.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("conversation compacted: %d messages sent as a summary, %d after it (about %d tokens); the full history is kept", cut, len(hist)-cut, tokensNow)})
+	t.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("conversation compacted: %d messages sent as a summary, %d after it (about %d tokens); the full history is kept", base+cut, len(hist)-cut, tokensNow)})
 	return summary, nil
 }
 

@@ -150,7 +150,7 @@ func BenchmarkRequestBuild(b *testing.B) {
 			c := s.rootConv
 			c.history = hist
 			if n > 200 { // as compaction leaves it: the newest 200 sent
-				c.view = newView(hist, n-200, "summary")
+				c.view = newView(hist, 0, nil, n-200, "summary")
 			}
 			t := &task{s: s, id: "00000000-bench", conv: c, snaps: &turnSnaps{}}
 			tc := s.turnContext(t)

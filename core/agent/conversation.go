@@ -46,7 +46,15 @@ type Conversation struct {
 	Storage StoragePolicy
 	created time.Time
 
-	mu      sync.Mutex // guards the fields below
+	mu sync.Mutex // guards the fields below
+	// base is how many of its oldest messages are on disk only (in the
+	// session's snapshot file): the history holds the messages from base
+	// on, and every index into the history (a view's upto) counts from
+	// the first message. skipped describes those on disk (counts, the
+	// first and the last user messages). Only what a compacted view
+	// summarises, and the snapshot durably holds, leaves memory.
+	base    int
+	skipped store.Skipped
 	history []llm.Message
 	// times holds when each history message was written (unix ms; 0:
 	// unknown), for storage ttl, which ages each message on its own.
@@ -61,7 +69,7 @@ type Conversation struct {
 	closed     bool
 }
 
-// messages returns a copy of the history.
+// messages returns a copy of the history in memory (from base on).
 func (c *Conversation) messages() []llm.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -130,7 +138,7 @@ func (c *Conversation) saved() store.Conversation {
 }
 
 // restoreConversation rebuilds a saved conversation.
-func restoreConversation(sc store.Conversation, started map[string]bool) *Conversation {
+func restoreConversation(sc store.Conversation, started map[string]bool, skipped map[string]*store.Skipped) *Conversation {
 	c := &Conversation{
 		ID:               ConversationID(sc.ID),
 		Instructions:     sc.Instructions,
@@ -146,6 +154,9 @@ func restoreConversation(sc store.Conversation, started map[string]bool) *Conver
 		todos:            sc.Todos,
 		sentSystem:       sc.System,
 		sentTools:        sc.SentTools,
+	}
+	if k := skipped[sc.ID]; k != nil {
+		c.base, c.skipped = k.N, *k
 	}
 	if len(sc.MessageTimes) == len(c.history) {
 		c.times = sc.MessageTimes
@@ -334,7 +345,8 @@ func (s *Session) Conversations() []ConversationInfo {
 	out := make([]ConversationInfo, 0, len(list))
 	for _, c := range list {
 		c.mu.Lock()
-		info := ConversationInfo{ID: c.ID, Records: len(c.history), LastActive: c.lastActive, Running: c.task != ""}
+		info := ConversationInfo{ID: c.ID, Records: c.base + len(c.history), LastActive: c.lastActive, Running: c.task != ""}
+		info.Messages, info.FirstLine = c.skipped.Messages, firstLine(c.skipped.FirstUser)
 		for _, m := range c.history {
 			if m.Role == llm.RoleUser && info.FirstLine == "" {
 				info.FirstLine = firstLine(m.Content)

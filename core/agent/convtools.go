@@ -435,7 +435,11 @@ func (s *Session) convHistory(_ context.Context, _ *task, raw json.RawMessage) (
 		Attachments []attachment `json:"attachments,omitempty"`
 	}
 	entries := []entry{}
-	for _, m := range c.messages() {
+	msgs := c.messages()
+	if c.onDisk() && (args.Limit == nil || countHistory(msgs) < *args.Limit) {
+		msgs = s.allMessages(c) // the older part is read back from disk
+	}
+	for _, m := range msgs {
 		if !historyMessage(m) {
 			continue // tool calls and tool results are not messages
 		}
@@ -452,6 +456,17 @@ func (s *Session) convHistory(_ context.Context, _ *task, raw json.RawMessage) (
 		Entries []entry `json:"entries"`
 	}{entries})
 	return string(data), err
+}
+
+// countHistory counts what conv_history shows of msgs.
+func countHistory(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if historyMessage(m) {
+			n++
+		}
+	}
+	return n
 }
 
 func (s *Session) convDestroy(_ context.Context, t *task, raw json.RawMessage) (string, error) {

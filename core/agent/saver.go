@@ -14,6 +14,7 @@ import (
 type saver struct {
 	dir     string
 	onError func(error)
+	onSaved func(*store.Snapshot) // after a snapshot is durable
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -55,6 +56,8 @@ func (sv *saver) loop() {
 		}
 		if err != nil {
 			sv.onError(err)
+		} else if sv.onSaved != nil {
+			sv.onSaved(job.snap)
 		}
 		sv.mu.Lock()
 	}

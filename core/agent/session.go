@@ -61,6 +61,9 @@ type Options struct {
 	Tools []tools.Tool
 	// Now replaces the clock (tests).
 	Now func() time.Time
+	// Tick replaces the clean-up timer (tests): it returns a channel that
+	// delivers a tick every d and a function that stops it.
+	Tick func(d time.Duration) (<-chan time.Time, func())
 	// NewID replaces the uuid generator for conversation and task ids
 	// (determinism tests).
 	NewID func() string
@@ -120,6 +123,12 @@ type Session struct {
 	resumeNote string
 	// lastTurn is the token accounting of the current or last turn.
 	lastTurn *event.TurnUsage
+	// agedCut is the ttl cutoff (unix ms) of the last clean-up pass that
+	// rewrote the snapshot (cleanup.go).
+	agedCut int64
+
+	cleanStop, cleanDone chan struct{} // the clean-up timer (cleanup.go)
+	cleanOnce            sync.Once
 }
 
 // Open starts a new session.
@@ -140,6 +149,7 @@ func Resume(opts Options, id string) (*Session, error) {
 		return nil, err
 	}
 	if err := s.load(id); err != nil {
+		s.stopCleanup()
 		return nil, err
 	}
 	s.tellResumeNote()
@@ -152,6 +162,9 @@ func newSession(opts Options) (*Session, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Tick == nil {
+		opts.Tick = realTicker
 	}
 	if opts.NewID == nil {
 		opts.NewID = uuid.NewString
@@ -215,7 +228,9 @@ func newSession(opts Options) (*Session, error) {
 	s.saver = newSaver(store.Dir(s.root), func(err error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
 	})
+	s.saver.onSaved = s.evictSaved
 	s.openMCP(opts.Log)
+	s.startCleanup()
 	return s, nil
 }
 
@@ -229,6 +244,7 @@ func (s *Session) reset(id string) {
 	s.turns = nil
 	s.started = nil
 	s.closeJournalLocked()
+	s.agedCut = 0
 	s.storage, _ = store.ParsePolicy(s.opts.Config.Storage.Policy) // checked by newSession
 	s.memory = policy.NewMemory(s.opts.Now)
 }
@@ -246,7 +262,10 @@ func (s *Session) load(id string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := store.Resume(store.Dir(s.root), id)
+	// What compacted views summarise stays on disk (seed 004 §4.1), when
+	// the text is stored whole (not under ttl, headers_only or none).
+	floor, _ := store.ParsePolicy(s.opts.Config.Storage.Policy) // checked by newSession
+	snap, err := store.ResumeBounded(store.Dir(s.root), id, floor)
 	if err != nil {
 		l.Release()
 		return err
@@ -288,10 +307,14 @@ func (s *Session) load(id string) error {
 	}
 	root := s.rootConv
 	if snap.Root != nil {
-		root = restoreConversation(*snap.Root, started)
+		root = restoreConversation(*snap.Root, started, nil)
 		s.setRootLocked(root)
 	}
 	root.history = repairHistory(msgs, started)
+	root.base, root.skipped = 0, store.Skipped{}
+	if k := snap.Skipped[""]; k != nil {
+		root.base, root.skipped = k.N, *k
+	}
 	root.times = nil
 	if len(times) == len(root.history) {
 		root.times = times
@@ -300,7 +323,7 @@ func (s *Session) load(id string) error {
 	root.sentTools = snap.Tools
 	root.ctxTokens = estimateTokens(root.history)
 	for _, sc := range snap.Conversations {
-		c := restoreConversation(sc, started)
+		c := restoreConversation(sc, started, snap.Skipped)
 		s.convs[c.ID] = c
 		s.order = append(s.order, c)
 	}
@@ -309,8 +332,8 @@ func (s *Session) load(id string) error {
 		if v.Conv != "" {
 			c = s.convs[ConversationID(v.Conv)]
 		}
-		if c != nil && v.Upto <= len(c.history) {
-			c.view = newView(c.history, v.Upto, v.Summary)
+		if c != nil && v.Upto <= c.base+len(c.history) && v.Upto >= c.base {
+			c.view = newView(c.history, c.base, c.skipped.LastUsers, v.Upto, v.Summary)
 			prefix, tail := c.sentLocked()
 			c.ctxTokens = estimateTokens(prefix) + estimateTokens(tail)
 		}
@@ -340,13 +363,14 @@ func (s *Session) RootConversation() ConversationID {
 	return s.rootConv.ID
 }
 
-// History returns a copy of a conversation's messages (root when id is "").
+// History returns a copy of a conversation's messages (root when id is
+// ""), those kept on disk only read back.
 func (s *Session) History(convID ConversationID) []llm.Message {
 	c, err := s.conversation(convID)
 	if err != nil {
 		return nil
 	}
-	return c.messages()
+	return s.allMessages(c)
 }
 
 // Status is what front ends show beside the input.
@@ -491,8 +515,10 @@ func (s *Session) Wait() { s.sched.wait() }
 func (s *Session) Close() {
 	defer s.closeMCP()
 	defer s.expireStored() // after the lock is given up: the ttl cleanup pass
+	defer s.pruneApprovals()
 	defer s.setLock(nil)
 	defer s.bg.Wait()
+	s.stopCleanup() // before the lock is given up: a pass may save
 	done := s.sched.interrupt()
 	if done == nil {
 		return
@@ -594,6 +620,7 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		Started:    s.startedLocked(),
 		Storage:    s.storage,
 		StorageTTL: s.opts.Config.Storage.TTL,
+		Layout:     store.LayoutBounded,
 	}
 	if s.journalID == s.id {
 		snap.JournalSeq = s.journal.Seq()
@@ -608,6 +635,13 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		c.mu.Lock()
 		if v := c.view; v != nil {
 			snap.Views = append(snap.Views, store.View{Conv: s.convKeyLocked(c), Upto: v.upto, Summary: v.summary})
+		}
+		if c.base > 0 {
+			// On disk only: the saver copies them from the file it replaces.
+			if snap.Skipped == nil {
+				snap.Skipped = map[string]*store.Skipped{}
+			}
+			snap.Skipped[s.convKeyLocked(c)] = &store.Skipped{N: c.base}
 		}
 		c.mu.Unlock()
 	}

@@ -57,6 +57,13 @@ func (m *Memory) pruneLocked() {
 	})
 }
 
+// Len is how many keys are held, expired ones not yet pruned included.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.keys)
+}
+
 // Keys returns a copy of the live keys (for display).
 func (m *Memory) Keys() []Key {
 	m.mu.Lock()

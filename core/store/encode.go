@@ -32,6 +32,9 @@ type longTexts struct {
 	// mark starts every placeholder: random, so no text can contain it.
 	mark  string
 	texts []string
+	// skipped stand in for messages copied from the file being replaced
+	// (bounded.go).
+	skipped prefixes
 }
 
 func isLong(s string) bool { return len(s) >= longText }
@@ -128,7 +131,7 @@ func writeJSON(w io.Writer, v any, l *longTexts, end string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(l.texts) == 0 {
+	if len(l.texts) == 0 && len(l.skipped.list) == 0 {
 		n, err := w.Write(append(data, end...))
 		return int64(n), err
 	}
@@ -136,7 +139,18 @@ func writeJSON(w io.Writer, v any, l *longTexts, end string) (int64, error) {
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	mark := []byte(`"` + l.mark)
 	for {
-		i := bytes.Index(data, mark)
+		i := -1
+		if len(l.texts) > 0 {
+			i = bytes.Index(data, mark)
+		}
+		if s, e, k, ok := l.skipped.next(data); ok && (i < 0 || s < i) {
+			bw.Write(data[:s])
+			data = data[e:]
+			if err := l.skipped.write(bw, k); err != nil {
+				return cw.n, err
+			}
+			continue
+		}
 		if i < 0 {
 			break
 		}

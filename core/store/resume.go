@@ -22,8 +22,19 @@ var ErrNothingStored = errors.New("it was stored under storage policy \"none\", 
 // message, so resuming holds about one copy of the session in memory, not
 // the file plus its decoding. A session with only a journal (killed before
 // its first snapshot) resumes from the journal alone.
-func Resume(dir, id string) (*Snapshot, error) {
-	s, err := decodeFile(dir, id)
+func Resume(dir, id string) (*Snapshot, error) { return resume(dir, id, nil) }
+
+// ResumeBounded is Resume without the messages a compacted view sends as
+// a summary, when the snapshot's layout allows and the conversation's
+// storage policy, narrowed by floor, is full: they stay on disk, and
+// Snapshot.Skipped describes them (ReadMessages reads them). Memory then
+// grows with what is sent, not with the session's length.
+func ResumeBounded(dir, id string, floor Policy) (*Snapshot, error) {
+	return resume(dir, id, &floor)
+}
+
+func resume(dir, id string, floor *Policy) (*Snapshot, error) {
+	s, err := decodeFile(dir, id, floor)
 	noSnap := errors.Is(err, ErrNotFound)
 	if err != nil && !noSnap {
 		return nil, err
@@ -171,8 +182,8 @@ func (s *Snapshot) conv(id string) *Conversation {
 }
 
 // decodeFile reads session id's snapshot, decoding its message lists one
-// message at a time.
-func decodeFile(dir, id string) (*Snapshot, error) {
+// message at a time; with a floor, bounded (ResumeBounded).
+func decodeFile(dir, id string, floor *Policy) (*Snapshot, error) {
 	p, err := path(dir, id)
 	if err != nil {
 		return nil, err
@@ -185,8 +196,9 @@ func decodeFile(dir, id string) (*Snapshot, error) {
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
 	defer f.Close()
-	var s Snapshot
-	if err := decodeSnapshot(json.NewDecoder(bufio.NewReaderSize(f, 64<<10)), &s); err != nil {
+	s := Snapshot{}
+	d := &snapDecoder{dec: json.NewDecoder(bufio.NewReaderSize(f, 64<<10)), s: &s, floor: floor}
+	if err := d.decode(); err != nil {
 		return nil, fmt.Errorf("session file %s is corrupt: %w", p, err)
 	}
 	if s.ID != id {
@@ -195,38 +207,94 @@ func decodeFile(dir, id string) (*Snapshot, error) {
 	return &s, nil
 }
 
-// decodeSnapshot decodes a snapshot object field by field: the large
-// "messages" array element by element, so the decoder never buffers it
-// whole; the other fields are small or decoded whole.
-func decodeSnapshot(dec *json.Decoder, s *Snapshot) error {
+// snapDecoder decodes a snapshot object field by field: the message lists
+// element by element, so the decoder never buffers them whole, skipping
+// (with a floor) what the views summarise; the other fields are small or
+// decoded whole.
+type snapDecoder struct {
+	dec   *json.Decoder
+	s     *Snapshot
+	floor *Policy // nil: keep every message
+	// Read from the head, before the messages.
+	layout   int
+	storage  Policy
+	degraded bool
+	views    []View
+}
+
+// skipFor is how many of conversation conv's oldest messages may stay on
+// disk under policy p (its own, or the session's for the root).
+func (d *snapDecoder) skipFor(conv string, p Policy) int {
+	if d.floor == nil || d.layout != LayoutBounded || d.degraded {
+		return 0
+	}
+	if Narrower(Narrower(*d.floor, d.storage), p) != PolicyFull {
+		return 0
+	}
+	for _, v := range d.views {
+		if v.Conv == conv {
+			return max(v.Upto, 0)
+		}
+	}
+	return 0
+}
+
+func (d *snapDecoder) decode() error {
+	dec, s := d.dec, d.s
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
 	}
-	var rest = map[string]json.RawMessage{}
+	rest := map[string]json.RawMessage{}
+	var times []int64
+	rootSkip := 0
 	for dec.More() {
-		tok, err := dec.Token()
+		key, err := keyToken(dec)
 		if err != nil {
 			return err
 		}
-		key, _ := tok.(string)
-		if key != "messages" {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
+		switch key {
+		case "messages":
+			rootSkip = d.skipFor("", PolicyFull)
+			if s.Messages, err = d.messages("", 1, rootSkip); err != nil {
 				return err
 			}
-			rest[key] = raw
 			continue
+		case "message_times":
+			if times, err = decodeTimes(dec, 1, d.skipFor("", PolicyFull)); err != nil {
+				return err
+			}
+			continue
+		case "conversations":
+			if d.floor != nil {
+				if err := d.conversations(); err != nil {
+					return err
+				}
+				continue
+			}
 		}
-		if err := decodeMessages(dec, s); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			return err
+		}
+		rest[key] = raw
+		// The head decides what may be skipped.
+		switch key {
+		case "layout":
+			json.Unmarshal(raw, &d.layout)
+		case "storage":
+			json.Unmarshal(raw, &d.storage)
+		case "degraded":
+			json.Unmarshal(raw, &d.degraded)
+		case "views":
+			json.Unmarshal(raw, &d.views)
 		}
 	}
 	if err := expectDelim(dec, '}'); err != nil {
 		return err
 	}
-	msgs := s.Messages
+	msgs, convs, skipped := s.Messages, s.Conversations, s.Skipped
 	// The remaining fields go through the ordinary decoder, struct tags and
-	// all; "messages" is absent from rest, so it is left alone.
+	// all; the lists decoded above are absent from rest, so left alone.
 	buf, err := json.Marshal(rest)
 	if err != nil {
 		return err
@@ -234,29 +302,138 @@ func decodeSnapshot(dec *json.Decoder, s *Snapshot) error {
 	if err := json.Unmarshal(buf, s); err != nil {
 		return err
 	}
-	s.Messages = msgs
+	s.Messages, s.MessageTimes, s.Skipped = msgs, times, skipped
+	if d.floor != nil {
+		s.Conversations = convs
+	}
 	return nil
 }
 
-func decodeMessages(dec *json.Decoder, s *Snapshot) error {
+// conversations decodes the conversations array one conversation, and
+// one message, at a time.
+func (d *snapDecoder) conversations() error {
+	dec := d.dec
 	tok, err := dec.Token()
-	if err != nil {
+	if err != nil || tok == nil {
 		return err
 	}
-	if tok == nil {
-		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return fmt.Errorf("messages: want an array, got %v", tok)
+	if t, ok := tok.(json.Delim); !ok || t != '[' {
+		return fmt.Errorf("conversations: want an array, got %v", tok)
 	}
 	for dec.More() {
-		var m = len(s.Messages)
-		s.Messages = append(s.Messages, llm.Message{})
-		if err := dec.Decode(&s.Messages[m]); err != nil {
-			return fmt.Errorf("message %d: %w", m, err)
+		if err := expectDelim(dec, '{'); err != nil {
+			return err
 		}
+		rest := map[string]json.RawMessage{}
+		var id string
+		var pol Policy
+		var msgs []llm.Message
+		var times []int64
+		for dec.More() {
+			key, err := keyToken(dec)
+			if err != nil {
+				return err
+			}
+			switch key {
+			case "messages":
+				if msgs, err = d.messages(id, 0, d.skipFor(id, pol)); err != nil {
+					return err
+				}
+				continue
+			case "message_times":
+				if times, err = decodeTimes(dec, 0, d.skipFor(id, pol)); err != nil {
+					return err
+				}
+				continue
+			}
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return err
+			}
+			rest[key] = raw
+			switch key {
+			case "id":
+				json.Unmarshal(raw, &id)
+			case "storage_policy":
+				var name string
+				json.Unmarshal(raw, &name)
+				if pol, err = ParsePolicy(name); err != nil {
+					pol = PolicyNone
+				}
+			}
+		}
+		if err := expectDelim(dec, '}'); err != nil {
+			return err
+		}
+		buf, _ := json.Marshal(rest)
+		var c Conversation
+		if err := json.Unmarshal(buf, &c); err != nil {
+			return err
+		}
+		c.Messages, c.MessageTimes = msgs, times
+		d.s.Conversations = append(d.s.Conversations, c)
 	}
 	return expectDelim(dec, ']')
+}
+
+// messages decodes a message array, leaving out (and describing in
+// Skipped) its elements [from, from+skip).
+func (d *snapDecoder) messages(conv string, from, skip int) ([]llm.Message, error) {
+	dec := d.dec
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	if t, ok := tok.(json.Delim); !ok || t != '[' {
+		return nil, fmt.Errorf("messages: want an array, got %v", tok)
+	}
+	var out []llm.Message
+	var k *Skipped
+	for i := 0; dec.More(); i++ {
+		if i >= from && i < from+skip {
+			var m llm.Message
+			if err := dec.Decode(&m); err != nil {
+				return nil, fmt.Errorf("message %d: %w", i, err)
+			}
+			if k == nil {
+				k = &Skipped{}
+				if d.s.Skipped == nil {
+					d.s.Skipped = map[string]*Skipped{}
+				}
+				d.s.Skipped[conv] = k
+			}
+			k.Add(m)
+			continue
+		}
+		out = append(out, llm.Message{})
+		if err := dec.Decode(&out[len(out)-1]); err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+	}
+	return out, expectDelim(dec, ']')
+}
+
+// decodeTimes decodes a message_times array without its elements [from,
+// from+skip).
+func decodeTimes(dec *json.Decoder, from, skip int) ([]int64, error) {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	if t, ok := tok.(json.Delim); !ok || t != '[' {
+		return nil, fmt.Errorf("message_times: want an array, got %v", tok)
+	}
+	var out []int64
+	for i := 0; dec.More(); i++ {
+		var t int64
+		if err := dec.Decode(&t); err != nil {
+			return nil, fmt.Errorf("message time %d: %w", i, err)
+		}
+		if i < from || i >= from+skip {
+			out = append(out, t)
+		}
+	}
+	return out, expectDelim(dec, ']')
 }
 
 func expectDelim(dec *json.Decoder, want json.Delim) error {

@@ -39,6 +39,18 @@ type Snapshot struct {
 	StorageTTL string `json:"storage_ttl,omitempty"`
 	Degraded   bool   `json:"degraded,omitempty"`
 	TTLConvs   bool   `json:"ttl_conversations,omitempty"`
+	// Layout is LayoutBounded when the views come before the messages
+	// and the root's messages start with its system message: Resume may
+	// then leave what the views summarise on disk (bounded.go).
+	Layout int `json:"layout,omitempty"`
+	// Views are the compacted views of conversations: what is sent to the
+	// model in place of their oldest messages, which stay in Messages.
+	// Before the messages, so Resume knows them when it reads those.
+	Views []View `json:"views,omitempty"`
+	// Skipped, per conversation ("" the root), are its oldest messages
+	// this snapshot does not hold: they are in the snapshot file, Save
+	// copies them from the file it replaces (bounded.go).
+	Skipped map[string]*Skipped `json:"-"`
 	// MessageTimes holds, for each of Messages, when it was written (unix
 	// milliseconds; 0: unknown or already degraded): under ttl each
 	// message is kept whole for storage.ttl from then on. Before the
@@ -67,9 +79,6 @@ type Snapshot struct {
 	// applies only the records after it, so a kill between writing the
 	// snapshot and truncating the journal loses and doubles nothing.
 	JournalSeq int64 `json:"journal_seq,omitempty"`
-	// Views are the compacted views of conversations: what is sent to the
-	// model in place of their oldest messages, which stay in Messages.
-	Views []View `json:"views,omitempty"`
 	// agedAt, when set, is the time ttl ages messages against (the
 	// cleanup pass); else UpdatedAt.
 	agedAt time.Time
@@ -194,7 +203,7 @@ func Save(dir string, s *Snapshot) error {
 		return fmt.Errorf("save session: %w", err)
 	}
 	defer f.Cleanup()
-	if err := encode(f, s); err != nil {
+	if err := encode(f, s, p); err != nil {
 		return err
 	}
 	if err := f.CloseAtomicallyReplace(); err != nil {
@@ -216,7 +225,7 @@ func Write(dir string, s *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
-	err = encode(f, s)
+	err = encode(f, s, p)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -267,10 +276,11 @@ func prepare(dir string, s *Snapshot) (string, error) {
 }
 
 // encode writes s, filtered by its storage policy, to w; long message
-// texts go in pieces (encode.go), so no copy of them is built in memory.
-func encode(w io.Writer, s *Snapshot) error {
-	var long longTexts
-	if _, err := writeJSON(w, long.snapshot(s.filtered()), &long, ""); err != nil {
+// texts go in pieces (encode.go), so no copy of them is built in memory,
+// and skipped messages are copied from old, the file being replaced.
+func encode(w io.Writer, s *Snapshot, old string) error {
+	long := longTexts{skipped: prefixes{old: old}}
+	if _, err := writeJSON(w, long.snapshot(long.skipped.snapshot(s.filtered())), &long, ""); err != nil {
 		return fmt.Errorf("encode session %s: %w", s.ID, err)
 	}
 	return nil
@@ -287,7 +297,7 @@ func Exists(dir, id string) bool {
 }
 
 // Load reads one snapshot, without its journal (see Resume).
-func Load(dir, id string) (*Snapshot, error) { return decodeFile(dir, id) }
+func Load(dir, id string) (*Snapshot, error) { return decodeFile(dir, id, nil) }
 
 // List summarises the saved sessions, newest first. Unreadable files are
 // skipped.

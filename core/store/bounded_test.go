@@ -1,0 +1,115 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/google/uuid"
+)
+
+func boundedSnapshot(n int) *Snapshot {
+	at := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	s := &Snapshot{ID: uuid.NewString(), CreatedAt: at, UpdatedAt: at, Model: "m", Mode: "default", Layout: LayoutBounded,
+		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}}, MessageTimes: []int64{at.UnixMilli()}}
+	cv := Conversation{ID: "conv-b"}
+	for i := range n {
+		role := llm.RoleUser
+		if i%2 == 1 {
+			role = llm.RoleAssistant
+		}
+		m := llm.Message{Role: role, Content: fmt.Sprintf("message %d \"quoted\" \u00e9", i)}
+		s.Messages = append(s.Messages, m)
+		s.MessageTimes = append(s.MessageTimes, at.UnixMilli()+int64(i))
+		cv.Messages = append(cv.Messages, m)
+		cv.MessageTimes = append(cv.MessageTimes, at.UnixMilli()+int64(i))
+	}
+	s.Conversations = []Conversation{cv}
+	s.Views = []View{{Conv: "", Upto: n - 4, Summary: "root summary"}, {Conv: "conv-b", Upto: n - 2, Summary: "b summary"}}
+	return s
+}
+
+// TestResumeBoundedLeavesSummarisedMessagesOnDisk: a bounded resume holds
+// only what the views do not summarise, saving it again copies the rest
+// from the file (byte for byte), and ReadMessages reads it back.
+func TestResumeBoundedLeavesSummarisedMessagesOnDisk(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		floor             Policy
+		layout            int
+		wantRoot, wantCnv int // messages held (root with its system message)
+	}{
+		{"full", PolicyFull, LayoutBounded, 1 + 4, 2},
+		{"old layout", PolicyFull, 0, 1 + 100, 100},
+		{"ttl floor", PolicyTTL, LayoutBounded, 1 + 100, 100},
+		{"headers floor", PolicyHeaders, LayoutBounded, 1 + 100, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := boundedSnapshot(100)
+			s.Layout = tc.layout
+			if err := Save(dir, s); err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(dir, s.ID+".json")
+			before, _ := os.ReadFile(p)
+			got, err := ResumeBounded(dir, s.ID, tc.floor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Messages) != tc.wantRoot || len(got.Conversations[0].Messages) != tc.wantCnv {
+				t.Fatalf("held %d root and %d conversation messages, want %d and %d", len(got.Messages), len(got.Conversations[0].Messages), tc.wantRoot, tc.wantCnv)
+			}
+			if len(got.MessageTimes) != len(got.Messages) || len(got.Conversations[0].MessageTimes) != len(got.Conversations[0].Messages) {
+				t.Fatalf("times not aligned with messages")
+			}
+			if tc.wantRoot == 5 {
+				k := got.Skipped[""]
+				if k == nil || k.N != 96 || k.Messages != 96 || k.FirstUser != s.Messages[1].Content || len(k.LastUsers) != 3 || k.LastUsers[2].Content != s.Messages[95].Content {
+					t.Errorf("root skipped = %+v", k)
+				}
+				if got.Messages[1].Content != s.Messages[97].Content {
+					t.Errorf("first held message %q", got.Messages[1].Content)
+				}
+			}
+			if err := Save(dir, got); err != nil {
+				t.Fatal(err)
+			}
+			after, _ := os.ReadFile(p)
+			if !bytes.Equal(before, after) {
+				t.Errorf("saved again the file differs:\n%s\n%s", before, after)
+			}
+			var read []llm.Message
+			if err := ReadMessages(dir, s.ID, "conv-b", 98, func(m llm.Message) { read = append(read, m) }); err != nil {
+				t.Fatal(err)
+			}
+			if len(read) != 98 || read[97].Content != s.Conversations[0].Messages[97].Content {
+				t.Errorf("ReadMessages: %d messages", len(read))
+			}
+			if err := ReadMessages(dir, s.ID, "", 101, func(llm.Message) {}); err == nil {
+				t.Error("ReadMessages past the end: no error")
+			}
+		})
+	}
+}
+
+// TestSaveRefusesMissingSkipped: a snapshot whose skipped messages the
+// file on disk does not hold is not written (no half-written session).
+func TestSaveRefusesMissingSkipped(t *testing.T) {
+	dir := t.TempDir()
+	s := boundedSnapshot(10)
+	if err := Save(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	s.Skipped = map[string]*Skipped{"": {N: 50}}
+	if err := Save(dir, s); err == nil {
+		t.Fatal("saved a snapshot whose skipped messages are not on disk")
+	}
+	if got, err := Resume(dir, s.ID); err != nil || len(got.Messages) != 11 {
+		t.Fatalf("the file on disk was damaged: %v", err)
+	}
+}
