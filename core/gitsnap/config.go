@@ -96,6 +96,9 @@ func statSig(p string) fileSig {
 type configStamp struct {
 	files []string
 	sigs  []fileSig
+	// rootGit is the root's .git, and whether it existed.
+	rootGit       string
+	rootGitExists bool
 }
 
 // stampFor lists the files r's configuration depends on — those it was
@@ -111,7 +114,6 @@ func stampFor(r *repo) (configStamp, bool) {
 		filepath.Join(r.facts.commonDir, "config"),
 		filepath.Join(r.facts.gitDir, "config.worktree"),
 		"/etc/gitconfig",
-		filepath.Join(r.root, ".git"), // a repository that appears at the root
 	)
 	if r.cfg.includeIf {
 		files = append(files, filepath.Join(r.facts.gitDir, "HEAD"))
@@ -131,12 +133,20 @@ func stampFor(r *repo) (configStamp, bool) {
 	for i, f := range files {
 		st.sigs[i] = statSig(f)
 	}
+	// A repository that appears at the root (git init there) is another
+	// repository; its directory's times change with every git call.
+	st.rootGit = filepath.Join(r.root, ".git")
+	_, err := os.Lstat(st.rootGit)
+	st.rootGitExists = err == nil
 	return st, true
 }
 
 // fresh reports whether no file of the stamp changed since.
 func (st configStamp) fresh() bool {
 	if len(st.files) == 0 {
+		return false
+	}
+	if _, err := os.Lstat(st.rootGit); (err == nil) != st.rootGitExists {
 		return false
 	}
 	for i, f := range st.files {

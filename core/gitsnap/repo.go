@@ -100,8 +100,12 @@ func (g *Repo) Snapshot(ctx context.Context, message string, opts Options) (stri
 			return "", fmt.Errorf("snapshot %s: %w", r.root, err)
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("snapshot %s: %w", r.root, err)
+	}
 	if !g.refs[id] {
-		if _, err := r.git(ctx, runOpts{}, "update-ref", "-m", "coder-nvim snapshot", RefPrefix+id, id); err != nil {
+		// Not stopped half-way: a killed update-ref leaves its lock.
+		if _, err := r.git(context.WithoutCancel(ctx), runOpts{}, "update-ref", "-m", "coder-nvim snapshot", RefPrefix+id, id); err != nil {
 			return "", fmt.Errorf("snapshot %s: keep %s: %w", r.root, id, err)
 		}
 		g.refs[id] = true

@@ -86,8 +86,9 @@ func (r *repo) worktreeTree(ctx context.Context, maxSize int64) (string, []large
 	if err != nil {
 		return "", nil, err
 	}
-	facts := indexFacts{sessions: true}
-	known := data == nil
+	// Without an index nothing is tracked: nothing to fix or drop.
+	var facts indexFacts
+	known := true
 	if data != nil {
 		facts, known = scanIndex(data, r.facts.hashLen, r.prefix)
 	}
