@@ -3,7 +3,8 @@
 //
 // A snapshot is a commit object holding the workspace's files — tracked and
 // untracked, ignored ones excluded — built with a temporary index
-// (GIT_INDEX_FILE), `git add -A`, `git write-tree` and `git commit-tree`. The
+// (GIT_INDEX_FILE), `git add -A`, `git write-tree` and a commit object
+// (written here as a loose object, or by `git commit-tree`). The
 // user's HEAD, branches, index, stash and working tree are never touched; the
 // only ref written is refs/coder-nvim/snapshots/<commit>, which keeps the
 // snapshot from being pruned by `git gc` (Forget deletes it).
