@@ -7,17 +7,39 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
 
-// benchRepo is a committed repository of n files (100 per directory) with
-// 1% untracked files beside them.
-func benchRepo(b *testing.B, n int) string {
+// largeRepo is the large repository of the benchmarks, made once per
+// test process (-count runs share it) and removed by TestMain.
+var largeRepo struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// sharedLargeRepo returns the large repository of benchFiles files.
+func sharedLargeRepo(b *testing.B) string {
+	largeRepo.once.Do(func() {
+		largeRepo.dir, largeRepo.err = os.MkdirTemp("", "coder-nvim-bench-repo-")
+		if largeRepo.err == nil {
+			benchRepo(b, largeRepo.dir, benchFiles())
+		}
+	})
+	if largeRepo.err != nil {
+		b.Fatal(largeRepo.err)
+	}
+	return largeRepo.dir
+}
+
+// benchRepo makes root a committed repository of n files (100 per
+// directory) with 1% untracked files beside them.
+func benchRepo(b *testing.B, root string, n int) {
 	b.Helper()
-	root := b.TempDir()
 	body := []byte(strings.Repeat("some line of code\n", 20))
 	for i := range n {
 		dir := filepath.Join(root, fmt.Sprintf("d%04d", i/100))
@@ -49,7 +71,6 @@ func benchRepo(b *testing.B, n int) string {
 			b.Fatal(err)
 		}
 	}
-	return root
 }
 
 // benchFiles is the size of the large repository: CODER_BENCH_FILES,
@@ -124,7 +145,7 @@ func BenchmarkExecTurn(b *testing.B) {
 	b.Run("5-bash-no-git", func(b *testing.B) { run(b, b.TempDir(), fiveBash) })
 	b.Run("0-tool-large", func(b *testing.B) {
 		b.StopTimer()
-		large := benchRepo(b, benchFiles())
+		large := sharedLargeRepo(b)
 		b.ReportMetric(float64(benchFiles()), "files")
 		b.StartTimer()
 		run(b, large, answer)
