@@ -298,6 +298,9 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_STATE_HOME", state)
 	code := m.Run()
 	os.RemoveAll(state)
+	if largeRepo.dir != "" {
+		os.RemoveAll(largeRepo.dir)
+	}
 	os.Exit(code)
 }
 

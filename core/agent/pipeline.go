@@ -98,12 +98,21 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if err := s.ws.CheckGuard(ctx, inv.Changes); err != nil {
 		return end(event.ToolFailed, firstLine(err.Error()), err.Error(), "error: "+err.Error())
 	}
+	// readOnly: a command proven read-only, run with git kept off the
+	// repository's configuration, changes no file: it takes no snapshot.
+	readOnly := false
 	switch verdict.Decision {
 	case policy.Allow:
-		if an := verdict.Analysis; an != nil && an.Class == shellcheck.ReadOnly && inv.Kind == tools.KindExecute {
+		an := verdict.Analysis
+		if an == nil && mode == policy.ModeYolo && inv.Kind == tools.KindExecute {
+			x := shellcheck.Analyze(inv.Command, s.root)
+			an = &x
+		}
+		if an != nil && an.Class == shellcheck.ReadOnly && inv.Kind == tools.KindExecute {
 			// Runs unasked as read-only: git must not load a repository
 			// or configuration the model could have written.
 			inv.Env = shellcheck.ReadOnlyEnv()
+			readOnly = true
 		}
 	case policy.Deny:
 		msg := "denied by policy: " + verdict.Reason
@@ -129,11 +138,11 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 
 	// 4. Run, once its start is recorded: a crash from here on leaves
 	// "outcome unknown", never "did not run".
-	if inv.Kind == tools.KindExecute || len(inv.Changes) > 0 {
+	if inv.Kind == tools.KindExecute && !readOnly || len(inv.Changes) > 0 {
 		s.awaitBefore(t) // the turn's snapshot first: that wait is no start
 	}
 	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
-	res := s.runTracked(ctx, t, inv)
+	res := s.runTracked(ctx, t, inv, readOnly)
 	s.markEnded(call.ID)
 	if ho := t.handover; ho != nil && ho.closure.callID == call.ID {
 		return res.Output // handed over: the continuation ends the call

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/skills"
@@ -90,7 +91,10 @@ type Session struct {
 	// files (store.Activity): a command's changes are claimed only when
 	// no other session worked meanwhile.
 	activity *store.Activity
-	bg       sync.WaitGroup // background snapshot work, waited for by Close
+	// git is the workspace's repository as this session knows it: its
+	// facts learned once, the trees of its snapshots (gitsnap.Repo).
+	git *gitsnap.Repo
+	bg  sync.WaitGroup // background snapshot work, waited for by Close
 
 	mu        sync.Mutex // guards the fields below; taken before any Conversation.mu
 	id        string
@@ -206,6 +210,7 @@ func newSession(opts Options) (*Session, error) {
 	}
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)
+	s.git = gitsnap.NewRepo(s.root)
 	if s.tools == nil {
 		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
 	}

@@ -18,6 +18,9 @@ import (
 // turnSnaps is a task's snapshot state.
 type turnSnaps struct {
 	before chan struct{} // closed once the turn's first snapshot is taken
+	// stopBefore cancels the first snapshot: a turn that ends without
+	// having written or run anything does not wait for it.
+	stopBefore context.CancelFunc
 	// acted is set when something of the turn is about to write or run;
 	// a turn that never acts has nothing to undo.
 	acted atomic.Bool
@@ -45,17 +48,21 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 	// turn writes before a tool call, and those wait for it (awaitBefore).
 	done := make(chan struct{})
 	t.snaps.before = done
+	ctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	t.snaps.stopBefore = stop
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
 		defer close(done)
-		ctx := context.WithoutCancel(ctx)
-		if gitsnap.Available(ctx, s.root) != nil {
+		defer stop()
+		if s.git.Available(ctx) != nil {
 			return
 		}
-		snap, err := s.snapshot(ctx, "coder-nvim: before "+string(t.id))
+		snap, err := s.snapshot(ctx, "coder-nvim: before "+string(t.id), "")
 		if err != nil {
-			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
+			if ctx.Err() == nil {
+				s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
+			}
 			return
 		}
 		s.mu.Lock()
@@ -82,9 +89,11 @@ func (s *Session) awaitBefore(t *task) {
 	}
 }
 
-func (s *Session) snapshot(ctx context.Context, message string) (string, error) {
+// snapshot snapshots the workspace; reuse is a snapshot of the turn the
+// result may be when nothing changed since it (gitsnap.Options.Reuse).
+func (s *Session) snapshot(ctx context.Context, message, reuse string) (string, error) {
 	limit := int64(s.opts.Config.Undo.MaxFileMB) << 20
-	return gitsnap.SnapshotWith(ctx, s.root, message, gitsnap.Options{MaxFileSize: limit})
+	return s.git.Snapshot(ctx, message, gitsnap.Options{MaxFileSize: limit, Reuse: reuse})
 }
 
 // currentTurn is the index of t's turn in s.turns when it has a snapshot
@@ -107,8 +116,9 @@ func (s *Session) endTurn(t *task) {
 	if t.snaps.before != nil && !t.snaps.acted.Load() {
 		// Nothing of the turn wrote or ran, so there is nothing to undo:
 		// the turn neither waits for its first snapshot (a second or more
-		// in a large repository) nor takes a second one, and the first is
-		// dropped once it is done.
+		// in a large repository) nor takes a second one; the first is
+		// stopped where it is, or dropped once it is done.
+		t.snaps.stopBefore()
 		s.bg.Add(1)
 		go func() {
 			defer s.bg.Done()
@@ -130,7 +140,7 @@ func (s *Session) endTurn(t *task) {
 	after := t.snaps.clean
 	if after == "" {
 		var err error
-		after, err = s.snapshot(context.Background(), "coder-nvim: after "+string(t.turnID()))
+		after, err = s.snapshot(context.Background(), "coder-nvim: after "+string(t.turnID()), "")
 		if err != nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
 			return
@@ -155,7 +165,7 @@ func (s *Session) dropBefore(t *task) {
 	}
 	s.mu.Unlock()
 	if id != "" {
-		gitsnap.Forget(context.Background(), s.root, id) //nolint:errcheck // best effort, like pruning
+		s.git.Forget(context.Background(), id) //nolint:errcheck // best effort, like pruning
 	}
 }
 
@@ -183,7 +193,7 @@ func (s *Session) forgetOldTurns(t *task) {
 		turn.Snapshot, turn.After, turn.Snaps, turn.Own = "", "", nil, nil
 	}
 	s.mu.Unlock()
-	if err := gitsnap.Forget(context.Background(), s.root, ids...); err != nil {
+	if err := s.git.Forget(context.Background(), ids...); err != nil {
 		s.notice(t, "could not delete old snapshots: "+err.Error())
 	}
 }
@@ -192,8 +202,13 @@ func (s *Session) forgetOldTurns(t *task) {
 // the files a file tool wrote, or for a command whatever changed between
 // snapshots taken just before and after it (other sessions writing at that
 // very moment cannot be told apart).
-// The caller has waited for the turn's first snapshot (awaitBefore).
-func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation) tools.Result {
+// A command proven read-only (readOnly) changes nothing and takes no
+// snapshot. The caller has waited for the turn's first snapshot
+// (awaitBefore) when the call writes or runs anything else.
+func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation, readOnly bool) tools.Result {
+	if inv.Kind == tools.KindExecute && readOnly {
+		return inv.Run(ctx)
+	}
 	if inv.Kind == tools.KindExecute {
 		var res tools.Result
 		s.trackCommand(ctx, t, func() { res = inv.Run(ctx) })
@@ -242,7 +257,7 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	t.snaps.clean = ""
 	from := s.opts.Now()
 	end := s.activity.Begin(s.ID())
-	pre, err := s.snapshot(ctx, "coder-nvim: before a command of "+string(t.id))
+	pre, err := s.snapshot(ctx, "coder-nvim: before a command of "+string(t.id), prevBase)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
@@ -253,16 +268,18 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	}
 	run()
 	ctx = context.Background() // an interrupted command still changed what it changed
-	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id))
+	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id), pre)
 	end()
 	shared := err == nil && s.activity.Overlapped(s.ID(), from, s.opts.Now())
 	var changed []string
 	if err == nil {
-		changed, err = gitsnap.Changed(ctx, s.root, pre, post)
+		changed, err = s.git.Changed(ctx, pre, post)
 	}
 	if err != nil {
 		s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
-		gitsnap.Forget(ctx, s.root, pre) //nolint:errcheck // best effort
+		if pre != prevBase { // a shared snapshot stays the turn's
+			s.git.Forget(ctx, pre) //nolint:errcheck // best effort
+		}
 		return
 	}
 	if shared && len(changed) > 0 {
@@ -274,13 +291,19 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	}
 	t.snaps.clean = post
 	s.mu.Lock()
-	s.turns[i].Snaps = append(s.turns[i].Snaps, pre, post)
+	// Consecutive commands share a snapshot when nothing changed
+	// between them: each id is listed once.
+	for _, id := range []string{pre, post} {
+		if id != s.baseLocked(i) {
+			s.turns[i].Snaps = append(s.turns[i].Snaps, id)
+		}
+	}
 	s.ownLocked(i, pre, changed)
 	unused := s.unusedLocked(i, pre, prevBase)
 	s.mu.Unlock()
 	// Snapshots no file needs are dropped at once; post stays as the base
 	// of the turn's next file writes.
-	gitsnap.Forget(ctx, s.root, unused...) //nolint:errcheck // pruned with the turn anyway
+	s.git.Forget(ctx, unused...) //nolint:errcheck // pruned with the turn anyway
 }
 
 func (s *Session) turnTracked(i int) bool {
@@ -329,7 +352,7 @@ func (s *Session) unusedLocked(i int, candidates ...string) []string {
 // cmdUndo takes back the file changes of the most recent turn not yet
 // undone that changed files; run again, it takes back the turn before.
 func (s *Session) cmdUndo(ctx context.Context, t *task, arg string) (string, error) {
-	if err := gitsnap.Available(ctx, s.root); err != nil {
+	if err := s.git.Available(ctx); err != nil {
 		return "", fmt.Errorf("/undo needs git and a git repository: %w", err)
 	}
 	switch arg {
@@ -359,9 +382,9 @@ func (s *Session) cmdUndo(ctx context.Context, t *task, arg string) (string, err
 			for j, o := range turn.Own {
 				own[j] = gitsnap.Owned{Path: o.Path, Base: o.Base}
 			}
-			rep, err = gitsnap.UndoOwn(ctx, s.root, turn.Snapshot, turn.After, own)
+			rep, err = s.git.UndoOwn(ctx, turn.Snapshot, turn.After, own)
 		} else {
-			rep, err = gitsnap.Undo(ctx, s.root, turn.Snapshot, turn.After)
+			rep, err = s.git.Undo(ctx, turn.Snapshot, turn.After)
 		}
 		if err != nil {
 			return "", fmt.Errorf("/undo failed: %w", err)
@@ -424,7 +447,7 @@ func (s *Session) undoOthers(ctx context.Context, t *task) (string, error) {
 	for j, p := range last.paths {
 		own[j] = gitsnap.Owned{Path: p, Base: turn.Snapshot}
 	}
-	rep, err := gitsnap.UndoOwn(ctx, s.root, turn.Snapshot, turn.After, own)
+	rep, err := s.git.UndoOwn(ctx, turn.Snapshot, turn.After, own)
 	if err != nil {
 		return "", fmt.Errorf("/undo others failed: %w", err)
 	}
@@ -439,10 +462,10 @@ func (s *Session) undoOthers(ctx context.Context, t *task) (string, error) {
 // cmdDiff summarises the workspace's changes; the full diff goes in the
 // event's detail for front ends that expand it.
 func (s *Session) cmdDiff(ctx context.Context, t *task, _ string) (string, error) {
-	if err := gitsnap.Available(ctx, s.root); err != nil {
+	if err := s.git.Available(ctx); err != nil {
 		return "", fmt.Errorf("/diff needs git and a git repository: %w", err)
 	}
-	ch, err := gitsnap.Diff(ctx, s.root)
+	ch, err := s.git.Diff(ctx)
 	if err != nil {
 		return "", fmt.Errorf("/diff failed: %w", err)
 	}

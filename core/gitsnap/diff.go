@@ -52,10 +52,10 @@ func (c Changes) Summary() string {
 // tree in a repository without commits; untracked files are included,
 // ignored ones are not.
 func Diff(ctx context.Context, root string) (Changes, error) {
-	r, err := open(ctx, root)
-	if err != nil {
-		return Changes{}, err
-	}
+	return NewRepo(root).Diff(ctx)
+}
+
+func (r *repo) diff(ctx context.Context) (Changes, error) {
 	base, err := r.headTree(ctx)
 	if err != nil {
 		return Changes{}, err

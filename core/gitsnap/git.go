@@ -3,7 +3,8 @@
 //
 // A snapshot is a commit object holding the workspace's files — tracked and
 // untracked, ignored ones excluded — built with a temporary index
-// (GIT_INDEX_FILE), `git add -A`, `git write-tree` and `git commit-tree`. The
+// (GIT_INDEX_FILE), `git add -A`, `git write-tree` and a commit object
+// (written here as a loose object, or by `git commit-tree`). The
 // user's HEAD, branches, index, stash and working tree are never touched; the
 // only ref written is refs/coder-nvim/snapshots/<commit>, which keeps the
 // snapshot from being pruned by `git gc` (Forget deletes it).
@@ -97,16 +98,21 @@ var driverKey = sync.OnceValue(func() *regexp.Regexp {
 
 // driverGuard returns -c settings that disarm every filter and diff driver
 // the configuration seen from dir defines, so that no program a repository
-// configures (.git/config, an include) runs in the host's git calls.
-func driverGuard(ctx context.Context, dir string) ([]string, error) {
-	out, err := run(ctx, dir, runOpts{okExit: 1}, "config", "--null", "--name-only", "--get-regexp", `^(filter|diff)\.`)
+// configures (.git/config, an include) runs in the host's git calls. It
+// also returns the configuration files those settings came from (stamp), so
+// that a session can keep the guard until one of them changes, and whether
+// the repository wants objects written with shared permissions.
+func driverGuard(ctx context.Context, dir string) (guard []string, cfg configInfo, err error) {
+	out, err := run(ctx, dir, runOpts{okExit: 1}, "config", "--null", "--show-origin", "--list")
 	if err != nil {
-		return nil, fmt.Errorf("reading the repository's filter and diff drivers: %w", err)
+		return nil, cfg, fmt.Errorf("reading the repository's filter and diff drivers: %w", err)
 	}
-	var guard []string
 	seen := map[string]bool{}
-	for _, key := range splitZ(out) {
-		key = strings.TrimSuffix(key, "\n")
+	recs := splitZ(out)
+	for i := 0; i+1 < len(recs); i += 2 {
+		origin := recs[i]
+		key, value, _ := strings.Cut(recs[i+1], "\n")
+		cfg.note(dir, origin, key, value)
 		m := driverKey().FindStringSubmatch(key)
 		switch {
 		case m == nil:
@@ -121,7 +127,10 @@ func driverGuard(ctx context.Context, dir string) ([]string, error) {
 			guard = append(guard, "-c", "diff."+m[4]+".textconv=", "-c", "diff."+m[4]+".command=")
 		}
 	}
-	return guard, nil
+	if len(recs)%2 != 0 {
+		cfg.uncacheable = true
+	}
+	return guard, cfg, nil
 }
 
 // repo is a workspace root inside a git work tree.
@@ -135,6 +144,19 @@ type repo struct {
 	// guard disarms the filter and diff drivers the configuration
 	// defines (driverGuard); it goes before every command's own args.
 	guard []string
+	// What one rev-parse tells besides (facts), and what the
+	// configuration says (cfg); a Repo keeps both for a session.
+	facts repoFacts
+	cfg   configInfo
+}
+
+// repoFacts are the repository's paths and object format, all absolute.
+type repoFacts struct {
+	gitDir, commonDir string
+	index, objects    string
+	// hashLen is the object id length in bytes (20 for sha1, 32 for
+	// sha256), 0 when git did not say.
+	hashLen int
 }
 
 type runOpts struct {
@@ -169,15 +191,38 @@ func run(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 			return stdout.Bytes(), nil
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("git %s: %w", args[0], ctx.Err())
+			return nil, fmt.Errorf("git %s: %w", subcommand(args), ctx.Err())
 		}
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			return nil, fmt.Errorf("git %s: %w", args[0], err)
-		}
-		return nil, fmt.Errorf("git %s: %s (%w)", args[0], msg, err)
+		return nil, &gitError{cmd: subcommand(args), stderr: strings.TrimSpace(stderr.String()), err: err}
 	}
 	return stdout.Bytes(), nil
+}
+
+// gitError is a git command that failed, with what it wrote to stderr.
+type gitError struct {
+	cmd    string
+	stderr string
+	err    error
+}
+
+func (e *gitError) Error() string {
+	if e.stderr == "" {
+		return fmt.Sprintf("git %s: %v", e.cmd, e.err)
+	}
+	return fmt.Sprintf("git %s: %s (%v)", e.cmd, e.stderr, e.err)
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+// subcommand is the git command args run, past the -c settings.
+func subcommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		if args[i] != "-c" {
+			return args[i]
+		}
+		i++
+	}
+	return "git"
 }
 
 // repoEnv are variables that point git at another repository, index or
@@ -236,25 +281,42 @@ func open(ctx context.Context, root string) (*repo, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %s is not a directory", abs)
 	}
-	out, err := run(ctx, abs, runOpts{}, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix")
+	// One rev-parse for every fact the session keeps; --show-prefix
+	// comes last as its line may be empty.
+	out, err := run(ctx, abs, runOpts{}, "rev-parse", "--is-inside-work-tree", "--show-toplevel",
+		"--absolute-git-dir", "--git-common-dir", "--git-path", "index", "--git-path", "objects",
+		"--show-object-format", "--show-prefix")
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s is not inside a git repository: %w", abs, err)
 	}
-	lines := strings.SplitN(string(out), "\n", 4)
+	lines := strings.Split(string(out), "\n")
 	if len(lines) < 1 || lines[0] != "true" {
 		return nil, fmt.Errorf("%s is not inside a git work tree", abs)
 	}
-	if len(lines) < 3 {
+	if len(lines) < 8 {
 		return nil, fmt.Errorf("%s: unexpected answer from git rev-parse: %q", abs, out)
 	}
-	guard, err := driverGuard(ctx, abs)
+	inRoot := func(p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(abs, p)
+		}
+		return p
+	}
+	facts := repoFacts{gitDir: inRoot(lines[2]), commonDir: inRoot(lines[3]), index: inRoot(lines[4]), objects: inRoot(lines[5])}
+	switch lines[6] {
+	case "sha1":
+		facts.hashLen = 20
+	case "sha256":
+		facts.hashLen = 32
+	}
+	guard, cfg, err := driverGuard(ctx, abs)
 	if err != nil {
 		return nil, err
 	}
-	return &repo{root: abs, top: lines[1], prefix: lines[2], guard: guard}, nil
+	return &repo{root: abs, top: lines[1], prefix: lines[7], guard: guard, facts: facts, cfg: cfg}, nil
 }
 
 var commitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })

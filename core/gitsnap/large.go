@@ -108,20 +108,6 @@ func largeChanged(a, b map[string]largeFile) []string {
 	return out
 }
 
-// isIgnored reports whether the ignore rules (.gitignore files,
-// .git/info/exclude, core.excludesFile) exclude rel or a directory above
-// it, whether or not the index tracks anything there (git add collects an
-// ignored directory even when it holds tracked files).
-func (r *repo) isIgnored(ctx context.Context, o runOpts, rel string) (bool, error) {
-	co := o
-	co.okExit = 1
-	out, err := r.git(ctx, co, "check-ignore", "--no-index", "--", rel)
-	if err != nil {
-		return false, err
-	}
-	return strings.TrimSpace(string(out)) != "", nil
-}
-
 // dropTracked removes from the temporary index whatever it tracks under
 // rel.
 func (r *repo) dropTracked(ctx context.Context, o runOpts, rel string) error {

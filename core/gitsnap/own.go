@@ -30,10 +30,10 @@ func UndoOwn(ctx context.Context, root, before, after string, own []Owned) (Repo
 // snapshots, including untracked files left out of either for their size.
 // It is how the changes of one command are told from those of others.
 func Changed(ctx context.Context, root, a, b string) ([]string, error) {
-	r, err := open(ctx, root)
-	if err != nil {
-		return nil, err
-	}
+	return NewRepo(root).Changed(ctx, a, b)
+}
+
+func (r *repo) changed(ctx context.Context, a, b string) ([]string, error) {
 	for _, id := range []string{a, b} {
 		if err := r.commit(ctx, id); err != nil {
 			return nil, err

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,6 +22,12 @@ type Options struct {
 	// add its size to .git every turn. They are listed in the snapshot's
 	// message; Undo names them as files it cannot cover.
 	MaxFileSize int64
+	// Reuse is an earlier snapshot of the same Repo that the caller keeps
+	// alive: when the workspace is as it was then (same tree, same large
+	// files), that id is returned and no commit is written. It is how
+	// consecutive commands share a snapshot when nothing changed between
+	// them.
+	Reuse string
 }
 
 // Snapshot records the workspace under root (tracked and untracked files,
@@ -32,39 +40,16 @@ func Snapshot(ctx context.Context, root, message string) (string, error) {
 
 // SnapshotWith is Snapshot with options.
 func SnapshotWith(ctx context.Context, root, message string, opts Options) (string, error) {
-	r, err := open(ctx, root)
-	if err != nil {
-		return "", err
-	}
-	tree, large, err := r.worktreeTree(ctx, opts.MaxFileSize)
-	if err != nil {
-		return "", fmt.Errorf("snapshot %s: %w", r.root, err)
-	}
-	if strings.TrimSpace(message) == "" {
-		message = "coder-nvim snapshot"
-	}
-	message += formatLarge(large)
-	out, err := r.git(ctx, runOpts{stdin: strings.NewReader(message)}, "commit-tree", "--no-gpg-sign", tree)
-	if err != nil {
-		return "", fmt.Errorf("snapshot %s: %w", r.root, err)
-	}
-	id := strings.TrimSpace(string(out))
-	if _, err := r.git(ctx, runOpts{}, "update-ref", "-m", "coder-nvim snapshot", RefPrefix+id, id); err != nil {
-		return "", fmt.Errorf("snapshot %s: keep %s: %w", r.root, id, err)
-	}
-	return id, nil
+	return NewRepo(root).Snapshot(ctx, message, opts)
 }
 
 // Forget deletes the refs that keep the given snapshots alive, so that git
 // gc may prune them; unknown ids are ignored. All refs go in one git call.
 func Forget(ctx context.Context, root string, ids ...string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	r, err := open(ctx, root)
-	if err != nil {
-		return err
-	}
+	return NewRepo(root).Forget(ctx, ids...)
+}
+
+func (r *repo) forget(ctx context.Context, ids []string) error {
 	var in strings.Builder
 	seen := map[string]bool{}
 	for _, id := range ids {
@@ -87,7 +72,9 @@ func Forget(ctx context.Context, root string, ids ...string) error {
 // worktreeTree writes the tree of the workspace as it is on disk, using a
 // temporary index so the user's index is not touched.
 // Untracked files larger than maxSize bytes (0: no limit) are left out and
-// returned.
+// returned. In the common case that is three git processes: ls-files for
+// the large files (only with a limit), add and write-tree; what git would
+// otherwise be asked about the user's index is read from it here.
 func (r *repo) worktreeTree(ctx context.Context, maxSize int64) (string, []largeFile, error) {
 	dir, err := os.MkdirTemp("", "coder-nvim-index-")
 	if err != nil {
@@ -95,12 +82,21 @@ func (r *repo) worktreeTree(ctx context.Context, maxSize int64) (string, []large
 	}
 	defer os.RemoveAll(dir)
 	idx := filepath.Join(dir, "index")
-	if err := r.seedIndex(ctx, idx); err != nil {
+	data, err := r.seedIndex(ctx, idx)
+	if err != nil {
 		return "", nil, err
 	}
+	// Without an index nothing is tracked: nothing to fix or drop.
+	var facts indexFacts
+	known := true
+	if data != nil {
+		facts, known = scanIndex(data, r.facts.hashLen, r.prefix)
+	}
 	o := runOpts{env: []string{"GIT_INDEX_FILE=" + idx}}
-	if err := r.prepareIndex(ctx, o); err != nil {
-		return "", nil, err
+	if !known || facts.prepare {
+		if err := r.prepareIndex(ctx, o); err != nil {
+			return "", nil, err
+		}
 	}
 	large, err := r.largeUntracked(ctx, o, maxSize)
 	if err != nil {
@@ -109,6 +105,11 @@ func (r *repo) worktreeTree(ctx context.Context, maxSize int64) (string, []large
 	nested, err := r.addAll(ctx, o, large)
 	if err != nil {
 		return "", nil, err
+	}
+	if !known || facts.sessions {
+		if err := r.dropTracked(ctx, o, sessionsDir); err != nil {
+			return "", nil, err
+		}
 	}
 	if err := r.markNested(ctx, o, nested); err != nil {
 		return "", nil, err
@@ -120,35 +121,39 @@ func (r *repo) worktreeTree(ctx context.Context, maxSize int64) (string, []large
 	return strings.TrimSpace(string(out)), large, nil
 }
 
-// seedIndex copies the user's index to idx. Only its stat cache matters:
-// with it `git add -A` hashes just the files that changed instead of the
-// whole workspace. The copy keeps the original's mtime so git's racy-entry
-// check behaves exactly as on the original. Without an index (a fresh
-// repository) idx is simply not created.
-func (r *repo) seedIndex(ctx context.Context, idx string) error {
-	out, err := r.git(ctx, runOpts{}, "rev-parse", "--git-path", "index")
-	if err != nil {
-		return err
-	}
-	src := strings.TrimSpace(string(out))
-	if !filepath.IsAbs(src) {
-		src = filepath.Join(r.root, src)
+// seedIndex copies the user's index to idx and returns its bytes. Only its
+// stat cache matters: with it `git add -A` hashes just the files that
+// changed instead of the whole workspace. The copy keeps the original's
+// mtime so git's racy-entry check behaves exactly as on the original.
+// Without an index (a fresh repository) idx is simply not created and the
+// bytes are nil.
+func (r *repo) seedIndex(ctx context.Context, idx string) ([]byte, error) {
+	src := r.facts.index
+	if src == "" {
+		out, err := r.git(ctx, runOpts{}, "rev-parse", "--git-path", "index")
+		if err != nil {
+			return nil, err
+		}
+		src = strings.TrimSpace(string(out))
+		if !filepath.IsAbs(src) {
+			src = filepath.Join(r.root, src)
+		}
 	}
 	fi, err := os.Stat(src)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read index: %w", err)
+		return nil, fmt.Errorf("read index: %w", err)
 	}
 	data, err := os.ReadFile(src)
 	if err != nil {
-		return fmt.Errorf("read index: %w", err)
+		return nil, fmt.Errorf("read index: %w", err)
 	}
 	if err := os.WriteFile(idx, data, 0o600); err != nil {
-		return err
+		return nil, err
 	}
-	return os.Chtimes(idx, fi.ModTime(), fi.ModTime())
+	return data, os.Chtimes(idx, fi.ModTime(), fi.ModTime())
 }
 
 // prepareIndex fixes what the copy of the user's index carries that would
@@ -205,22 +210,16 @@ var noCommitRE = sync.OnceValue(func() *regexp.Regexp {
 // top-relative paths returned. --sparse lets it record files the turn
 // wrote outside a sparse checkout's cone.
 //
-// The session store is excluded with a pathspec, but git add refuses a
-// pathspec that names an ignored path ("The following paths are ignored"),
-// and many keep .coder ignored; then the ignore rules keep its untracked
-// files out anyway, and what the index tracks there is dropped after.
-// Large untracked files (not ignored, so safe to name) are excluded too.
+// The session store is excluded with a pathspec. When the ignore rules
+// keep .coder (or the store) out, git add names the excluded path as
+// ignored and exits 1 after adding everything else: that answer is
+// success (ignoredOnly). What the index tracks there is dropped after
+// (dropTracked). Large untracked files (not ignored, so safe to name) are
+// excluded too.
 func (r *repo) addAll(ctx context.Context, o runOpts, large []largeFile) ([]string, error) {
-	sessionsIgnored, err := r.isIgnored(ctx, o, sessionsDir)
-	if err != nil {
-		return nil, err
-	}
 	var nested []string
 	for range 64 {
-		args := []string{"add", "-A", "--sparse", "--ignore-errors", "--", "."}
-		if !sessionsIgnored {
-			args = append(args, excluded...)
-		}
+		args := append([]string{"-c", "advice.addIgnoredFile=false", "add", "-A", "--sparse", "--ignore-errors", "--", "."}, excluded...)
 		for _, l := range large {
 			args = append(args, ":(exclude,literal)"+l.path)
 		}
@@ -228,10 +227,7 @@ func (r *repo) addAll(ctx context.Context, o runOpts, large []largeFile) ([]stri
 			args = append(args, ":(exclude,top,literal)"+n)
 		}
 		_, err := r.git(ctx, o, args...)
-		if err == nil {
-			if sessionsIgnored {
-				return nested, r.dropTracked(ctx, o, sessionsDir)
-			}
+		if err == nil || ignoredOnly(err) {
 			return nested, nil
 		}
 		found := noCommitRE().FindAllStringSubmatch(err.Error(), -1)
@@ -246,6 +242,33 @@ func (r *repo) addAll(ctx context.Context, o runOpts, large []largeFile) ([]stri
 		}
 	}
 	return nil, errors.New("git add: too many nested repositories without commits")
+}
+
+// ignoredHeader starts git add's complaint about a pathspec naming an
+// ignored path.
+const ignoredHeader = "The following paths are ignored by one of your .gitignore files:"
+
+// ignoredOnly reports whether err is git add saying no more than that the
+// session store (or .coder) it was told to exclude is ignored.
+func ignoredOnly(err error) bool {
+	var ge *gitError
+	if !errors.As(err, &ge) {
+		return false
+	}
+	var exit *exec.ExitError
+	if !errors.As(ge.err, &exit) || exit.ExitCode() != 1 {
+		return false
+	}
+	lines := strings.Split(ge.stderr, "\n")
+	if len(lines) < 2 || lines[0] != ignoredHeader {
+		return false
+	}
+	for _, l := range lines[1:] {
+		if l != sessionsDir && l != path.Dir(sessionsDir) && !strings.HasPrefix(l, "hint: ") {
+			return false
+		}
+	}
+	return true
 }
 
 // markNested records each nested repository without commits as a gitlink

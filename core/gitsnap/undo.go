@@ -99,11 +99,11 @@ func Undo(ctx context.Context, root, before, after string) (Report, error) {
 
 // undo is Undo, limited to the files in own when own is not nil.
 func undo(ctx context.Context, root, before, after string, own []Owned) (Report, error) {
+	return NewRepo(root).undo(ctx, before, after, own)
+}
+
+func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Report, error) {
 	rep := Report{SkipReasons: map[string]string{}}
-	r, err := open(ctx, root)
-	if err != nil {
-		return rep, err
-	}
 	ids := []string{before, after}
 	for _, o := range own {
 		if !slices.Contains(ids, o.Base) {

@@ -101,14 +101,7 @@ func rgNameFilter(glob string) []string {
 // name, when set, is a slash-free glob that file names must match;
 // maxDepth > 0 limits how deep rg descends.
 func rgFiles(ctx context.Context, rg, dir, name string, maxDepth, limit int) (files []string, capped bool, err error) {
-	args := []string{"--files"}
-	if name != "" {
-		args = append(args, rgNameFilter(name)...)
-	}
-	if maxDepth > 0 {
-		args = append(args, "--max-depth", strconv.Itoa(maxDepth))
-	}
-	capped, err = rgRun(ctx, rg, dir, args, func(b []byte) bool {
+	capped, err = rgRun(ctx, rg, dir, rgFilesArgs(name, maxDepth), func(b []byte) bool {
 		if len(files) >= limit {
 			return false
 		}
@@ -118,15 +111,33 @@ func rgFiles(ctx context.Context, rg, dir, name string, maxDepth, limit int) (fi
 	return files, capped || len(files) >= limit, err
 }
 
-// rgGrep searches dir (workspace-relative rel) with rg and formats the
-// result like grepFiles: path order, at most maxGrepMatches lines. glob
-// selects files as globMatch does.
-func rgGrep(ctx context.Context, rg, dir, rel, pattern, glob string) (Result, error) {
+// rgFilesArgs are rgFiles' arguments after rgBaseArgs.
+func rgFilesArgs(name string, maxDepth int) []string {
+	args := []string{"--files"}
+	if name != "" {
+		args = append(args, rgNameFilter(name)...)
+	}
+	if maxDepth > 0 {
+		args = append(args, "--max-depth", strconv.Itoa(maxDepth))
+	}
+	return args
+}
+
+// rgGrepArgs are rgGrep's arguments after rgBaseArgs.
+func rgGrepArgs(pattern, glob string) []string {
 	args := []string{"--line-number", "--with-filename", "--no-heading", "--color", "never",
 		"--null", "--max-filesize", strconv.Itoa(maxGrepFileSize), "--regexp", pattern}
 	if glob != "" && !strings.Contains(glob, "/") {
 		args = append(args, rgNameFilter(glob)...)
 	}
+	return args
+}
+
+// rgGrep searches dir (workspace-relative rel) with rg and formats the
+// result like grepFiles: path order, at most maxGrepMatches lines. glob
+// selects files as globMatch does.
+func rgGrep(ctx context.Context, rg, dir, rel, pattern, glob string) (Result, error) {
+	args := rgGrepArgs(pattern, glob)
 	type hit struct {
 		file string
 		line int

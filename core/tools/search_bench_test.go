@@ -48,23 +48,32 @@ func BenchmarkSearch(b *testing.B) {
 		name, tool string
 		args       map[string]string
 		rgArgs     []string
+		toolArgs   []string // what the tool runs rg with
 	}{
-		{"grep-literal", "grep", map[string]string{"pattern": "needleLiteral"}, []string{"-n", "needleLiteral"}},
-		{"grep-regex-ci", "grep", map[string]string{"pattern": `(?i)NEEDLE\w+ =`}, []string{"-n", "-i", `NEEDLE\w+ =`}},
-		{"glob", "glob", map[string]string{"pattern": "**/f1*.go"}, []string{"--files", "-g", "**/f1*.go"}},
+		{"grep-literal", "grep", map[string]string{"pattern": "needleLiteral"}, []string{"-n", "needleLiteral"}, rgGrepArgs("needleLiteral", "")},
+		{"grep-regex-ci", "grep", map[string]string{"pattern": `(?i)NEEDLE\w+ =`}, []string{"-n", "-i", `NEEDLE\w+ =`}, rgGrepArgs(`(?i)NEEDLE\w+ =`, "")},
+		{"glob", "glob", map[string]string{"pattern": "**/f1*.go"}, []string{"--files", "-g", "**/f1*.go"}, rgFilesArgs("f1*.go", 0)},
 	}
 	for _, q := range queries {
 		raw, _ := json.Marshal(q.args)
 		if rg != "" {
-			b.Run(q.name+"/rg-itself", func(b *testing.B) {
-				for b.Loop() {
-					cmd := exec.Command(rg, append([]string{"--no-config"}, q.rgArgs...)...)
-					cmd.Dir = dir
-					if out, err := cmd.Output(); err != nil || len(out) == 0 {
-						b.Fatalf("rg: %v", err)
+			// rg as a user runs it, then rg with the tool's own flags:
+			// the difference between the two is the flags', the rest
+			// between the latter and tool-rg is the tool's.
+			for _, c := range []struct {
+				name string
+				args []string
+			}{{"rg-itself", append([]string{"--no-config"}, q.rgArgs...)}, {"rg-same-flags", append(append([]string{}, rgBaseArgs...), q.toolArgs...)}} {
+				b.Run(q.name+"/"+c.name, func(b *testing.B) {
+					for b.Loop() {
+						cmd := exec.Command(rg, c.args...)
+						cmd.Dir = dir
+						if out, err := cmd.Output(); err != nil || len(out) == 0 {
+							b.Fatalf("rg %v: %v", c.args, err)
+						}
 					}
-				}
-			})
+				})
+			}
 		}
 		for _, builtin := range []bool{false, true} {
 			name := "tool-rg"

@@ -1,0 +1,114 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// gitCalls puts a git first on PATH that logs each invocation's
+// subcommand, then runs the real one; the returned function counts them
+// by subcommand and starts the count again. PATH is the process's: the
+// test cannot run in parallel.
+func gitCalls(t *testing.T) func() map[string]int {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "git.log")
+	script := "#!/bin/sh\n" +
+		"for a in \"$@\"; do case \"$prev\" in -c) prev=;; *) case \"$a\" in -c) prev=-c;; *) printf '%s\\n' \"$a\" >>'" + log + "'; break;; esac;; esac; done\n" +
+		"exec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() map[string]int {
+		data, err := os.ReadFile(log)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		os.Remove(log) //nolint:errcheck // the next count starts empty
+		n := map[string]int{}
+		for _, c := range strings.Fields(string(data)) {
+			n[c]++
+		}
+		return n
+	}
+}
+
+// TestCommandSnapshots: read-only commands take no snapshot, so a turn of
+// five `echo`s runs git only for the turn's own first snapshot (dropped
+// after); commands that may write are snapshotted before and after, a
+// snapshot shared with the previous command when nothing changed between
+// them, each at most four git processes; the repository's facts are
+// learned once per session; /undo still takes back what they changed.
+func TestCommandSnapshots(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "default" })
+	writeFile(t, filepath.Join(f.root, "kept.txt"), "kept\n")
+	calls := gitCalls(t)
+
+	var echoes []llm.ToolCall
+	for i := range 5 {
+		echoes = append(echoes, call(fmt.Sprintf("e%d", i), "bash", map[string]any{"command": fmt.Sprintf("echo step %d", i)}))
+	}
+	f.srv.Enqueue(fakellm.Reply{ToolCalls: echoes}, fakellm.Reply{Content: "done"})
+	f.run(t, "echo five times")
+	f.sess.bg.Wait() // the dropped first snapshot
+	n := calls()
+	if n["add"] > 1 || n["diff-tree"] > 0 || n["update-ref"] > 2 {
+		t.Errorf("five read-only commands ran git %v: want at most the turn's first snapshot", n)
+	}
+	if refs := snapshotRefs(t, f.root); len(refs) != 0 {
+		t.Errorf("a turn of read-only commands kept snapshots: %v", refs)
+	}
+	calls()
+
+	f.sess.SetMode("yolo")
+	f.srv.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{
+		call("a", "bash", map[string]any{"command": "echo a > a.txt"}),
+		call("m", "bash", map[string]any{"command": "mkdir -p ."}), // changes nothing
+		call("b", "bash", map[string]any{"command": "echo b > b.txt"}),
+	}}, fakellm.Reply{Content: "done"})
+	f.run(t, "write two files")
+	n = calls()
+	// The turn's first snapshot, then two per command: 7 of at most 4
+	// processes; mkdir's shares both of its snapshots with a.txt's
+	// after, so three commits and refs; one diff-tree per command that
+	// changed something.
+	if n["add"] != 7 || n["update-ref"] != 3 || n["commit-tree"] != 0 || n["diff-tree"] != 2 {
+		t.Errorf("three commands ran git %v: want 7 add, 3 update-ref, 0 commit-tree, 2 diff-tree", n)
+	}
+	total := 0
+	for _, c := range n {
+		total += c
+	}
+	if total > 7*4+2 {
+		t.Errorf("three commands ran %d git processes %v, want at most %d", total, n, 7*4+2)
+	}
+	if n["rev-parse"] != 0 || n["config"] != 0 {
+		t.Errorf("the session learned the repository again: %v", n)
+	}
+	if refs := snapshotRefs(t, f.root); len(refs) != 3 {
+		t.Errorf("%d snapshot refs, want 3 (before, after a.txt, after b.txt): %v", len(refs), refs)
+	}
+	calls()
+	f.run(t, "/undo")
+	for _, p := range []string{"a.txt", "b.txt"} {
+		if got := read(t, filepath.Join(f.root, p)); got != "<missing>" {
+			t.Errorf("%s = %q after /undo", p, got)
+		}
+	}
+	if got := read(t, filepath.Join(f.root, "kept.txt")); got != "kept\n" {
+		t.Errorf("kept.txt = %q after /undo", got)
+	}
+}
