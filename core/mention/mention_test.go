@@ -264,3 +264,22 @@ func TestMatch(t *testing.T) {
 		t.Errorf("empty query: %q", got)
 	}
 }
+
+func TestIndex(t *testing.T) {
+	_, ws := workspace(t)
+	x := &Index{WS: ws}
+	got, ready, err := x.Match(context.Background(), "not", 5)
+	if err != nil || !ready || len(got) == 0 || got[0] != "notes.txt" {
+		t.Fatalf("Match = %q %v %v", got, ready, err)
+	}
+	if got, _, _ := x.Match(context.Background(), "src/", 5); len(got) == 0 || got[0] != "src/" {
+		t.Errorf("directories: %q", got)
+	}
+	// An ended context returns at once without a listing to match.
+	y := &Index{WS: ws}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, ready, _ := y.Match(ctx, "x", 5); ready {
+		t.Error("ready without a listing")
+	}
+}
