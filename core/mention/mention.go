@@ -48,7 +48,7 @@ type Item struct {
 }
 
 // Label names the item the way the user wrote it: "@src/a.go:10-40",
-// "#buffer main.go", "#diff".
+// "#buffer main.go", "#selection main.go:3-9", "#diff".
 func (it Item) Label() string {
 	if it.Source == "@" {
 		s := "@" + it.Path
@@ -57,10 +57,14 @@ func (it Item) Label() string {
 		}
 		return s
 	}
+	s := it.Source
 	if it.Path != "" {
-		return it.Source + " " + it.Path
+		s += " " + it.Path
+		if it.Range != "" {
+			s += ":" + it.Range
+		}
 	}
-	return it.Source
+	return s
 }
 
 // Ref is one workspace mention found in typed text.
