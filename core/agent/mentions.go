@@ -43,19 +43,23 @@ func (s *Session) RunMentions(ctx context.Context, text string) ([]mention.Item,
 	return items, nil
 }
 
-// ResolveMentions attaches the workspace mentions of text to it, for a
-// front end that submits the result itself (ACP): the message, its
-// images and the items.
-func (s *Session) ResolveMentions(ctx context.Context, text string) (string, []llm.Image, []mention.Item) {
+// ResolveMentions resolves the workspace mentions of text (`@path`,
+// `#diff`) with this session's workspace and image setting, for a front
+// end that attaches them itself (mention.Attach): ACP, whose prompt text
+// and attached files arrive apart.
+func (s *Session) ResolveMentions(ctx context.Context, text string) []mention.Item {
 	if isCommandLine(text) {
-		return text, nil, nil
+		return nil
 	}
-	return s.withMentions(ctx, text, nil)
+	return s.resolver().Resolve(ctx, text)
+}
+
+func (s *Session) resolver() mention.Resolver {
+	return mention.Resolver{WS: s.ws, Images: s.opts.Config.AcceptsImages(), Limits: mention.DefaultLimits}
 }
 
 func (s *Session) withMentions(ctx context.Context, text string, editor []mention.Item) (string, []llm.Image, []mention.Item) {
-	r := mention.Resolver{WS: s.ws, Images: s.opts.Config.AcceptsImages(), Limits: mention.DefaultLimits}
-	items := append(append([]mention.Item(nil), editor...), r.Resolve(ctx, text)...)
+	items := append(append([]mention.Item(nil), editor...), s.resolver().Resolve(ctx, text)...)
 	return mention.Attach(text, items, mention.DefaultLimits)
 }
 
