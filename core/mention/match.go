@@ -87,7 +87,7 @@ func score(path, query string, fold bool) (int, bool) {
 	if qi < len(query) {
 		return 0, false
 	}
-	if strings.HasPrefix(strings.ToLower(path[base:]), strings.ToLower(query)) {
+	if name := path[base:]; len(name) >= len(query) && strings.EqualFold(name[:len(query)], query) {
 		s += 20
 	}
 	return s*16 - len(path), true
