@@ -203,10 +203,16 @@ func summaryOf(head, body string) Summary {
 // items (a per-turn note) is returned as rest.
 func Split(content string) (text string, items []Summary, rest string) {
 	lines := strings.Split(content, "\n")
-	for start := 0; start < len(lines); start++ {
+	// Attach's items start at the first header after a blank line that is
+	// not in the user's words, so only the typed text can hold false
+	// starts: a bounded number of them is tried, each a pass to the end,
+	// which keeps a hostile message (a file of header lines) linear.
+	tries := 0
+	for start := 0; start < len(lines) && tries < maxSplitTries; start++ {
 		if !isHeader(lines[start]) || start > 0 && lines[start-1] != "" {
 			continue
 		}
+		tries++
 		got, end, ok := parseItems(lines[start:])
 		if !ok || start+end < len(lines) && lines[start+end] != "" {
 			continue
@@ -217,6 +223,10 @@ func Split(content string) (text string, items []Summary, rest string) {
 	}
 	return content, nil, ""
 }
+
+// maxSplitTries bounds the header lines Split tries as the start of the
+// items.
+const maxSplitTries = 32
 
 func isHeader(l string) bool {
 	return strings.HasPrefix(l, headerOpen) && strings.HasSuffix(l, headerClose)
