@@ -10,7 +10,7 @@ local function complete()
   return require('coder.complete')
 end
 
--- cmp_items turns omnifunc items into LSP-style completion items.
+-- lsp_items turns omnifunc items into LSP-style completion items.
 local function lsp_items(items, kinds)
   local out = {}
   for _, it in ipairs(items) do
