@@ -158,7 +158,9 @@ func runExec(args []string) int {
 	defer sess.Close() // the lock goes, the file stays
 	ctx, stop := stopSignals()
 	defer stop()
-	err = sess.Run(ctx, prompt)
+	// @path and #diff in the prompt are attached (:help coder-context);
+	// the printer names each on stderr.
+	_, err = sess.RunMentions(ctx, prompt)
 	// A /command alone (exec "/diff") saves no session: name none.
 	if store.Exists(store.Dir(root), sess.ID()) {
 		fmt.Fprintln(os.Stderr, "session:", sess.ID())

@@ -20,6 +20,11 @@ function handlers.text(o)
   ui.append(o.c)
 end
 
+-- complete: the host's answer to a completion request.
+function handlers.complete(o)
+  require('coder.complete').answer(o)
+end
+
 function handlers.fold(o)
   ui.mark_fold(o.id)
 end
@@ -49,6 +54,7 @@ function handlers.ready(o)
   host.state.ready = true
   host.state.session_id = o.session_id
   host.state.commands = o.commands
+  host.state.command_help = o.command_help
   host.state.version = o.version
   ui.ensure_line_start()
 end
@@ -58,6 +64,8 @@ function handlers.turn_start(o)
 end
 
 function handlers.turn_done(o)
+  -- Files may have changed: @ completion asks the host again.
+  require('coder.complete').forget()
   if require('coder.config').current.reload then
     M.reload(nil)
   end

@@ -39,7 +39,10 @@ local defaults = {
     prev_hunk = '[h',
     accept_hunk = 'ga',
     reject_hunk = 'gr',
-    open_full = 'gO', -- transcript: open a folded answer or tool output whole
+    open_full = 'gO', -- transcript: open a folded answer, tool output or attached context whole
+    yank_code = 'gy', -- transcript: yank the code block under the cursor
+    next_code = ']]', -- transcript: the next code block
+    prev_code = '[[', -- transcript: the previous code block
     help = '?', -- transcript and input (normal mode): list the keys that work there
   },
 }

@@ -64,7 +64,20 @@ function M.send(text)
   if not ui().is_open() then
     ui().open(false)
   end
-  if host().notify('coder_submit', text) then
+  -- The editor's mentions (#buffer …) are gathered now, as the text is
+  -- sent; the host resolves @path and #diff (:help coder-context).
+  local items = {}
+  local lead = vim.trim(text):sub(1, 1)
+  if lead ~= '/' and lead ~= '!' then
+    items = require('coder.context').gather(text)
+  end
+  local sent
+  if #items > 0 then
+    sent = host().notify('coder_submit', text, items)
+  else
+    sent = host().notify('coder_submit', text)
+  end
+  if sent then
     ui().render_status()
     return true
   end
@@ -151,6 +164,8 @@ end
 -- command runs :Coder.
 function M.command(opts)
   local args = vim.trim(opts.args or '')
+  -- :Coder #buffer … from a file means that file.
+  require('coder.context').remember(vim.api.nvim_get_current_buf())
   local ctx = nil
   if opts.range and opts.range > 0 then
     local buf = vim.api.nvim_get_current_buf()

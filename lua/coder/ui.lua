@@ -111,6 +111,14 @@ local function set_keys()
     map(st.tbuf, 'n', keys.stop, coder.stop, 'coder: interrupt the turn')
     map(st.tbuf, 'n', keys.close, M.close, 'coder: close')
     map(st.tbuf, 'n', keys.open_full, M.open_full, 'coder: open the folded text whole')
+    local blocks = require('coder.codeblocks')
+    map(st.tbuf, 'n', keys.yank_code, blocks.yank, 'coder: yank the code block under the cursor')
+    map(st.tbuf, { 'n', 'x', 'o' }, keys.next_code, function()
+      blocks.jump(1)
+    end, 'coder: the next code block')
+    map(st.tbuf, { 'n', 'x', 'o' }, keys.prev_code, function()
+      blocks.jump(-1)
+    end, 'coder: the previous code block')
     map(st.tbuf, 'n', keys.help, require('coder.keyhelp').show, 'coder: show the keys that work here')
   end
 end
@@ -164,6 +172,7 @@ end
 function M.input_buf()
   if not valid_buf(st.ibuf) then
     st.ibuf = scratch('coder://input', 'coder-input')
+    require('coder.complete').setup_buffer(st.ibuf)
     set_keys()
     -- The key hints follow the mode: <C-s> sends in Insert mode.
     api.nvim_create_autocmd({ 'InsertEnter', 'InsertLeave' }, {
@@ -225,6 +234,11 @@ function M.open(focus)
   end
   local cfg = require('coder.config').current
   local prev = api.nvim_get_current_win()
+  -- #buffer means the buffer the chat was opened from, then the last file
+  -- the user was in.
+  local context = require('coder.context')
+  context.remember(api.nvim_get_current_buf())
+  context.track()
   local ih = cfg.input_height
   if cfg.layout == 'float' then
     local cols, lines = vim.o.columns, vim.o.lines

@@ -23,6 +23,8 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/backend"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/mention"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	sdk "github.com/coder/acp-go-sdk"
@@ -235,6 +237,16 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	input, typed, images, err := fold(p.Prompt)
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	// "@path" and "#diff" typed in the prompt's text (a client that sends
+	// plain text) are resolved here, with the workspace's path rules; the
+	// resources a client attaches are already in input.
+	if !isCommand(p.Prompt) {
+		if items := s.eng.ResolveMentions(ctx, promptWords(p.Prompt)); len(items) > 0 {
+			var more []llm.Image
+			input, more, _ = mention.Attach(input, items, mention.DefaultLimits)
+			images = append(images, more...)
+		}
 	}
 	stop, err := s.prompt(ctx, input, typed, images)
 	if err != nil {

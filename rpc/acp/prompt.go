@@ -187,3 +187,16 @@ func uriPath(uri string) string {
 	}
 	return u.Path
 }
+
+// promptWords is the text the user typed: the prompt's text blocks, never
+// the contents of attached resources (a file that mentions "@x" attaches
+// nothing).
+func promptWords(blocks []sdk.ContentBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		if b.Text != nil {
+			parts = append(parts, b.Text.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}

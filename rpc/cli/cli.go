@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/mention"
 )
 
 // Printer renders events as text.
@@ -38,6 +39,12 @@ func (p *Printer) Handle(ev event.Event) {
 		fmt.Fprintln(p.Err, "[demo] no provider configured: this is the offline demo model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)")
 	}
 	switch ev.Kind {
+	case event.UserMessage:
+		// Context attached to the prompt (@path, #diff): one line each.
+		_, items, _ := mention.Split(ev.Text)
+		for _, it := range items[:len(items)*btoi(p.depth == 0)] {
+			fmt.Fprintln(p.Err, it.String())
+		}
 	case event.HandOver:
 		p.endReasoning()
 		p.newline()
@@ -145,4 +152,11 @@ func (p *Printer) newline() {
 		io.WriteString(p.Out, "\n")
 		p.midLine = false
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

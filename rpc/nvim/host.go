@@ -6,7 +6,10 @@
 // Lua → Go (rpcnotify unless noted):
 //
 //	coder_start {cwd, resume, …}    open (or resume) the session of cwd
-//	coder_submit text               run input: text, /command or !shell
+//	coder_submit text [items]       run input: text, /command or !shell;
+//	                                items: context the editor gathered
+//	coder_complete id kind query    completion candidates, answered with
+//	                                require('coder.complete').answer(id, items)
 //	coder_cancel                    interrupt the running turn
 //	coder_answer id decision accepted   answer an approval request
 //	coder_status (rpcrequest)       current status
@@ -40,6 +43,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/cpuprio"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/mention"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/neovim/go-client/nvim"
 )
@@ -73,6 +77,8 @@ type host struct {
 	// open or failed). Requests run concurrently with notifications, so a
 	// request sent right after coder_start waits for it here.
 	opened chan struct{}
+
+	comp completer // @ and /model completion
 
 	renderMu sync.Mutex
 	early    []event.Event // notices from before the renderer existed (guarded by renderMu)
@@ -127,6 +133,7 @@ func (h *host) register() error {
 		"coder_transcript":    h.transcriptRequest,
 		"coder_full_text":     h.fullTextRequest,
 		"coder_trust":         h.trustRequest,
+		"coder_complete":      h.complete,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -252,6 +259,9 @@ func (h *host) openLocked(resume string) {
 	}
 	h.sess, h.be = sess, be
 	sess.Workspace().SetGuard(h.guard)
+	// List the files for @ completion now, in the background (the host
+	// runs below Neovim's priority): the first @ then has them.
+	h.fileIndex(sess.Workspace()).Warm()
 	h.renderMu.Lock()
 	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
 	h.render.history = func() []llm.Message { return sess.History("") }
@@ -312,7 +322,7 @@ func (h *host) readyLocked(resumed bool) {
 	}
 	st := h.sess.Status()
 	id := h.sess.ID()
-	h.out.add(op{"t": "ready", "version": h.version, "commands": agent.CommandNames(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
+	h.out.add(op{"t": "ready", "version": h.version, "commands": agent.CommandNames(), "command_help": agent.CommandHelp(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
 	h.renderMu.Lock()
 	h.render.header(h.version, st, id, resumed)
 	h.out.add(h.render.statusOp(), true)
@@ -374,7 +384,10 @@ func (h *host) notify(level, msg string) {
 	h.out.add(op{"t": "notify", "level": level, "msg": "coder: " + msg}, true)
 }
 
-func (h *host) submit(text string) {
+// submit runs input; items are the context the editor gathered for the
+// mentions in it (#buffer, #diagnostics …), "@path" and "#diff" are
+// resolved by the engine.
+func (h *host) submit(text string, items []mention.Item) {
 	sess, err := h.session()
 	if err != nil {
 		h.notify("error", err.Error())
@@ -387,9 +400,9 @@ func (h *host) submit(text string) {
 	h.renderMu.Lock()
 	target := h.render.target
 	h.renderMu.Unlock()
-	if _, err := sess.SubmitTo(agent.ConversationID(target), text); err != nil {
+	if _, _, err := sess.SubmitMentions(h.ctx, agent.ConversationID(target), text, items); err != nil {
 		if errors.Is(err, agent.ErrBusy) {
-			h.queueInput(text)
+			h.queueInput(text, items)
 			return
 		}
 		if errors.Is(err, agent.ErrNotFound) {

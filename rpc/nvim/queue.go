@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/mention"
 )
 
 // inputQueue holds what the user sent while a turn ran (as Codex CLI
@@ -15,27 +16,34 @@ import (
 // an interrupt clears it.
 type inputQueue struct {
 	mu    sync.Mutex
-	items []string
+	items []queued
 }
 
-func (q *inputQueue) push(text string) int {
+// queued is one input waiting: the text and the editor's context items,
+// gathered when it was sent.
+type queued struct {
+	text  string
+	items []mention.Item
+}
+
+func (q *inputQueue) push(in queued) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.items = append(q.items, text)
+	q.items = append(q.items, in)
 	return len(q.items)
 }
 
-func (q *inputQueue) pushFront(text string) {
+func (q *inputQueue) pushFront(in queued) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.items = append([]string{text}, q.items...)
+	q.items = append([]queued{in}, q.items...)
 }
 
-func (q *inputQueue) pop() (string, bool) {
+func (q *inputQueue) pop() (queued, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.items) == 0 {
-		return "", false
+		return queued{}, false
 	}
 	text := q.items[0]
 	q.items = q.items[1:]
@@ -52,8 +60,8 @@ func (q *inputQueue) clear() int {
 
 // queueInput keeps text for after the running turn and says so in the
 // transcript.
-func (h *host) queueInput(text string) {
-	n := h.queue.push(text)
+func (h *host) queueInput(text string, items []mention.Item) {
+	n := h.queue.push(queued{text, items})
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
 	h.renderMu.Lock()
 	if h.render != nil {
@@ -68,7 +76,7 @@ func (h *host) sendQueued(ev event.Event) {
 	if ev.Kind != event.TaskComplete && !(ev.Kind == event.TurnAborted && ev.Reason != event.ReasonReplaced) {
 		return
 	}
-	text, ok := h.queue.pop()
+	in, ok := h.queue.pop()
 	if !ok {
 		return
 	}
@@ -80,10 +88,10 @@ func (h *host) sendQueued(ev event.Event) {
 		h.renderMu.Lock()
 		target := h.render.target
 		h.renderMu.Unlock()
-		if _, err := sess.SubmitTo(agent.ConversationID(target), text); errors.Is(err, agent.ErrBusy) {
-			h.queue.pushFront(text) // a hand-over goes on: at its end
+		if _, _, err := sess.SubmitMentions(h.ctx, agent.ConversationID(target), in.text, in.items); errors.Is(err, agent.ErrBusy) {
+			h.queue.pushFront(in) // a hand-over goes on: at its end
 		} else if err != nil {
-			h.out.add(op{"t": "input_rejected", "text": text, "msg": "coder: " + err.Error()}, true)
+			h.out.add(op{"t": "input_rejected", "text": in.text, "msg": "coder: " + err.Error()}, true)
 		}
 	}()
 }

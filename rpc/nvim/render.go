@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/mention"
 )
 
 // Highlight groups the transcript uses; the Lua side defines them with
@@ -213,7 +214,14 @@ func (r *renderer) event(ev event.Event) {
 			r.turnConv = event.ShortConversation(r.target)
 		}
 		r.line(hlUser, "## You"+r.turnMark())
-		r.line("", ev.Text)
+		text, items, rest := mention.Split(ev.Text)
+		r.line("", text)
+		for _, it := range items {
+			r.contextLine(it)
+		}
+		if rest != "" {
+			r.line("", rest)
+		}
 		r.section, r.stream = "you", ""
 	case event.AgentReasoningDelta:
 		r.agentText("reasoning", hlReasoning, ev.Text, ev.Conversation)
@@ -555,4 +563,17 @@ func tildePath(p string) string {
 		return "~" + p[len(home):]
 	}
 	return p
+}
+
+// contextLine writes one attached item as a line ("▸ #buffer main.go (go,
+// 120 lines)"); the key that opens folded texts opens what was attached.
+func (r *renderer) contextLine(it mention.Summary) {
+	if it.Err != "" {
+		r.line(hlToolFailed, it.String())
+		return
+	}
+	r.line(hlNotice, it.String())
+	if it.Body != "" {
+		r.emitOp(op{"t": "fold", "id": r.folds.add(folded{title: it.Label, text: it.Body})}, false)
+	}
 }

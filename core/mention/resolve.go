@@ -1,0 +1,213 @@
+package mention
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coder-nvim/coder-nvim/core/gitsnap"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+)
+
+// Limits bound what is attached. Every cut is said in the item's notes.
+type Limits struct {
+	Item    int // bytes of text per item
+	Message int // bytes of text per message, all items together
+	File    int // a file larger than this is refused unless a range is given
+	Image   int // bytes of one image
+	Listing int // entries of a directory listing
+}
+
+// DefaultLimits are the caps the front ends use.
+var DefaultLimits = Limits{Item: 64 << 10, Message: 256 << 10, File: 4 << 20, Image: 8 << 20, Listing: 500}
+
+// Resolver resolves workspace mentions with the file tools' path rules: a
+// path outside the workspace, in .git/ or in the agent's own .coder/ is
+// refused.
+type Resolver struct {
+	WS *tools.Workspace
+	// Images says the model takes image parts (model_images).
+	Images bool
+	Limits Limits
+}
+
+// diffTimeout bounds the git calls behind #diff.
+const diffTimeout = 20 * time.Second
+
+// Resolve returns the items for the workspace mentions in text, in order;
+// a mention that cannot be attached is an item with Err set. The same
+// mention twice is attached once.
+func (r Resolver) Resolve(ctx context.Context, text string) []Item {
+	var items []Item
+	seen := map[string]bool{}
+	for _, ref := range Parse(text) {
+		key := text[ref.Start:ref.End]
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		switch ref.Source {
+		case "#diff":
+			items = append(items, r.diff(ctx))
+		case "@":
+			items = append(items, r.path(ctx, ref))
+		}
+	}
+	return items
+}
+
+func (r Resolver) limits() Limits {
+	if r.Limits.Item == 0 {
+		return DefaultLimits
+	}
+	return r.Limits
+}
+
+func (r Resolver) diff(ctx context.Context) Item {
+	it := Item{Source: "#diff", Filetype: "diff"}
+	ctx, cancel := context.WithTimeout(ctx, diffTimeout)
+	defer cancel()
+	ch, err := gitsnap.Diff(ctx, r.WS.Root())
+	if err != nil {
+		it.Err = "no git diff: " + err.Error()
+		return it
+	}
+	if len(ch.Files) == 0 {
+		it.Notes = append(it.Notes, "no uncommitted changes")
+		return it
+	}
+	it.Text = ch.Patch
+	it.Notes = append(it.Notes, fmt.Sprintf("%d file(s) changed since HEAD", len(ch.Files)))
+	return it
+}
+
+// imageTypes are the image files attached as image parts, by extension.
+var imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+
+func (r Resolver) path(ctx context.Context, ref Ref) Item {
+	it := Item{Source: "@", Path: ref.Path}
+	if ref.From > 0 {
+		it.Range = fmt.Sprintf("%d-%d", ref.From, ref.To)
+	}
+	abs, rel, err := r.WS.ResolveRead(ref.Path)
+	if err != nil {
+		it.Err = err.Error()
+		return it
+	}
+	if rel != "" {
+		it.Path = rel
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		it.Err = "no such file or directory in the workspace"
+		return it
+	case err != nil:
+		it.Err = err.Error()
+		return it
+	case st.IsDir():
+		return r.listing(ctx, it, abs)
+	case !st.Mode().IsRegular():
+		it.Err = "not a regular file"
+		return it
+	}
+	lim := r.limits()
+	if mime, ok := imageTypes[strings.ToLower(path.Ext(it.Path))]; ok {
+		return r.image(ctx, it, abs, mime, st.Size())
+	}
+	if ref.From == 0 && st.Size() > int64(lim.File) {
+		it.Err = fmt.Sprintf("too large (%s, limit %s); mention a range, e.g. @%s:1-200", sizeText(int(st.Size())), sizeText(lim.File), it.Path)
+		return it
+	}
+	if st.Size() > 32<<20 {
+		it.Err = fmt.Sprintf("too large (%s) to read", sizeText(int(st.Size())))
+		return it
+	}
+	data, err := r.WS.ReadFile(ctx, abs)
+	if err != nil {
+		it.Err = err.Error()
+		return it
+	}
+	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data[:min(len(data), 8000)]) {
+		it.Err = "a binary file; only text files and images (png, jpg, gif, webp) are attached"
+		return it
+	}
+	it.Filetype = strings.TrimPrefix(path.Ext(it.Path), ".")
+	text := string(data)
+	if ref.From > 0 {
+		lines := strings.SplitAfter(text, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if ref.From > len(lines) {
+			it.Err = fmt.Sprintf("line %d is past the end (the file has %d lines)", ref.From, len(lines))
+			return it
+		}
+		to := min(ref.To, len(lines))
+		if to < ref.To {
+			it.Notes = append(it.Notes, fmt.Sprintf("the file ends at line %d", len(lines)))
+			it.Range = fmt.Sprintf("%d-%d", ref.From, to)
+		}
+		text = strings.Join(lines[ref.From-1:to], "")
+	}
+	it.Text = text
+	return it
+}
+
+// listing attaches a directory as the list of its files.
+func (r Resolver) listing(ctx context.Context, it Item, abs string) Item {
+	files, capped, err := r.WS.ListFiles(ctx, abs)
+	if err != nil {
+		it.Err = "cannot list the directory: " + err.Error()
+		return it
+	}
+	lim := r.limits()
+	n := len(files)
+	if len(files) > lim.Listing {
+		files = files[:lim.Listing]
+	}
+	it.Text = strings.Join(files, "\n") + "\n"
+	if n == 0 {
+		it.Text = ""
+	}
+	it.Notes = append(it.Notes, fmt.Sprintf("directory listing, %d file(s)", n))
+	if len(files) < n || capped {
+		it.Notes = append(it.Notes, fmt.Sprintf("only the first %d listed", len(files)))
+	}
+	it.Lines = len(files)
+	return it
+}
+
+func (r Resolver) image(ctx context.Context, it Item, abs, mime string, size int64) Item {
+	lim := r.limits()
+	if !r.Images {
+		it.Err = "an image, and this model takes no images (model_images is false in the config)"
+		return it
+	}
+	if size > int64(lim.Image) {
+		it.Err = fmt.Sprintf("image too large (%s, limit %s)", sizeText(int(size)), sizeText(lim.Image))
+		return it
+	}
+	data, err := r.WS.ReadFile(ctx, abs)
+	if err != nil {
+		it.Err = err.Error()
+		return it
+	}
+	if got := http.DetectContentType(data); got != mime && !(mime == "image/webp" && got == "application/octet-stream") {
+		it.Err = fmt.Sprintf("named %s but holds %s", path.Ext(it.Path), got)
+		return it
+	}
+	it.image = &llm.Image{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)}
+	it.Notes = append(it.Notes, "image, "+sizeText(len(data)))
+	return it
+}

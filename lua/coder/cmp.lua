@@ -1,0 +1,108 @@
+-- nvim-cmp and blink.cmp sources for the chat input, registered only when
+-- those plugins are installed (triggered by @ # /). Both ask
+-- coder.complete, which answers from what is ready and asks the host for
+-- the rest without waiting.
+local M = {}
+
+local registered = false
+
+local function complete()
+  return require('coder.complete')
+end
+
+-- lsp_items turns omnifunc items into LSP-style completion items.
+local function lsp_items(items, kinds)
+  local out = {}
+  for _, it in ipairs(items) do
+    local k = kinds.Text
+    if it.menu == '[file]' then
+      k = kinds.File
+    elseif it.menu == '[dir]' then
+      k = kinds.Folder
+    elseif it.word:sub(1, 1) == '#' or it.word:sub(1, 1) == '/' then
+      k = kinds.Keyword
+    end
+    table.insert(out, { label = it.word, insertText = it.word, filterText = it.word, kind = k, detail = it.menu })
+  end
+  return out
+end
+
+-- request runs a completion for the text before the cursor: done(items,
+-- start, final) is called at once with what is ready and, when the host
+-- was asked, again with its answer (final). items nil: nothing to
+-- complete here.
+local function request(before, row, done)
+  local kind, start, query = complete().context(before, row == 1)
+  if not kind then
+    done(nil, nil)
+    return
+  end
+  local answered = false
+  local now, asked = complete().items(kind, query, function(items)
+    answered = true
+    done(items, start, true)
+  end)
+  if not answered then
+    done(now, start, not asked or #now > 0)
+  end
+end
+M.request = request
+
+-- cmp source (nvim-cmp).
+local cmp_source = {}
+
+function cmp_source:is_available()
+  return vim.bo.filetype == 'coder-input'
+end
+
+function cmp_source:get_trigger_characters()
+  return { '@', '#', '/' }
+end
+
+function cmp_source:get_keyword_pattern()
+  return [[\%(@\|#\|/\)\S*]]
+end
+
+function cmp_source:complete(params, callback)
+  local kinds = require('cmp').lsp.CompletionItemKind
+  local sent = false
+  request(params.context.cursor_before_line, params.context.cursor.row, function(items, _, final)
+    -- nvim-cmp takes one answer per request: what is ready, or else the
+    -- host's answer.
+    if sent or (items and not final) then
+      return
+    end
+    sent = true
+    if items == nil then
+      callback()
+    else
+      callback({ items = lsp_items(items, kinds), isIncomplete = true })
+    end
+  end)
+end
+
+-- register adds the sources of the completion plugins that are installed.
+function M.register()
+  if registered then
+    return
+  end
+  registered = true
+  local ok_cmp, cmp = pcall(require, 'cmp')
+  if ok_cmp and type(cmp) == 'table' and cmp.register_source then
+    cmp.register_source('coder', setmetatable({}, { __index = cmp_source }))
+    if cmp.setup and cmp.setup.filetype then
+      pcall(cmp.setup.filetype, 'coder-input', { sources = { { name = 'coder' }, { name = 'buffer' } } })
+    end
+  end
+  local ok_blink, blink = pcall(require, 'blink.cmp')
+  if ok_blink and type(blink) == 'table' and blink.add_source_provider then
+    pcall(blink.add_source_provider, 'coder', { name = 'coder', module = 'coder.blink' })
+    if blink.add_filetype_source then
+      pcall(blink.add_filetype_source, 'coder-input', 'coder')
+    end
+  end
+end
+
+M.lsp_items = lsp_items
+
+return M

@@ -1,0 +1,40 @@
+package acp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// TestPromptMentions: "@path" typed in a prompt's text is attached with
+// the workspace's path rules (.coder/ refused); an "@path" inside an
+// attached file's text attaches nothing.
+func TestPromptMentions(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	if err := os.WriteFile(filepath.Join(e.root, "notes.txt"), []byte("NOTE-LINE\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sid, _ := e.newSession()
+	e.llm.Enqueue(fakellm.Reply{Content: "Seen."})
+	_, err := e.conn.Prompt(ctxT(t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{
+		sdk.TextBlock("read @notes.txt and @.coder/config.json"),
+		sdk.ResourceBlock(sdk.EmbeddedResourceResource{TextResourceContents: &sdk.TextResourceContents{Uri: "file://" + filepath.Join(e.root, "a.md"), Text: "see @secret.txt\n"}}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := e.llm.Requests()[0].Messages
+	got := msgs[len(msgs)-1].Content
+	for _, want := range []string{"[context @notes.txt · txt · 1 line]\n```txt\nNOTE-LINE\n```", "[context @.coder/config.json · not attached: .coder/config.json is the agent's own"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the model got %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.Contains(got, "@secret.txt ·") {
+		t.Errorf("a mention inside an attached file was resolved:\n%s", got)
+	}
+}
