@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
 // gatedScript prints a line, waits for the file gate, then prints more: a
@@ -181,5 +184,48 @@ func TestOutputStreamLimits(t *testing.T) {
 		if !utf8.ValidString(s) {
 			t.Errorf("invalid UTF-8 delta %q", s)
 		}
+	}
+}
+
+// BenchmarkBashFlood: a command writing 64 MB as fast as it can, through
+// the bash tool without and with streaming (the deltas counted, not
+// rendered): what streaming costs the call, and how few deltas a flood
+// makes.
+func BenchmarkBashFlood(b *testing.B) {
+	for _, streaming := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "streaming"}[streaming], func(b *testing.B) {
+			ws, err := tools.NewWorkspace(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			var bash tools.Tool
+			for _, t := range tools.Builtins() {
+				if t.Spec().Function.Name == "bash" {
+					bash = t
+				}
+			}
+			ctx := context.Background()
+			deltas, streamed := 0, 0
+			for b.Loop() {
+				inv, err := bash.Prepare(ctx, ws, json.RawMessage(`{"command":"head -c 64000000 /dev/zero"}`))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var o *outputStream
+				if streaming {
+					o = &outputStream{interval: streamInterval, budget: streamBudget, send: func(text string, _ bool) {
+						deltas++
+						streamed += len(text)
+					}}
+					inv.Output = o
+				}
+				if r := inv.Run(ctx); r.IsError {
+					b.Fatal(r.Output)
+				}
+				o.close()
+			}
+			b.ReportMetric(float64(deltas)/float64(b.N), "deltas/op")
+			b.ReportMetric(float64(streamed)/float64(b.N), "streamed-B/op")
+		})
 	}
 }
