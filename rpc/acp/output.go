@@ -18,9 +18,10 @@ const maxStreamText = 32 << 10
 
 // liveOutput is a running call's output so far (pump only).
 type liveOutput struct {
-	b     []byte
-	cut   bool // earlier output was dropped
-	dirty bool // not sent since it grew
+	b       []byte
+	cut     bool // earlier output was dropped
+	limited bool // the engine streams no more of it
+	dirty   bool // not sent since it grew
 }
 
 func (o *liveOutput) add(s string) {
@@ -34,6 +35,13 @@ func (o *liveOutput) add(s string) {
 
 // text is the last maxStreamText bytes, from a line start when cut.
 func (o *liveOutput) text() string {
+	if o.limited {
+		return o.shown() + "\n… (more output: the rest comes when the command ends)"
+	}
+	return o.shown()
+}
+
+func (o *liveOutput) shown() string {
 	b, cut := o.b, o.cut
 	if len(b) > maxStreamText {
 		b, cut = b[len(b)-maxStreamText:], true
@@ -50,8 +58,9 @@ func (o *liveOutput) text() string {
 	return "… (earlier output not shown)\n" + string(b)
 }
 
-// toolOutput adds a delta to its call's output.
-func (s *session) toolOutput(callID, text string) {
+// toolOutput adds a delta to its call's output; limited: the last one
+// streamed.
+func (s *session) toolOutput(callID, text string, limited bool) {
 	if callID == "" || !s.calls[callID] {
 		return // not announced (or already ended): nothing to update
 	}
@@ -61,6 +70,7 @@ func (s *session) toolOutput(callID, text string) {
 		s.outputs[callID] = o
 	}
 	o.add(text)
+	o.limited = o.limited || limited
 }
 
 // flushOutputs sends the output of calls that grew.

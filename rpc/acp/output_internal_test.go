@@ -20,4 +20,8 @@ func TestLiveOutputKeepsTheEnd(t *testing.T) {
 	if len(got) > maxStreamText+64 || !strings.HasPrefix(got, "… (earlier output not shown)\nxxxxxxxxx") || !strings.HasSuffix(got, "xxxxxxxxx"+string(rune('a'+9999%26))+"\n") {
 		t.Errorf("cut output: %d bytes, %q … %q", len(got), got[:60], got[len(got)-20:])
 	}
+	o.limited = true
+	if !strings.HasSuffix(o.text(), "\n… (more output: the rest comes when the command ends)") {
+		t.Errorf("no note at the limit: %q", o.text()[len(o.text())-80:])
+	}
 }

@@ -229,7 +229,7 @@ func (s *session) handle(ev event.Event) {
 		s.send(toolStart(s.root, ev.Tool))
 	case event.ToolOutputDelta:
 		if ev.Tool != nil {
-			s.toolOutput(ev.Tool.CallID, ev.Text)
+			s.toolOutput(ev.Tool.CallID, ev.Text, ev.Reason == event.ReasonOutputLimit)
 		}
 	case event.ToolCallEnd:
 		if ev.Tool == nil {
