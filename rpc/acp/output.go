@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -36,7 +37,7 @@ func (o *liveOutput) add(s string) {
 // text is the last maxStreamText bytes, from a line start when cut.
 func (o *liveOutput) text() string {
 	if o.limited {
-		return o.shown() + "\n… (more output: the rest comes when the command ends)"
+		return strings.TrimSuffix(o.shown(), "\n") + "\n… (more output: the rest comes when the command ends)"
 	}
 	return o.shown()
 }
