@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,13 +29,17 @@ func TestMaxStepsCoversHandOvers(t *testing.T) {
 	}
 }
 
-// TestChildCannotReenableShell: a conversation without bash cannot open
-// one with bash.
-func TestChildCannotReenableShell(t *testing.T) {
-	f := convFixture(t, nil)
+// TestChildCannotReenableTools: a conversation without patch and without
+// streaming bash cannot open one with either: the grandchild is offered no
+// patch, its bash streams nothing, and the caller is told.
+func TestChildCannotReenableTools(t *testing.T) {
+	f := convFixture(t, func(c *config.Config) { c.Mode = "yolo" })
 	f.srv.Enqueue(
-		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "no shell here", "internal_tools": map[string]any{"use_streamable_shell_tool": false}})}},
-		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "conv_create", map[string]any{"user_instruction": "shell again", "internal_tools": map[string]any{"use_streamable_shell_tool": true}})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "narrow here",
+			"internal_tools": map[string]any{"include_apply_patch_tool": false, "use_streamable_shell_tool": false}})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "conv_create", map[string]any{"user_instruction": "wide again",
+			"internal_tools": map[string]any{"include_apply_patch_tool": true, "use_streamable_shell_tool": true}})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("b", "bash", map[string]any{"command": "echo from-grandchild"})}},
 		fakellm.Reply{Content: "grandchild done"},
 		fakellm.Reply{Content: "child done"},
 		fakellm.Reply{Content: "root done"},
@@ -44,10 +49,18 @@ func TestChildCannotReenableShell(t *testing.T) {
 	if len(reqs) < 3 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	for _, name := range toolNames(reqs[2].Tools) {
-		if name == "bash" {
-			t.Fatalf("the grandchild was offered bash its parent lacks: %v", toolNames(reqs[2].Tools))
-		}
+	if names := toolNames(reqs[2].Tools); slices.Contains(names, "patch") || !slices.Contains(names, "bash") {
+		t.Fatalf("the grandchild was offered %v: patch its parent lacks, or no bash", names)
+	}
+	if d := f.rec.find(event.ToolOutputDelta); len(d) != 0 {
+		t.Errorf("the grandchild's bash streamed though its parent's does not: %+v", d)
+	}
+	var ran bool
+	for _, e := range f.rec.find(event.ToolCallEnd) {
+		ran = ran || e.Tool.CallID == "b" && strings.Contains(e.Tool.Output, "from-grandchild")
+	}
+	if !ran {
+		t.Errorf("the grandchild's bash did not run")
 	}
 	f.sess.mu.Lock()
 	convs := append([]*Conversation(nil), f.sess.order...)
@@ -58,8 +71,10 @@ func TestChildCannotReenableShell(t *testing.T) {
 			note = m
 		}
 	}
-	if note == nil || !strings.Contains(note.Content, "can only narrow") {
-		t.Errorf("no note on the refused shell: %+v", note)
+	for _, want := range []string{"include_apply_patch_tool: not enabled", "use_streamable_shell_tool: not enabled", "can only narrow"} {
+		if note == nil || !strings.Contains(note.Content, want) {
+			t.Errorf("no note %q on the refused tools: %+v", want, note)
+		}
 	}
 }
 

@@ -389,12 +389,12 @@ func TestConvResume(t *testing.T) {
 		t.Errorf("widening notice = %+v", n)
 	}
 	f.srv.Enqueue(
-		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "sub", "model": "cheap-model", "internal_tools": map[string]any{"use_streamable_shell_tool": false}})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "sub", "model": "cheap-model", "internal_tools": map[string]any{"use_streamable_shell_tool": false, "include_apply_patch_tool": false}})}},
 		fakellm.Reply{Content: "sub answer"},
 		fakellm.Reply{Content: "root answer"},
 	)
 	f.run(t, "go")
-	if m := f.srv.Requests()[1]; m.Model != "cheap-model" || hasTool(m.Tools, "bash") || !hasTool(m.Tools, "read") {
+	if m := f.srv.Requests()[1]; m.Model != "cheap-model" || hasTool(m.Tools, "patch") || !hasTool(m.Tools, "bash") || !hasTool(m.Tools, "read") {
 		t.Errorf("sub-conversation request: model %s, tools %d", m.Model, len(m.Tools))
 	}
 	before := f.sess.Conversations()
@@ -427,7 +427,7 @@ func TestConvResume(t *testing.T) {
 	}
 	sub := after[3]
 	c, _ := again.conversation(sub.ID)
-	if c.Model != "cheap-model" || c.Tools.Shell || !c.Tools.Patch {
+	if c.Model != "cheap-model" || c.Tools.Shell || c.Tools.Patch || !c.Tools.Plan {
 		t.Errorf("sub context after resume: model %q tools %+v", c.Model, c.Tools)
 	}
 	f.srv.Enqueue(fakellm.Reply{Content: "more"})

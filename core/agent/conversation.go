@@ -14,8 +14,10 @@ import (
 )
 
 // ToolPrefs switch a conversation's built-in tools (seed 000
-// internal_tools): the todo tool, patch and bash. Web search is recorded
-// only; no web tool exists.
+// internal_tools): the todo tool and patch are offered or not; Shell
+// chooses whether bash streams its output while it runs (outstream.go) or
+// gives it only at the end, bash being offered either way. Web search is
+// recorded only; no web tool exists.
 type ToolPrefs = store.ToolPrefs
 
 // allTools is the root conversation's preferences: everything on.

@@ -294,7 +294,7 @@ func (s *Session) offeredToolsLocked(c *Conversation) []tools.Tool {
 			continue // nothing to load
 		}
 		name := t.Spec().Function.Name
-		if !offered[name] || !c.Tools.Plan && name == "todo" || !c.Tools.Patch && name == "patch" || !c.Tools.Shell && name == "bash" {
+		if !offered[name] || !c.Tools.Plan && name == "todo" || !c.Tools.Patch && name == "patch" {
 			continue
 		}
 		out = append(out, t)

@@ -142,7 +142,13 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 		s.awaitBefore(t) // the turn's snapshot first: that wait is no start
 	}
 	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
+	var out *outputStream
+	if name == "bash" && !isMCP && t.conv.Tools.Shell {
+		out = streamOutput(t, info) // use_streamable_shell_tool
+		inv.Output = out
+	}
 	res := s.runTracked(ctx, t, inv, readOnly)
+	out.close() // every delta before the call's end
 	s.markEnded(call.ID)
 	if ho := t.handover; ho != nil && ho.closure.callID == call.ID {
 		return res.Output // handed over: the continuation ends the call

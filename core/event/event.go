@@ -53,6 +53,20 @@ const (
 	ConversationClosed Kind = "conversation_closed"
 )
 
+// ToolOutputDelta is a piece of a running bash call's output as it
+// arrives, in conversations whose use_streamable_shell_tool is on (the
+// default). Tool names the call (CallID, Name, Kind, Title); Text is the
+// chunk, whole UTF-8, coalesced to at most one event per call every
+// ~50 ms. A call streams at most its first MiB: the event that reaches
+// that carries Reason ReasonOutputLimit and no more follow. ToolCallEnd still carries the
+// (capped) output the model gets; a front end that showed the deltas does
+// not show it again.
+const ToolOutputDelta Kind = "tool_output_delta"
+
+// ReasonOutputLimit marks the last ToolOutputDelta of a call whose output
+// went past what is streamed; the rest is only in its ToolCallEnd.
+const ReasonOutputLimit = "output_limit"
+
 // Abort reasons carried by TurnAborted.
 const (
 	ReasonInterrupted = "interrupted"
@@ -75,7 +89,7 @@ const (
 // Event is one entry of the stream. Kind says which of the optional fields
 // are set: Text for deltas, notices, errors and command output; Tool for
 // tool calls; Approval for approval requests; Tokens for token counts;
-// Reason for aborts and completions; Status for status changes; Todos for
+// Reason for aborts, completions and a tool output delta at its limit; Status for status changes; Todos for
 // todo updates; Paths for changed files; Text and Retry for retries.
 type Event struct {
 	Kind         Kind   `json:"kind" msgpack:"kind"`

@@ -54,18 +54,18 @@ func (r ShellResult) Output() string { return r.Stdout + r.Stderr }
 // leaves the group (`setsid`) escapes all of these. Output beyond capBytes
 // is cut in the middle, keeping its head and tail.
 func RunShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int) ShellResult {
-	return runShell(ctx, dir, command, timeout, capBytes, false, nil)
+	return runShell(ctx, dir, command, timeout, capBytes, false, nil, nil)
 }
 
 // RunShellEnv is RunShell with env added to the environment.
 func RunShellEnv(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, env []string) ShellResult {
-	return runShell(ctx, dir, command, timeout, capBytes, false, env)
+	return runShell(ctx, dir, command, timeout, capBytes, false, env, nil)
 }
 
 // RunShellSplit is RunShell with stdout and stderr captured apart (each
 // capped), for the user's `!command` whose result shows both.
 func RunShellSplit(ctx context.Context, dir, command string, timeout time.Duration, capBytes int) ShellResult {
-	return runShell(ctx, dir, command, timeout, capBytes, true, nil)
+	return runShell(ctx, dir, command, timeout, capBytes, true, nil, nil)
 }
 
 // groupGuard is the script bash runs before the command. It leaves a
@@ -77,7 +77,9 @@ const groupGuard = `( read -r _ <&3; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &
 exec 3<&-
 exec bash -c "$1" bash`
 
-func runShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, split bool, env []string) ShellResult {
+// runShell runs the command; tee, when set, also gets the output as it
+// is read (not with split).
+func runShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, split bool, env []string, tee io.Writer) ShellResult {
 	if capBytes <= 0 {
 		capBytes = DefaultOutputCap
 	}
@@ -152,7 +154,11 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 				io.Copy(w, r)
 			}()
 		}
-		drain(outR, out)
+		var w io.Writer = out
+		if tee != nil && !split {
+			w = io.MultiWriter(out, tee)
+		}
+		drain(outR, w)
 		if split {
 			drain(errR, errOut)
 		}
@@ -287,7 +293,7 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	return &Invocation{
 		Tool: t.name, Kind: t.kind, Title: "bash: " + title, Command: args.Command,
 		run: func(ctx context.Context, inv *Invocation) Result {
-			return bashResult(RunShellEnv(ctx, ws.Root(), args.Command, timeout, DefaultOutputCap, inv.Env), timeout)
+			return bashResult(runShell(ctx, ws.Root(), args.Command, timeout, DefaultOutputCap, false, inv.Env, inv.Output), timeout)
 		},
 	}, nil
 }

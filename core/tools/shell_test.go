@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -224,5 +225,51 @@ func TestBashKeepsBackgroundOutputAndHidesGuard(t *testing.T) {
 	r = RunShellSplit(context.Background(), dir, "echo out; echo err >&2; exit 4", time.Minute, 0)
 	if r.ExitCode != 4 || r.Stdout != "out\n" || r.Stderr != "err\n" {
 		t.Fatalf("split result %+v", r)
+	}
+}
+
+// gateWriter records what it gets and, once it has seen want, creates
+// gate, which the command under test waits for.
+type gateWriter struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	want string
+	gate string
+}
+
+func (g *gateWriter) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.b.Write(p)
+	if g.gate != "" && strings.Contains(g.b.String(), g.want) {
+		os.WriteFile(g.gate, nil, 0o644)
+		g.gate = ""
+	}
+	return len(p), nil
+}
+
+// TestBashOutputWhileRunning: Invocation.Output gets the command's output
+// while it runs (the command goes on only once the first line arrived),
+// all of it past the cap, and the result is what it is without it.
+func TestBashOutputWhileRunning(t *testing.T) {
+	ws := newWS(t, nil)
+	script := "printf 'first\\n'; while [ ! -e gate ]; do sleep 0.01; done; echo err >&2; head -c 40000 /dev/zero | tr '\\0' x; printf '\\nlast\\n'"
+	writeFile(t, filepath.Join(ws.Root(), "s.sh"), script)
+	inv, err := prepare(t, ws, "bash", m{"command": "bash s.sh", "timeout_ms": 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gateWriter{want: "first\n", gate: filepath.Join(ws.Root(), "gate")}
+	inv.Output = g
+	r := inv.Run(context.Background())
+	if r.ExitCode == nil || *r.ExitCode != 0 {
+		t.Fatalf("the command did not go on after its first line was passed on: %+v", r)
+	}
+	want := "first\nerr\n" + strings.Repeat("x", 40000) + "\nlast\n"
+	if got := g.b.String(); got != want {
+		t.Errorf("Output got %d bytes, want the whole %d", len(got), len(want))
+	}
+	if !strings.Contains(r.Output, "bytes omitted") || !strings.HasSuffix(r.Output, "last\n[exit code 0]") || !strings.HasPrefix(r.Output, "first\nerr\n") {
+		t.Errorf("result changed by Output: %q…", r.Output[:40])
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"strings"
 
@@ -53,6 +54,11 @@ type Invocation struct {
 	// Env is added to a bash command's environment; the pipeline sets it
 	// to shellcheck.ReadOnlyEnv for commands allowed as read-only.
 	Env []string
+	// Output, when set, also receives a bash command's output (stdout and
+	// stderr, as written) while it runs, for streaming it to front ends;
+	// the Result is the same either way. Its Write must not fail or block
+	// for long: the command's pipe is read through it.
+	Output io.Writer
 	// Changes are the planned changes of write, edit and patch. The
 	// pipeline may replace Changes[i].New (inline review) before Run.
 	Changes []FileChange

@@ -33,6 +33,16 @@ function handlers.rewrite(o)
   ui.rewrite_last(o.s, o.hl)
 end
 
+-- tool_mark marks a running call's line, which its streamed output goes
+-- under; rewrite_mark turns it into the call's summary at its end.
+function handlers.tool_mark(o)
+  ui.mark_tool(o.id)
+end
+
+function handlers.rewrite_mark(o)
+  ui.rewrite_tool(o.id, o.s, o.hl)
+end
+
 -- fold_start / fold_end bracket a hand-over's block (Go decides where).
 function handlers.fold_start(_)
   ui.fold_start()

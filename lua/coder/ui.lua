@@ -386,6 +386,42 @@ function M.rewrite_last(s, hl)
   end
 end
 
+-- A running call's line, with its streamed output below it: a mark keeps
+-- its row until the call ends.
+local tool_ns = api.nvim_create_namespace('coder_tool_lines')
+local tool_marks = {} -- call id -> extmark id
+
+-- mark_tool marks the transcript's last line (the call's line).
+function M.mark_tool(id)
+  local b = M.transcript_buf()
+  local row = api.nvim_buf_line_count(b) - 1
+  tool_marks[id] = api.nvim_buf_set_extmark(b, tool_ns, row, 0, {})
+end
+
+-- rewrite_tool replaces the marked line of call id with s.
+function M.rewrite_tool(id, s, hl)
+  local mark = tool_marks[id]
+  tool_marks[id] = nil
+  if not mark then
+    return
+  end
+  local b = M.transcript_buf()
+  local ok, pos = pcall(api.nvim_buf_get_extmark_by_id, b, tool_ns, mark, {})
+  pcall(api.nvim_buf_del_extmark, b, tool_ns, mark)
+  local row = ok and pos and pos[1]
+  if not row then
+    return -- the transcript was cleared meanwhile
+  end
+  vim.bo[b].modifiable = true
+  api.nvim_buf_set_lines(b, row, row + 1, false, { s })
+  vim.bo[b].modifiable = false
+  api.nvim_buf_clear_namespace(b, ns, row, row + 1)
+  mark_gutters(b, row, row + 1)
+  if hl and hl ~= '' then
+    pcall(api.nvim_buf_set_extmark, b, ns, row, 0, { end_row = row, end_col = #s, hl_group = hl })
+  end
+end
+
 -- Folded texts: the host shows the first lines of a long answer or tool
 -- output and a notice; a mark on the notice line keeps the text's id, and
 -- open_full asks the host for the whole text.

@@ -36,6 +36,8 @@ type session struct {
 	depth   int                   // hand-overs in progress (pump only)
 	blocks  []*handBlock          // their tool calls, innermost last (pump only)
 	handed  map[string]*handBlock // finished blocks by call id, until the call ends (pump only)
+	// outputs are running calls' streamed output (output.go; pump only).
+	outputs map[string]*liveOutput
 	// workspaceNotice names the workspace settings ignored as untrusted.
 	workspaceNotice string
 	models          []string // the endpoint's models (GET /models), if it lists them
@@ -83,6 +85,7 @@ func newSession(srv *server, root string) *session {
 		stopped: make(chan struct{}),
 		calls:   map[string]bool{},
 		handed:  map[string]*handBlock{},
+		outputs: map[string]*liveOutput{},
 	}
 }
 
@@ -160,7 +163,7 @@ func (s *session) handle(ev event.Event) {
 	// Hand-overs (core/event): the prompt goes on through
 	// TurnAborted(Replaced) and the target's own end; the target's text
 	// streams as thought.
-	if ev.Kind != event.AgentMessageDelta {
+	if ev.Kind != event.AgentMessageDelta && ev.Kind != event.ToolOutputDelta {
 		s.flushBlocks() // the streamed text goes out before what follows it
 	}
 	switch {
@@ -224,10 +227,15 @@ func (s *session) handle(ev event.Event) {
 		}
 		s.calls[ev.Tool.CallID] = true
 		s.send(toolStart(s.root, ev.Tool))
+	case event.ToolOutputDelta:
+		if ev.Tool != nil {
+			s.toolOutput(ev.Tool.CallID, ev.Text, ev.Reason == event.ReasonOutputLimit)
+		}
 	case event.ToolCallEnd:
 		if ev.Tool == nil {
 			return
 		}
+		delete(s.outputs, ev.Tool.CallID) // the end's content replaces it
 		if !s.calls[ev.Tool.CallID] {
 			// Calls skipped by an interrupt end without a beginning.
 			s.send(toolStart(s.root, ev.Tool))
@@ -312,6 +320,9 @@ func (s *session) clearCalls() {
 	for id := range s.handed {
 		delete(s.handed, id)
 	}
+	for id := range s.outputs {
+		delete(s.outputs, id)
+	}
 }
 
 // handOver turns the interrupting call into the target's think tool call.
@@ -345,8 +356,10 @@ func (s *session) blockText(text string) {
 }
 
 // flushBlocks sends the content of hand-overs with new text: the whole
-// text so far (an update replaces the content).
+// text so far (an update replaces the content); and the output of
+// running calls that grew.
 func (s *session) flushBlocks() {
+	defer s.flushOutputs()
 	for _, b := range s.blocks {
 		if !b.dirty {
 			continue

@@ -28,6 +28,19 @@ func TestPrinter(t *testing.T) {
 			err: "thinking: think\n● read a.go — completed: 3 lines (2 ms)\n",
 		},
 		{
+			name: "streamed bash output: nothing on stdout, one stderr line for the call",
+			events: []event.Event{
+				{Kind: event.AgentMessageDelta, Text: "Running"},
+				{Kind: event.ToolCallBegin, Tool: &event.Tool{CallID: "b", Name: "bash", Title: "bash: make"}},
+				{Kind: event.ToolOutputDelta, Tool: &event.Tool{CallID: "b", Name: "bash"}, Text: "cc a.c\n"},
+				{Kind: event.ToolOutputDelta, Tool: &event.Tool{CallID: "b", Name: "bash"}, Text: "partial", Reason: event.ReasonOutputLimit},
+				{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: "b", Name: "bash", Title: "bash: make", Status: "completed", Summary: "exit 0 (1.2s)", Output: "cc a.c\npartial\n[exit code 0]"}},
+				{Kind: event.TaskComplete, Reason: event.StopEndTurn},
+			},
+			out: "Running\n",
+			err: "● bash: make — completed: exit 0 (1.2 s)\n",
+		},
+		{
 			name: "denied tool: status not repeated",
 			events: []event.Event{
 				{Kind: event.ToolCallEnd, Tool: &event.Tool{Name: "write", Title: "write x", Status: "denied", Summary: "denied: needs approval"}},

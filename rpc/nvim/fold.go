@@ -111,20 +111,26 @@ func (r *renderer) endStream() {
 			lines++ // the last line has no newline
 		}
 		id := r.folds.add(folded{title: "answer", conv: f.conv, field: r.stream, prefix: f.prefix.String(), size: f.size})
-		r.foldNotice(id, lines, f.extra)
+		r.foldNotice(id, lines, f.extra, false)
 	}
 	r.sf = streamFold{}
 }
 
 // foldNotice writes the notice under a folded text and marks it for the
 // Lua side, which opens the text when asked.
-func (r *renderer) foldNotice(id, lines, size int) {
+// atLeast: more followed than was counted (streamed output past its
+// limit).
+func (r *renderer) foldNotice(id, lines, size int, atLeast bool) {
 	r.newline()
 	how := "folded"
 	if r.openKey != "" {
 		how = "press " + r.openKey + " to open the whole text"
 	}
-	r.write(hlNotice, fmt.Sprintf("    … %s more lines (%s) — %s\n", thousands(lines), byteSize(size), how))
+	more := ""
+	if atLeast {
+		more = "at least "
+	}
+	r.write(hlNotice, fmt.Sprintf("    … %s%s more lines (%s) — %s\n", more, thousands(lines), byteSize(size), how))
 	r.emitOp(op{"t": "fold", "id": id}, false)
 }
 

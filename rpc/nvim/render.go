@@ -62,6 +62,9 @@ type renderer struct {
 	folds     folds      // folded texts the user can open whole
 	openKey   string     // the key that opens them, named in the notices
 
+	ts     *toolStream // the running call's streamed output (toolstream.go)
+	writes int         // texts written so far
+
 	emitText func(hl, s string)
 	emitOp   func(o op, urgent bool)
 	// history returns the root conversation (nil: unknown); a /resume shows
@@ -78,6 +81,7 @@ func (r *renderer) write(hl, s string) {
 		return
 	}
 	r.toolLine = ""
+	r.writes++
 	r.emitText(hl, r.indent(s))
 	r.blankLine = strings.HasSuffix(s, "\n\n") || (r.atStart && s == "\n")
 	r.atStart = strings.HasSuffix(s, "\n")
@@ -236,6 +240,8 @@ func (r *renderer) event(ev event.Event) {
 		r.stream = ""
 	case event.ToolCallEnd:
 		r.toolEnd(ev.Tool)
+	case event.ToolOutputDelta:
+		r.toolOutput(ev)
 	case event.ApprovalRequested:
 		a := ev.Approval
 		r.agentSection()
@@ -339,6 +345,7 @@ func (r *renderer) turnDone(ev event.Event) {
 		r.handBack() // interrupted mid-chain: no HandBack comes
 	}
 	r.chain = false
+	r.ts = nil
 	r.section, r.stream = "", ""
 	r.status.Busy = false
 	r.emitOp(op{"t": "turn_done", "task": ev.Task, "reason": ev.Reason}, true)
@@ -423,9 +430,13 @@ func (r *renderer) toolEnd(t *event.Tool) {
 		summary += " (" + event.FormatDuration(d) + ")"
 	}
 	summary = strings.ReplaceAll(summary, "\n", " ")
+	if r.streamedEnd(t, summary, hl) {
+		r.stream = "" // its output is on screen already
+		return
+	}
 	if r.toolLine == t.CallID && t.CallID != "" {
 		r.toolLine = ""
-		r.emitOp(op{"t": "rewrite", "s": summary, "hl": hl}, false)
+		r.emitOp(op{"t": "rewrite", "s": r.prefix() + summary, "hl": hl}, false)
 		r.write("", "\n")
 	} else {
 		r.agentSection()
@@ -458,22 +469,11 @@ func (r *renderer) output(title, out string) {
 	}
 	lines := strings.Split(strings.TrimRight(shown, "\n"), "\n")
 	for _, l := range lines {
-		hl := hlToolOutput
-		switch {
-		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
-			hl = hlDiffHunk
-		case strings.HasPrefix(l, "@@"):
-			hl = hlDiffHunk
-		case strings.HasPrefix(l, "+"):
-			hl = hlDiffAdd
-		case strings.HasPrefix(l, "-"):
-			hl = hlDiffDelete
-		}
-		r.write(hl, "    "+strings.TrimRight(l, "\r")+"\n")
+		r.write(outputHL(l), "    "+strings.TrimRight(l, "\r")+"\n")
 	}
 	if rest := full[len(shown):]; rest != "" {
 		id := r.folds.add(folded{title: title, text: out})
-		r.foldNotice(id, strings.Count(rest, "\n")+1, len(rest))
+		r.foldNotice(id, strings.Count(rest, "\n")+1, len(rest), false)
 	}
 }
 

@@ -16,15 +16,32 @@ import (
 
 // fakeBuffer applies text and rewrite operations like lua/coder/ui.lua.
 type fakeBuffer struct {
-	text string
-	ops  []op
+	text  string
+	ops   []op
+	marks map[string]int // tool_mark: call id -> row
 }
 
 func (f *fakeBuffer) renderer() *renderer {
 	return newRenderer("/ws", func(hl, s string) { f.text += s }, func(o op, urgent bool) {
-		if o["t"] == "rewrite" {
+		switch o["t"] {
+		case "rewrite":
 			i := strings.LastIndex(f.text, "\n")
 			f.text = f.text[:i+1] + o["s"].(string)
+			return
+		case "tool_mark":
+			if f.marks == nil {
+				f.marks = map[string]int{}
+			}
+			f.marks[o["id"].(string)] = strings.Count(f.text, "\n")
+			return
+		case "rewrite_mark":
+			row, ok := f.marks[o["id"].(string)]
+			if !ok {
+				panic("rewrite_mark without tool_mark")
+			}
+			lines := strings.Split(f.text, "\n")
+			lines[row] = o["s"].(string)
+			f.text = strings.Join(lines, "\n")
 			return
 		}
 		f.ops = append(f.ops, o)
