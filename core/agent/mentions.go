@@ -59,7 +59,8 @@ func (s *Session) resolver() mention.Resolver {
 }
 
 func (s *Session) withMentions(ctx context.Context, text string, editor []mention.Item) (string, []llm.Image, []mention.Item) {
-	items := append(append([]mention.Item(nil), editor...), s.resolver().Resolve(ctx, text)...)
+	r := s.resolver()
+	items := append(r.Confine(editor), r.Resolve(ctx, text)...)
 	return mention.Attach(text, items, mention.DefaultLimits)
 }
 

@@ -21,14 +21,19 @@ func TestSubmitMentions(t *testing.T) {
 	f := newFixture(t, nil)
 	writeFile(t, filepath.Join(f.root, "notes.txt"), "alpha\nbeta\n")
 	f.srv.Enqueue(fakellm.Reply{Content: "ok"})
-	editor := []mention.Item{{Source: "#buffer", Path: "main.go", Filetype: "go", Text: "package main // unsaved\n", Notes: []string{"unsaved edits included"}}}
+	editor := []mention.Item{{Source: "#buffer", Path: "main.go", Filetype: "go", Text: "package main // unsaved\n", Notes: []string{"unsaved edits included"}},
+		// A buffer of a file outside the workspace obeys the tools' rules.
+		{Source: "#buffers", Path: "/etc/hostname", Text: "SECRET-OUTSIDE\n"}}
 	_, items, err := f.sess.SubmitMentions(context.Background(), "", "see @notes.txt:2 and #diff and @nope.txt", editor)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.sess.Wait()
-	if len(items) != 4 || items[3].Err == "" {
+	if len(items) != 5 || items[1].Err == "" || items[4].Err == "" {
 		t.Fatalf("items: %+v", items)
+	}
+	if strings.Contains(f.srv.Requests()[0].Messages[1].Content, "SECRET-OUTSIDE") {
+		t.Error("a buffer outside the workspace was sent to the model")
 	}
 	user := f.srv.Requests()[0].Messages[1].Content
 	for _, want := range []string{

@@ -283,3 +283,37 @@ func TestIndex(t *testing.T) {
 		t.Error("ready without a listing")
 	}
 }
+
+// TestConfineEditorItems: what the editor attaches about a file obeys the
+// file tools' path rules; buffers without a file pass.
+func TestConfineEditorItems(t *testing.T) {
+	dir, ws := workspace(t)
+	r := Resolver{WS: ws}
+	tests := []struct {
+		in      Item
+		path    string // the path after, when attached
+		refused string // part of the reason, when refused
+	}{
+		{in: Item{Source: "#buffer", Path: "src/a.go", Text: "x"}, path: "src/a.go"},
+		{in: Item{Source: "#buffer", Path: dir + "/src/a.go", Text: "x"}, path: "src/a.go"},
+		{in: Item{Source: "#buffer", Path: "/etc/passwd", Text: "root"}, refused: "outside the workspace"},
+		{in: Item{Source: "#buffers", Path: "../other/secret.txt", Text: "s"}, refused: "outside the workspace"},
+		{in: Item{Source: "#selection", Path: ".git/config", Text: "[core]"}, refused: ".git"},
+		{in: Item{Source: "#diagnostics", Path: ".coder/config.json", Text: "E"}, refused: ".coder/"},
+		{in: Item{Source: "#buffer", Path: "[No Name]", Text: "scratch"}, path: "[No Name]"},
+		{in: Item{Source: "#terminal", Path: "term://~//123:bash", Text: "$"}, path: "term://~//123:bash"},
+		{in: Item{Source: "#quickfix", Text: "a.go:1: e"}},
+	}
+	for _, tc := range tests {
+		got := r.Confine([]Item{tc.in})[0]
+		if tc.refused != "" {
+			if !strings.Contains(got.Err, tc.refused) || got.Text != "" {
+				t.Errorf("%s %s: %+v, want refused (%s) with no text", tc.in.Source, tc.in.Path, got, tc.refused)
+			}
+			continue
+		}
+		if got.Err != "" || got.Path != tc.path || got.Text != tc.in.Text {
+			t.Errorf("%s %s: %+v, want attached as %q", tc.in.Source, tc.in.Path, got, tc.path)
+		}
+	}
+}

@@ -41,6 +41,33 @@ type Resolver struct {
 	Limits Limits
 }
 
+// Confine applies the file tools' path rules to what the editor attached
+// about a file (#buffer, #buffers, #selection, #diagnostics): a file
+// outside the workspace, in .git/ or in .coder/ is not attached, with the
+// reason; a buffer with no file (no name, a terminal, a scratch view)
+// passes. Paths become workspace-relative.
+func (r Resolver) Confine(items []Item) []Item {
+	out := make([]Item, 0, len(items))
+	for _, it := range items {
+		switch it.Source {
+		case "#buffer", "#buffers", "#selection", "#diagnostics":
+			if it.Err != "" || it.Path == "" || it.Path == "[No Name]" || it.Path == "all buffers" || strings.Contains(it.Path, "://") {
+				break
+			}
+			_, rel, err := r.WS.ResolveRead(it.Path)
+			if err != nil {
+				it = Item{Source: it.Source, Path: it.Path, Range: it.Range, Err: err.Error()}
+				break
+			}
+			if rel != "" {
+				it.Path = rel
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
 // diffTimeout bounds the git calls behind #diff.
 const diffTimeout = 20 * time.Second
 
