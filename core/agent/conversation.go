@@ -58,6 +58,7 @@ type Conversation struct {
 	lastActive time.Time
 	task       TaskID // light handle: the running task, "" when none
 	closed     bool
+	stats      Stats // its metrics (stats.go), never reset
 }
 
 // messages returns a copy of the history.
@@ -123,6 +124,7 @@ func (c *Conversation) saved() store.Conversation {
 		MessageTimes:     slices.Clone(alignTimes(c.times, len(c.history))),
 		Messages:         append([]llm.Message(nil), c.history...),
 		Todos:            append([]store.Todo(nil), c.todos...),
+		Stats:            new(c.stats.Clone()),
 	}
 }
 
@@ -147,6 +149,9 @@ func restoreConversation(sc store.Conversation, started map[string]bool) *Conver
 	}
 	if sc.Tools != nil {
 		c.Tools = *sc.Tools
+	}
+	if sc.Stats != nil {
+		c.stats = sc.Stats.Clone()
 	}
 	c.ctxTokens = estimateTokens(c.history)
 	return c
@@ -329,7 +334,7 @@ func (s *Session) Conversations() []ConversationInfo {
 	out := make([]ConversationInfo, 0, len(list))
 	for _, c := range list {
 		c.mu.Lock()
-		info := ConversationInfo{ID: c.ID, Records: len(c.history), LastActive: c.lastActive, Running: c.task != ""}
+		info := ConversationInfo{ID: c.ID, Records: len(c.history), LastActive: c.lastActive, Running: c.task != "", Stats: c.stats.Clone()}
 		for _, m := range c.history {
 			if m.Role == llm.RoleUser && info.FirstLine == "" {
 				info.FirstLine = firstLine(m.Content)
@@ -355,6 +360,7 @@ type ConversationInfo struct {
 	Records    int
 	LastActive time.Time
 	Running    bool
+	Stats      Stats
 }
 
 // historyMessage is a message conv_history shows: the user's, and the

@@ -219,6 +219,9 @@ func (s *Session) handOver(t *task, cl *closure, text string, images []llm.Image
 		return err
 	}
 	call := t.call
+	if target, err := s.conversation(cl.target); err == nil {
+		cl.before = target.Stats()
+	}
 	cl.callID, cl.tool, cl.arguments, cl.caller = call.ID, call.Function.Name, call.Function.Arguments, t.conv.ID
 	t.handover = &handover{closure: cl, target: &taskPlan{
 		id: TaskID(s.newID()), kind: planTarget, conv: cl.target, input: text, images: images,
@@ -399,12 +402,13 @@ func (s *Session) convList(_ context.Context, _ *task, raw json.RawMessage) (str
 		MessageCount int            `json:"message_count"` // what conv_history returns
 		RecordCount  int            `json:"record_count"`  // every entry, tool calls and results included
 		LastActiveAt string         `json:"last_active_at"`
+		Stats        Stats          `json:"stats"`
 	}
 	out := struct {
 		Conversations []entry `json:"conversations"`
 	}{Conversations: []entry{}}
 	for _, c := range s.Conversations() {
-		out.Conversations = append(out.Conversations, entry{c.ID, c.Messages, c.Records, c.LastActive.UTC().Format(time.RFC3339)})
+		out.Conversations = append(out.Conversations, entry{c.ID, c.Messages, c.Records, c.LastActive.UTC().Format(time.RFC3339), c.Stats})
 	}
 	data, err := json.Marshal(out)
 	return string(data), err
@@ -540,12 +544,13 @@ func (s *Session) closeCall(t *task, cl *closure) {
 		FirstUserMessage     string         `json:"first_user_message,omitempty"`
 		FirstItemsCount      *int           `json:"first_items_count,omitempty"`
 		LastAssistantMessage string         `json:"last_assistant_message"`
+		Stats                *Stats         `json:"stats,omitempty"`  // what the target's work for this call took
 		Status               string         `json:"status,omitempty"` // max_steps, interrupted, error: why there is no answer
 		Message              string         `json:"message,omitempty"`
 		Error                string         `json:"error,omitempty"`
 		Notes                []string       `json:"notes,omitempty"`
 	}
-	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes}
+	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Stats: cl.stats, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes}
 	if cl.create {
 		r.FirstUserMessage = cl.first
 		if cl.firstItems > 0 {

@@ -310,6 +310,7 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	} else {
 		tok.Context = estimateTokens(req.Messages) + estimateTokens([]llm.Message{resp.Message})
 	}
+	t.conv.countModelCall(req, resp)
 	t.conv.mu.Lock()
 	t.conv.ctxTokens = tok.Context
 	t.conv.sentTools = req.Tools

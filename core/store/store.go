@@ -100,6 +100,8 @@ type Conversation struct {
 	MessageTimes     []int64        `json:"message_times,omitempty"` // as Snapshot.MessageTimes
 	Messages         []llm.Message  `json:"messages,omitempty"`
 	Todos            []Todo         `json:"todos,omitempty"`
+	// Stats are the conversation's metrics (stats.go).
+	Stats *Stats `json:"stats,omitempty"`
 }
 
 // ToolPrefs are a conversation's built-in tool switches (seed 000
