@@ -277,7 +277,9 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	}
 	var notes []string
 	if it := args.InternalTools; it != nil {
+		s.mu.Lock()
 		prefs := t.conv.Tools
+		s.mu.Unlock()
 		// A child inherits its caller's tools and may only narrow them.
 		set := func(name string, dst *bool, v *bool) {
 			switch {
@@ -312,10 +314,20 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	if err := s.chainDepthErr(t); err != nil {
 		return "", err // before anything is created
 	}
-	c, err := s.openConversation(t.conv, spec)
+	c, clamps, err := s.openConversation(t.conv, spec)
 	if err != nil {
 		return "", err
 	}
+	// What was clamped is told to both: the model in the call's result,
+	// the user in a notice.
+	notes = append(notes, clamps...)
+	var told []string
+	for _, n := range notes {
+		if !strings.HasPrefix(n, "web_search_request") {
+			told = append(told, n)
+		}
+	}
+	s.tellClamps(c.ID, told)
 	cl := &closure{target: c.ID, create: true, first: args.UserInstr, firstItems: len(args.Items), notes: notes}
 	if err := s.handOver(t, cl, text, images); err != nil {
 		return "", err
