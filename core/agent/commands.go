@@ -46,6 +46,7 @@ func commands() []command {
 		{name: "default", help: "same as /mode default", run: modeCmd(policy.ModeDefault), alias: true},
 		{name: "auto-edit", help: "same as /mode auto-edit", run: modeCmd(policy.ModeAutoEdit), alias: true},
 		{name: "yolo", help: "same as /mode yolo", run: modeCmd(policy.ModeYolo), alias: true},
+		{name: "conversation", args: "new|set ...", help: "open a conversation with its own instructions, model, MCP tools, storage and narrower permissions, or change one's context for later turns (/conversation help)", run: (*Session).cmdConversation},
 		{name: "status", help: "show the session's settings and each conversation's metrics (tokens, calls, time)", run: (*Session).cmdStatus},
 		{name: "tools", help: "list the tools the model can use now", run: (*Session).cmdTools},
 		{name: "todos", help: "show the todo list (read-only)", run: (*Session).cmdTodos},

@@ -24,7 +24,9 @@ var allTools = ToolPrefs{Plan: true, Patch: true, Shell: true}
 // Conversation is one isolated context inside a session (seed 002, seed
 // 004): its own history, instructions, model, tool view and policy. The
 // context fields are fixed when it is opened and read without a lock; the
-// rest is guarded by mu. Lock order: Session.mu before Conversation.mu.
+// rest is guarded by mu. The user may change the context fields
+// (SetConversationContext) while holding Session.mu and mu: they are read
+// under either. Lock order: Session.mu before Conversation.mu.
 type Conversation struct {
 	ID ConversationID
 	// Instructions are the base instructions; empty: the built-in ones.
@@ -59,6 +61,7 @@ type Conversation struct {
 	task       TaskID // light handle: the running task, "" when none
 	closed     bool
 	stats      Stats // its metrics (stats.go), never reset
+	refreshMCP bool  // the user asked for a fresh MCP view: the next model call takes the servers' current tools
 }
 
 // messages returns a copy of the history.

@@ -83,16 +83,22 @@ type turnContext struct {
 
 // turnContext builds the context of the task's next model call.
 func (s *Session) turnContext(t *task) *turnContext {
+	c := t.conv
+	c.mu.Lock()
+	if c.refreshMCP {
+		c.refreshMCP = false
+		t.mcpCat = nil // the servers' tools as they are now
+	}
+	c.mu.Unlock()
 	if t.mcpCat == nil {
 		t.mcpCat = s.mcpBoundary(t)
 	}
 	s.mu.Lock()
-	c := t.conv
 	tc := &turnContext{t: t, mode: s.mode, model: s.model, system: s.systemPromptLocked(c), tools: s.offeredToolsLocked(c)}
-	s.mu.Unlock()
 	if c.Model != "" {
 		tc.model = c.Model
 	}
+	s.mu.Unlock()
 	// MCP tools come after the built-ins and the conversation tools.
 	tc.tools = append(tc.tools, s.mcpTools(t, tc.mode)...)
 	tc.specs = tools.Specs(tc.tools)
