@@ -394,7 +394,7 @@ func (s *Session) cmdConversation(ctx context.Context, t *task, arg string) (str
 		c, _ := s.conversation(id)
 		if c != nil && c.UserInstructions != "" {
 			// It runs on its first message once this command is done.
-			s.sched.then(&taskPlan{id: TaskID(s.newID()), kind: planTarget, conv: id, turn: t.turnID(), depth: t.plan.depth})
+			s.sched.then(s.firstRun(id))
 			out += "\nit runs on its first message now"
 		}
 		return out, nil
@@ -467,6 +467,31 @@ func (s *Session) lookupConversation(name string) (ConversationID, error) {
 		return "", fmt.Errorf("no conversation %q in this session (and %q is not one of %s)", name, name, strings.Join(SetKeys, ", "))
 	}
 	return "", fmt.Errorf("%q names %d conversations; give more of the id", name, len(found))
+}
+
+// firstRun is the plan that runs a conversation the user opened on its
+// first message (already in its history): a user turn of its own.
+func (s *Session) firstRun(id ConversationID) *taskPlan {
+	tid := TaskID(s.newID())
+	return &taskPlan{id: tid, kind: planTarget, conv: id, turn: tid, fresh: true}
+}
+
+// StartConversation runs a conversation the user opened on its first
+// message (its user instructions) and returns the task id; ErrBusy while
+// a task runs (it then runs on the next input sent to it).
+func (s *Session) StartConversation(id ConversationID) (TaskID, error) {
+	c, err := s.conversation(id)
+	if err != nil {
+		return "", err
+	}
+	if len(c.messages()) == 0 {
+		return "", fmt.Errorf("conversation %s has no first message to run on", shortID(id))
+	}
+	p := s.firstRun(c.ID)
+	if _, err := s.sched.submit(p); err != nil {
+		return "", err
+	}
+	return p.id, nil
 }
 
 // then queues a plan to run after the running task, in the same chain.

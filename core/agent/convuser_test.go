@@ -12,6 +12,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 func TestParseSettings(t *testing.T) {
@@ -108,8 +109,34 @@ func TestUserOpensConversation(t *testing.T) {
 	if !strings.Contains(notice, want) || !strings.Contains(output, want) || !strings.Contains(output, "opened conversation "+string(c.ID)) {
 		t.Errorf("notice %q, output %q: want both to say %q", notice, output, want)
 	}
-	if ends := f.rec.find(event.TaskComplete); len(ends) != 2 || ends[1].Conversation != string(c.ID) || ends[1].Text != "reviewed" {
-		t.Errorf("task ends = %+v", ends)
+	ends := f.rec.find(event.TaskComplete)
+	if len(ends) != 2 || ends[1].Conversation != string(c.ID) || ends[1].Text != "reviewed" {
+		t.Fatalf("task ends = %+v", ends)
+	}
+	// Its first run is a user turn of its own (/undo covers it).
+	f.sess.mu.Lock()
+	turns := append([]store.Turn(nil), f.sess.turns...)
+	f.sess.mu.Unlock()
+	if len(turns) != 1 || turns[0].Task != ends[1].Task || turns[0].Input != "review the code" {
+		t.Errorf("turns = %+v", turns)
+	}
+
+	// StartConversation runs one opened directly (the Neovim form).
+	id, _, err := f.sess.NewConversation(t.Context(), []Setting{{"user", "count to two"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "1 2"})
+	if _, err := f.sess.StartConversation(id); err != nil {
+		t.Fatal(err)
+	}
+	f.sess.Wait()
+	if h := f.sess.History(id); len(h) != 2 || h[0].Content != "count to two" || h[1].Content != "1 2" {
+		t.Errorf("started conversation history = %+v", h)
+	}
+	empty, _, _ := f.sess.NewConversation(t.Context(), nil, "")
+	if _, err := f.sess.StartConversation(empty); err == nil {
+		t.Error("a conversation without a first message was started")
 	}
 
 	// Bad settings are refused whole, naming the problem.
@@ -128,8 +155,8 @@ func TestUserOpensConversation(t *testing.T) {
 			t.Errorf("%s: errors %+v, want one with %q", line, errs[n:], want)
 		}
 	}
-	if n := len(f.sess.Conversations()); n != 2 {
-		t.Errorf("%d conversations after refused requests, want 2", n)
+	if n := len(f.sess.Conversations()); n != 4 {
+		t.Errorf("%d conversations after refused requests, want 4", n)
 	}
 }
 

@@ -52,6 +52,9 @@ var errDestroyed = errors.New("its conversation was destroyed")
 func (s *Session) runPlan(ctx context.Context, t *task) {
 	switch p := t.plan; p.kind {
 	case planTarget:
+		if p.fresh {
+			s.beginTurn(ctx, t, t.conv.UserInstructions)
+		}
 		if p.input != "" || len(p.images) > 0 {
 			t.emit(event.Event{Kind: event.UserMessage, Text: p.input})
 			s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: p.input, Images: p.images})

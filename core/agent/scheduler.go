@@ -38,6 +38,9 @@ type taskPlan struct {
 	returnsTo *closure
 	// snaps is the snapshot state of the chain's user turn (turns.go).
 	snaps *turnSnaps
+	// fresh, on a target, makes it a user turn of its own (a conversation
+	// the user opened runs on its first message): snapshotted for /undo.
+	fresh bool
 }
 
 // closure is an interrupting tool call waiting for its result.
