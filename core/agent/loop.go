@@ -53,6 +53,9 @@ func (s *Session) runPlan(ctx context.Context, t *task) {
 	switch p := t.plan; p.kind {
 	case planTarget:
 		if p.fresh {
+			// The first message is in its history already: shown, not
+			// appended again.
+			t.emit(event.Event{Kind: event.UserMessage, Text: t.conv.UserInstructions})
 			s.beginTurn(ctx, t, t.conv.UserInstructions)
 		}
 		if p.input != "" || len(p.images) > 0 {
