@@ -395,6 +395,7 @@ func (s *Session) cmdConversation(ctx context.Context, t *task, arg string) (str
 		if c != nil && c.UserInstructions != "" {
 			// It runs on its first message once this command is done.
 			s.sched.then(s.firstRun(id))
+			t.runs = id
 			out += "\nit runs on its first message now"
 		}
 		return out, nil

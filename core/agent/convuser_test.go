@@ -109,15 +109,18 @@ func TestUserOpensConversation(t *testing.T) {
 	if !strings.Contains(notice, want) || !strings.Contains(output, want) || !strings.Contains(output, "opened conversation "+string(c.ID)) {
 		t.Errorf("notice %q, output %q: want both to say %q", notice, output, want)
 	}
+	// The command's task hands the user's turn on (Replaced, as a
+	// hand-over does); the new conversation's run ends it.
 	ends := f.rec.find(event.TaskComplete)
-	if len(ends) != 2 || ends[1].Conversation != string(c.ID) || ends[1].Text != "reviewed" {
-		t.Fatalf("task ends = %+v", ends)
+	aborted := f.rec.find(event.TurnAborted)
+	if len(ends) != 1 || ends[0].Conversation != string(c.ID) || ends[0].Text != "reviewed" || len(aborted) != 1 || aborted[0].Reason != event.ReasonReplaced {
+		t.Fatalf("task ends = %+v, aborts %+v", ends, aborted)
 	}
 	// Its first run is a user turn of its own (/undo covers it).
 	f.sess.mu.Lock()
 	turns := append([]store.Turn(nil), f.sess.turns...)
 	f.sess.mu.Unlock()
-	if len(turns) != 1 || turns[0].Task != ends[1].Task || turns[0].Input != "review the code" {
+	if len(turns) != 1 || turns[0].Task != ends[0].Task || turns[0].Input != "review the code" {
 		t.Errorf("turns = %+v", turns)
 	}
 

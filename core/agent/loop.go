@@ -99,6 +99,11 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 			s.emit(with(event.Event{Kind: event.CommandOutput, Text: out}))
 		}
 		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
+		if t.runs != "" && err == nil {
+			// /conversation new queued the new conversation's first run:
+			// the user's turn goes on there, as after a hand-over.
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonReplaced, Text: fmt.Sprintf("handed to conversation %s", t.runs)})
+		}
 		return
 	case strings.HasPrefix(trimmed, "!"):
 		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))

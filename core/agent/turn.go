@@ -21,15 +21,16 @@ type task struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	edited     []string     // paths written since the last auto-verify
-	verifyRuns int          // auto-verify runs in this turn
-	end        event.Event  // the closing event, sent by the scheduler
-	refused    bool         // the last answer was stopped by the content filter
-	note       string       // per-turn note sent after the user's message (complex task)
-	handover   *handover    // set by an interrupting call: the task ends Replaced
-	destroyed  bool         // its own conversation was destroyed by one of its calls
-	call       llm.ToolCall // the tool call running now
-	images     []llm.Image  // attached to the user message of the turn
+	edited     []string       // paths written since the last auto-verify
+	verifyRuns int            // auto-verify runs in this turn
+	end        event.Event    // the closing event, sent by the scheduler
+	refused    bool           // the last answer was stopped by the content filter
+	note       string         // per-turn note sent after the user's message (complex task)
+	handover   *handover      // set by an interrupting call: the task ends Replaced
+	runs       ConversationID // set by /conversation new: its first run follows, the task ends Replaced
+	destroyed  bool           // its own conversation was destroyed by one of its calls
+	call       llm.ToolCall   // the tool call running now
+	images     []llm.Image    // attached to the user message of the turn
 
 	snaps *turnSnaps // the turn's snapshot state, shared by its hand-over chain (turns.go)
 
