@@ -17,7 +17,9 @@ import (
 func TestConversationStatsOverACP(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	sid, _ := e.newSession()
-	u := func(in, out int) *llm.Usage { return &llm.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out} }
+	u := func(in, out int) *llm.Usage {
+		return &llm.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}
+	}
 	e.llm.Enqueue(
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "review main.go"})}, Usage: u(100, 10)},
 		fakellm.Reply{Content: "LGTM", Usage: u(40, 4)},
