@@ -299,3 +299,26 @@ func TestConvCreateClampsToldToBoth(t *testing.T) {
 		}
 	}
 }
+
+// `set mcp=` narrows a live conversation's MCP view from its next model
+// call, also in the middle of a task; names no server defines are refused.
+func TestSetConversationMCPView(t *testing.T) {
+	writes := 0
+	f := mcpFixture(t, "default", true, &writes)
+	f.srv.Enqueue(fakellm.Reply{Content: "first"})
+	f.run(t, "hello")
+	if got := strings.Join(toolNames(f.srv.Requests()[0].Tools), " "); !strings.Contains(got, "web__echo web__picture web__write") {
+		t.Fatalf("first request offered %s", got)
+	}
+	if _, _, err := f.sess.SetConversationContext(t.Context(), "", []Setting{{"mcp", "web__nope"}}); err == nil || !strings.Contains(err.Error(), "web__nope") {
+		t.Errorf("unknown MCP name: %v", err)
+	}
+	f.run(t, "/conversation set mcp web__echo")
+	f.srv.Enqueue(fakellm.Reply{Content: "second"})
+	f.run(t, "again")
+	reqs := f.srv.Requests()
+	got := toolNames(reqs[len(reqs)-1].Tools)
+	if n := len(got); n == 0 || got[n-1] != "web__echo" || strings.Contains(strings.Join(got, " "), "web__write") {
+		t.Errorf("after set mcp: offered %v", got)
+	}
+}
