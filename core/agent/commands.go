@@ -47,7 +47,8 @@ func commands() []command {
 		{name: "default", help: "same as /mode default", run: modeCmd(policy.ModeDefault), alias: true},
 		{name: "auto-edit", help: "same as /mode auto-edit", run: modeCmd(policy.ModeAutoEdit), alias: true},
 		{name: "yolo", help: "same as /mode yolo", run: modeCmd(policy.ModeYolo), alias: true},
-		{name: "status", help: "show the provider (and why it was chosen), the model, the context and the last turn's tokens", run: (*Session).cmdStatus},
+		{name: "conversation", args: "new|set ...", help: "open a conversation with its own instructions, model, MCP tools, storage and narrower permissions, or change one's context for later turns (/conversation help)", run: (*Session).cmdConversation},
+		{name: "status", help: "show the provider (and why), the model, the context, the last turn's tokens and each conversation's metrics", run: (*Session).cmdStatus},
 		{name: "tools", help: "list the tools the model can use now", run: (*Session).cmdTools},
 		{name: "todos", help: "show the todo list (read-only)", run: (*Session).cmdTodos},
 		{name: "new", help: "start a new session with an empty context", run: (*Session).cmdNew},
@@ -200,7 +201,9 @@ func (s *Session) cmdPermissions(_ context.Context, t *task, arg string) (string
 	return fmt.Sprintf("preset: %s, mode: %s\n%s", pol.Preset, mode, pol.Matrix(mode)), nil
 }
 
-func (s *Session) cmdStatus(_ context.Context, _ *task, arg string) (string, error) {
+// cmdStatus is /status: the provider and settings, the last turn's
+// tokens, then each conversation's metrics.
+func (s *Session) cmdStatus(_ context.Context, t *task, arg string) (string, error) {
 	if arg != "" {
 		return "", errors.New("/status takes no argument")
 	}
@@ -222,7 +225,8 @@ func (s *Session) cmdStatus(_ context.Context, _ *task, arg string) (string, err
 		fmt.Fprintf(&b, ", reasoning effort %s", cfg.ReasoningEffort)
 	}
 	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, st.ContextTokens, cfg.ContextWindow)
-	b.WriteString("\n" + TurnLine(st.Turn))
+	b.WriteString("\n" + TurnLine(st.Turn) + "\n")
+	s.writeConversationStats(&b, t)
 	return b.String(), nil
 }
 

@@ -257,6 +257,7 @@ func (s *Session) summaryCall(ctx context.Context, t *task, msgs []llm.Message) 
 			t.emit(retryEvent(*d.Retry))
 		}
 	})
+	t.conv.countModelCall(llm.Request{Messages: req}, resp)
 	if err != nil {
 		return "", fmt.Errorf("compaction failed: %w", err)
 	}

@@ -236,7 +236,7 @@ func TestConvListHistoryDestroy(t *testing.T) {
 	}
 	// message_count is what conv_history returns (4 entries below);
 	// record_count every entry, tool calls and results included.
-	if !strings.Contains(get("l1"), fmt.Sprintf(`{"id":%q,"message_count":4,"record_count":6,"last_active_at":"2026-03-04T05:06:07Z"}`, a)) {
+	if !strings.Contains(get("l1"), fmt.Sprintf(`{"id":%q,"message_count":4,"record_count":6,"last_active_at":"2026-03-04T05:06:07Z","stats":{"tokens_in":`, a)) {
 		t.Errorf("conv_list entry for a = %s", get("l1"))
 	}
 	if got, want := get("h1"), `{"entries":[{"role":"user","text":"hello a"},{"role":"assistant","text":"first"},{"role":"user","text":"again"},{"role":"assistant","text":"second"}]}`; got != want {

@@ -26,7 +26,9 @@ var allTools = ToolPrefs{Plan: true, Patch: true, Shell: true}
 // Conversation is one isolated context inside a session (seed 002, seed
 // 004): its own history, instructions, model, tool view and policy. The
 // context fields are fixed when it is opened and read without a lock; the
-// rest is guarded by mu. Lock order: Session.mu before Conversation.mu.
+// rest is guarded by mu. The user may change the context fields
+// (SetConversationContext) while holding Session.mu and mu: they are read
+// under either. Lock order: Session.mu before Conversation.mu.
 type Conversation struct {
 	ID ConversationID
 	// Instructions are the base instructions; empty: the built-in ones.
@@ -69,6 +71,8 @@ type Conversation struct {
 	lastActive time.Time
 	task       TaskID // light handle: the running task, "" when none
 	closed     bool
+	stats      Stats // its metrics (stats.go), never reset
+	refreshMCP bool  // the user asked for a fresh MCP view: the next model call takes the servers' current tools
 }
 
 // messages returns a copy of the history in memory (from base on).
@@ -136,6 +140,7 @@ func (c *Conversation) saved() store.Conversation {
 		Todos:            append([]store.Todo(nil), c.todos...),
 		System:           c.sentSystem,
 		SentTools:        c.sentTools,
+		Stats:            new(c.stats.Clone()),
 	}
 }
 
@@ -166,6 +171,9 @@ func restoreConversation(sc store.Conversation, started map[string]bool, skipped
 	if sc.Tools != nil {
 		c.Tools = *sc.Tools
 	}
+	if sc.Stats != nil {
+		c.stats = sc.Stats.Clone()
+	}
 	c.ctxTokens = estimateTokens(c.history)
 	return c
 }
@@ -188,38 +196,45 @@ type ConversationSpec struct {
 // the built-in ones) and an optional narrower policy, and returns its id.
 // A policy wider than the session's is clamped to it, with a Notice.
 func (s *Session) OpenConversation(instructions string, pol *policy.Policy) (ConversationID, error) {
-	c, err := s.openConversation(nil, ConversationSpec{Instructions: &instructions, Policy: pol})
+	c, clamps, err := s.openConversation(nil, ConversationSpec{Instructions: &instructions, Policy: pol})
 	if err != nil {
 		return "", err
 	}
+	s.tellClamps(c.ID, clamps)
 	return c.ID, nil
 }
 
+// tellClamps tells the user what of a conversation's requested context
+// was clamped to what the session allows.
+func (s *Session) tellClamps(id ConversationID, clamps []string) {
+	if len(clamps) == 0 {
+		return
+	}
+	s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: fmt.Sprintf("conversation %s: clamped (a conversation can only narrow what its session allows): %s", shortID(id), strings.Join(clamps, "; "))})
+}
+
 // openConversation creates a conversation from parent's context (root's
-// when nil) overridden by spec.
-func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) (*Conversation, error) {
+// when nil) overridden by spec. It returns what of spec was clamped: the
+// caller tells the user (tellClamps) and, for conv_create, the model.
+func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) (*Conversation, []string, error) {
 	if spec.Policy != nil {
 		if err := spec.Policy.Validate(); err != nil {
-			return nil, fmt.Errorf("conversation policy: %w", err)
+			return nil, nil, fmt.Errorf("conversation policy: %w", err)
 		}
 	}
 	allow, _, err := normalizeAllowlist(spec.MCPAllowlist)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	now := s.opts.Now()
 	s.mu.Lock()
 	if parent == nil {
 		parent = s.rootConv
 	}
 	sessPol := s.policy
 	sessStore := s.storage
-	s.mu.Unlock()
-	if spec.MCPAllowlist != nil {
-		if err := s.checkMCPAllowlist(parent, allow); err != nil {
-			return nil, err
-		}
-	}
-	now := s.opts.Now()
+	// The parent's context is read under s.mu: the user may change it
+	// (SetConversationContext) at any time.
 	c := &Conversation{
 		ID:               ConversationID(s.newID()),
 		Instructions:     parent.Instructions,
@@ -231,6 +246,18 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 		Storage:          parent.Storage,
 		created:          now,
 		lastActive:       now,
+	}
+	s.mu.Unlock()
+	var clamps []string
+	if spec.MCPAllowlist != nil {
+		kept, outside := narrowAllowlist(c.MCPAllowlist, allow)
+		if len(outside) > 0 {
+			clamps = append(clamps, fmt.Sprintf("mcp_allowlist: %s left out (not visible to the parent conversation)", strings.Join(outside, ", ")))
+		}
+		if err := s.checkMCPAllowlist(nil, kept); err != nil {
+			return nil, nil, err
+		}
+		allow = kept
 	}
 	if spec.Instructions != nil {
 		c.Instructions = *spec.Instructions
@@ -244,24 +271,20 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	if spec.MCPAllowlist != nil {
 		c.MCPAllowlist = allow
 	}
-	var clamped string
 	if spec.Storage != "" {
 		want, err := store.ParsePolicy(string(spec.Storage))
 		if err != nil {
-			return nil, fmt.Errorf("conversation storage_policy: %w", err)
+			return nil, nil, fmt.Errorf("conversation storage_policy: %w", err)
 		}
-		floor := store.Narrower(sessStore, parent.Storage)
+		floor := store.Narrower(sessStore, c.Storage)
 		c.Storage = store.Narrower(floor, want)
 		if c.Storage != want {
-			clamped = fmt.Sprintf("conversation %s asked to store %s; clamped to %s (a conversation may store less than its session, never more)", shortID(c.ID), want, c.Storage)
+			clamps = append(clamps, fmt.Sprintf("storage_policy %s clamped to %s (a conversation may store less than its session, never more)", want, c.Storage))
 		}
 	}
 	if spec.Policy != nil {
-		p := *spec.Policy
-		if presetRank(p.Preset) > presetRank(sessPol.Preset) {
-			clamped = fmt.Sprintf("conversation %s asked for the %s preset; clamped to the session's %s (a conversation can only narrow permissions)", shortID(c.ID), p.Preset, presetName(sessPol.Preset))
-			p.Preset = sessPol.Preset
-		}
+		p, notes := clampPolicy(sessPol, *spec.Policy)
+		clamps = append(clamps, notes...)
 		c.Policy = &p
 	}
 	if c.UserInstructions != "" {
@@ -271,15 +294,50 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	s.mu.Lock()
 	s.convs[c.ID] = c
 	s.order = append(s.order, c)
-	root := s.rootConv.ID
 	sc := c.saved()
 	rerr := s.recordLocked(store.Record{Kind: store.KindConv, Conversation: &sc})
 	s.mu.Unlock()
 	s.reportSave(rerr)
-	if clamped != "" {
-		s.emit(event.Event{Kind: event.Notice, Conversation: string(root), Text: clamped})
+	return c, clamps, nil
+}
+
+// clampPolicy narrows a requested conversation policy to the session's:
+// a wider preset becomes the session's, and allow rules are kept but
+// grant nothing the session does not (policy.Narrow). It says what it
+// clamped.
+func clampPolicy(sess, p policy.Policy) (policy.Policy, []string) {
+	var notes []string
+	if presetRank(p.Preset) > presetRank(sess.Preset) {
+		notes = append(notes, fmt.Sprintf("preset %s clamped to the session's %s", p.Preset, presetName(sess.Preset)))
+		p.Preset = sess.Preset
 	}
-	return c, nil
+	for _, r := range p.Rules {
+		if strings.EqualFold(string(r.Decision), string(policy.Allow)) {
+			notes = append(notes, fmt.Sprintf("rule %s allows nothing the session does not: where the session asks or denies, it still does", r))
+		}
+	}
+	if t := sess.Remember.TTL; t > 0 && p.Remember.TTL > t {
+		notes = append(notes, fmt.Sprintf("approval ttl %s clamped to the session's %s", p.Remember.TTL, t))
+		p.Remember.TTL = t
+	}
+	return p, notes
+}
+
+// narrowAllowlist keeps the names of want that parent (nil: every tool)
+// lets through, and returns the others.
+func narrowAllowlist(parent, want []string) (kept, outside []string) {
+	if parent == nil {
+		return want, nil
+	}
+	kept = []string{}
+	for _, n := range want {
+		if slices.Contains(parent, n) {
+			kept = append(kept, n)
+		} else {
+			outside = append(outside, n)
+		}
+	}
+	return kept, outside
 }
 
 // presetRank orders presets from narrow to wide.
@@ -347,7 +405,7 @@ func (s *Session) Conversations() []ConversationInfo {
 	out := make([]ConversationInfo, 0, len(list))
 	for _, c := range list {
 		c.mu.Lock()
-		info := ConversationInfo{ID: c.ID, Records: c.base + len(c.history), LastActive: c.lastActive, Running: c.task != ""}
+		info := ConversationInfo{ID: c.ID, Records: c.base + len(c.history), LastActive: c.lastActive, Running: c.task != "", Stats: c.stats.Clone()}
 		info.Messages, info.FirstLine = c.skipped.Messages, firstLine(c.skipped.FirstUser)
 		for _, m := range c.history {
 			if m.Role == llm.RoleUser && info.FirstLine == "" {
@@ -374,6 +432,7 @@ type ConversationInfo struct {
 	Records    int
 	LastActive time.Time
 	Running    bool
+	Stats      Stats
 }
 
 // historyMessage is a message conv_history shows: the user's, and the

@@ -219,6 +219,9 @@ func (s *Session) handOver(t *task, cl *closure, text string, images []llm.Image
 		return err
 	}
 	call := t.call
+	if target, err := s.conversation(cl.target); err == nil {
+		cl.before = target.Stats()
+	}
 	cl.callID, cl.tool, cl.arguments, cl.caller = call.ID, call.Function.Name, call.Function.Arguments, t.conv.ID
 	t.handover = &handover{closure: cl, target: &taskPlan{
 		id: TaskID(s.newID()), kind: planTarget, conv: cl.target, input: text, images: images,
@@ -274,7 +277,9 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	}
 	var notes []string
 	if it := args.InternalTools; it != nil {
+		s.mu.Lock()
 		prefs := t.conv.Tools
+		s.mu.Unlock()
 		// A child inherits its caller's tools and may only narrow them.
 		set := func(name string, dst *bool, v *bool) {
 			switch {
@@ -309,10 +314,20 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	if err := s.chainDepthErr(t); err != nil {
 		return "", err // before anything is created
 	}
-	c, err := s.openConversation(t.conv, spec)
+	c, clamps, err := s.openConversation(t.conv, spec)
 	if err != nil {
 		return "", err
 	}
+	// What was clamped is told to both: the model in the call's result,
+	// the user in a notice.
+	notes = append(notes, clamps...)
+	var told []string
+	for _, n := range notes {
+		if !strings.HasPrefix(n, "web_search_request") {
+			told = append(told, n)
+		}
+	}
+	s.tellClamps(c.ID, told)
 	cl := &closure{target: c.ID, create: true, first: args.UserInstr, firstItems: len(args.Items), notes: notes}
 	if err := s.handOver(t, cl, text, images); err != nil {
 		return "", err
@@ -399,12 +414,13 @@ func (s *Session) convList(_ context.Context, _ *task, raw json.RawMessage) (str
 		MessageCount int            `json:"message_count"` // what conv_history returns
 		RecordCount  int            `json:"record_count"`  // every entry, tool calls and results included
 		LastActiveAt string         `json:"last_active_at"`
+		Stats        Stats          `json:"stats"`
 	}
 	out := struct {
 		Conversations []entry `json:"conversations"`
 	}{Conversations: []entry{}}
 	for _, c := range s.Conversations() {
-		out.Conversations = append(out.Conversations, entry{c.ID, c.Messages, c.Records, c.LastActive.UTC().Format(time.RFC3339)})
+		out.Conversations = append(out.Conversations, entry{c.ID, c.Messages, c.Records, c.LastActive.UTC().Format(time.RFC3339), c.Stats})
 	}
 	data, err := json.Marshal(out)
 	return string(data), err
@@ -556,12 +572,13 @@ func (s *Session) closeCall(t *task, cl *closure) {
 		FirstUserMessage     string         `json:"first_user_message,omitempty"`
 		FirstItemsCount      *int           `json:"first_items_count,omitempty"`
 		LastAssistantMessage string         `json:"last_assistant_message"`
+		Stats                *Stats         `json:"stats,omitempty"`  // what the target's work for this call took
 		Status               string         `json:"status,omitempty"` // max_steps, interrupted, error: why there is no answer
 		Message              string         `json:"message,omitempty"`
 		Error                string         `json:"error,omitempty"`
 		Notes                []string       `json:"notes,omitempty"`
 	}
-	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes}
+	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Stats: cl.stats, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes}
 	if cl.create {
 		r.FirstUserMessage = cl.first
 		if cl.firstItems > 0 {

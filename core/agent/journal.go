@@ -128,11 +128,13 @@ func (s *Session) recordTurn(i int) {
 }
 
 // snapshotNow writes the session's snapshot, when something was recorded
-// since the last one, and waits until it is durable; the journal records
-// it holds are then dropped.
-func (s *Session) snapshotNow() {
+// since the last one (or, counted says, a task's metrics changed in a
+// session already on disk), and waits until it is durable; the journal
+// records it holds are then dropped.
+func (s *Session) snapshotNow(counted bool) {
 	s.mu.Lock()
-	dirty := s.journal != nil && s.journalID == s.id && s.journal.Seq() > s.snapSeq
+	open := s.journal != nil && s.journalID == s.id
+	dirty := open && (counted || s.journal.Seq() > s.snapSeq)
 	s.mu.Unlock()
 	if dirty {
 		s.save()

@@ -52,6 +52,12 @@ var errDestroyed = errors.New("its conversation was destroyed")
 func (s *Session) runPlan(ctx context.Context, t *task) {
 	switch p := t.plan; p.kind {
 	case planTarget:
+		if p.fresh {
+			// The first message is in its history already: shown, not
+			// appended again.
+			t.emit(event.Event{Kind: event.UserMessage, Text: t.conv.UserInstructions})
+			s.beginTurn(ctx, t, t.conv.UserInstructions)
+		}
 		if p.input != "" || len(p.images) > 0 {
 			t.emit(event.Event{Kind: event.UserMessage, Text: p.input})
 			s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: p.input, Images: p.images})
@@ -93,6 +99,11 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 			s.emit(with(event.Event{Kind: event.CommandOutput, Text: out}))
 		}
 		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
+		if t.runs != "" && err == nil {
+			// /conversation new queued the new conversation's first run:
+			// the user's turn goes on there, as after a hand-over.
+			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonReplaced, Text: fmt.Sprintf("handed to conversation %s", t.runs)})
+		}
 		return
 	case strings.HasPrefix(trimmed, "!"):
 		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
@@ -311,6 +322,7 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	} else {
 		tok.Context = estimateTokens(req.Messages) + estimateTokens([]llm.Message{resp.Message})
 	}
+	t.conv.countModelCall(req, resp)
 	t.conv.mu.Lock()
 	t.conv.ctxTokens = tok.Context
 	t.conv.sentTools = req.Tools

@@ -91,6 +91,11 @@ func TestMCPToolsOfferedAskedAndCalled(t *testing.T) {
 	if last.Role != llm.RoleUser || len(last.Images) != 1 || !strings.HasPrefix(last.Images[0].URL, "data:image/png;base64,") {
 		t.Errorf("image message = %+v", last)
 	}
+	// The conversation's metrics count the three MCP calls and their
+	// latency (the longest is at most the sum).
+	if st, _ := f.sess.ConversationStats(""); st.MCPCalls != 3 || st.ToolCalls["web__echo"] != 1 || st.ToolCalls["web__write"] != 1 || st.MCPMaxMS > st.MCPLatencyMS || !strings.Contains(strings.Join(st.Lines(), "\n"), "MCP calls: 3, mean latency") {
+		t.Errorf("MCP stats = %+v", st)
+	}
 	// Only the write was asked: echo and picture are read-only tools of a
 	// trusted server.
 	if len(asked) != 1 || asked[0].Tool != "web__write" || asked[0].Kind != "mcp" || !strings.Contains(asked[0].Title, "web: write") || asked[0].Command != `{"text":"data"}` {

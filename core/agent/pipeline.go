@@ -28,7 +28,9 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	start := time.Now()
 	end := func(status, summary, output, content string) string {
 		info.Status, info.Summary, info.Output = status, summary, output
-		info.DurationMS = time.Since(start).Milliseconds()
+		d := time.Since(start)
+		info.DurationMS = d.Milliseconds()
+		t.conv.countToolCall(name, status, info.Server != "", d)
 		t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
 		return content
 	}
@@ -151,6 +153,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	out.close() // every delta before the call's end
 	s.markEnded(call.ID)
 	if ho := t.handover; ho != nil && ho.closure.callID == call.ID {
+		t.conv.countToolCall(name, event.ToolCompleted, false, 0)
 		return res.Output // handed over: the continuation ends the call
 	}
 	status := event.ToolCompleted

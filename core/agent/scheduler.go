@@ -38,6 +38,9 @@ type taskPlan struct {
 	returnsTo *closure
 	// snaps is the snapshot state of the chain's user turn (turns.go).
 	snaps *turnSnaps
+	// fresh, on a target, makes it a user turn of its own (a conversation
+	// the user opened runs on its first message): snapshotted for /undo.
+	fresh bool
 }
 
 // closure is an interrupting tool call waiting for its result.
@@ -57,6 +60,10 @@ type closure struct {
 	failure    string
 	status     string // "" (answered), max_steps, interrupted or error
 	statusNote string // why, for the caller's model
+	// before is the target's metrics when the hand-over began; stats what
+	// its work for this call added (set when it ends).
+	before Stats
+	stats  *Stats
 }
 
 // endStatus says why a target ended without an answer ("" when it
@@ -252,9 +259,11 @@ func (sc *scheduler) work(done chan struct{}) {
 		conv.mu.Unlock()
 
 		t.emit(event.Event{Kind: event.TaskStarted, Text: p.input})
+		began := s.opts.Now()
 		s.runPlan(ctx, t)
 		cancel()
-		s.snapshotNow() // the task's record is one durable snapshot before it is reported done
+		conv.countTask(t.end, s.opts.Now().Sub(began))
+		s.snapshotNow(true) // the task's record is one durable snapshot before it is reported done
 		conv.mu.Lock()
 		conv.task = ""
 		conv.mu.Unlock()
@@ -285,6 +294,7 @@ func (sc *scheduler) work(done chan struct{}) {
 				}
 			}
 			back.status, back.statusNote = endStatus(t.end, back.answer)
+			back.stats = new(conv.Stats().Sub(back.before))
 		}
 		if sc.interrupted || len(sc.queue) == 0 {
 			sc.finishLocked(done, &t.end, late)

@@ -27,6 +27,7 @@ type task struct {
 	refused    bool            // the last answer was stopped by the content filter
 	note       string          // per-turn note sent after the user's message (complex task)
 	handover   *handover       // set by an interrupting call: the task ends Replaced
+	runs       ConversationID  // set by /conversation new: its first run follows, the task ends Replaced
 	destroyed  bool            // its own conversation was destroyed by one of its calls
 	call       llm.ToolCall    // the tool call running now
 	usage      event.TurnUsage // the model calls' tokens so far
@@ -84,16 +85,22 @@ type turnContext struct {
 
 // turnContext builds the context of the task's next model call.
 func (s *Session) turnContext(t *task) *turnContext {
+	c := t.conv
+	c.mu.Lock()
+	if c.refreshMCP {
+		c.refreshMCP = false
+		t.mcpCat = nil // the servers' tools as they are now
+	}
+	c.mu.Unlock()
 	if t.mcpCat == nil {
 		t.mcpCat = s.mcpBoundary(t)
 	}
 	s.mu.Lock()
-	c := t.conv
 	tc := &turnContext{t: t, mode: s.mode, model: s.model, system: s.systemPromptLocked(c), tools: s.offeredToolsLocked(c)}
-	s.mu.Unlock()
 	if c.Model != "" {
 		tc.model = c.Model
 	}
+	s.mu.Unlock()
 	// MCP tools come after the built-ins and the conversation tools.
 	tc.tools = append(tc.tools, s.mcpTools(t, tc.mode)...)
 	tc.specs = tools.Specs(tc.tools)

@@ -125,11 +125,29 @@ func (s *Snapshot) apply(r *Record) {
 		if r.Conversation == nil {
 			return
 		}
+		if s.Root != nil && s.Root.ID == r.Conversation.ID {
+			// The root's context changed (SetConversationContext); its
+			// messages and todos stay in Messages and Todos.
+			root := *r.Conversation
+			root.Messages, root.MessageTimes, root.Todos = nil, nil, nil
+			if root.Stats == nil {
+				root.Stats = s.Root.Stats
+			}
+			s.Root = &root
+			return
+		}
 		if c := s.conv(r.Conversation.ID); c != nil {
-			msgs := c.Messages
+			// A context change: what the record leaves out stays.
+			old := *c
 			*c = *r.Conversation
 			if len(c.Messages) == 0 {
-				c.Messages = msgs
+				c.Messages, c.MessageTimes = old.Messages, old.MessageTimes
+			}
+			if c.Todos == nil {
+				c.Todos = old.Todos
+			}
+			if c.Stats == nil {
+				c.Stats = old.Stats
 			}
 			return
 		}

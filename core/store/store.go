@@ -114,6 +114,8 @@ type Conversation struct {
 	// root's are Snapshot.Messages[0] and Snapshot.Tools).
 	System    string     `json:"system,omitempty"`
 	SentTools []llm.Tool `json:"sent_tools,omitempty"`
+	// Stats are the conversation's metrics (stats.go).
+	Stats *Stats `json:"stats,omitempty"`
 }
 
 // ToolPrefs are a conversation's built-in tool switches (seed 000

@@ -99,7 +99,73 @@ function M.state()
   return require('coder.ui').state.status
 end
 
-local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'trust' }
+local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust' }
+
+local function notify_err(err)
+  vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
+end
+
+-- The form of :Coder conversation new without arguments: one question per
+-- setting; an empty answer keeps the default, <Esc> cancels. The keys are
+-- the host's (agent.NewKeys).
+local form_fields = {
+  { 'instructions', 'Base instructions (text or @file; empty: built-in): ' },
+  { 'user', 'User instructions, its first message (empty: none): ' },
+  { 'mcp', 'MCP tools (a__b,c__d or none; empty: all): ' },
+  { 'model', "Model (empty: the session's): " },
+  { 'storage', 'Storage (full, headers_only, none, ttl; empty: as the session): ' },
+  { 'preset', "Permission preset (strict, balanced, auto-edit; empty: the session's): " },
+}
+
+local function ask_form(i, answers, done)
+  local f = form_fields[i]
+  if not f then
+    return done(answers)
+  end
+  vim.ui.input({ prompt = f[2] }, function(value)
+    if value == nil then
+      return -- cancelled
+    end
+    answers[f[1]] = value
+    vim.schedule(function()
+      ask_form(i + 1, answers, done)
+    end)
+  end)
+end
+
+-- conversation runs :Coder conversation new [ARGS] and :Coder conversation
+-- set KEY VALUE: open a conversation (and send the input to it), or change
+-- the context of the one input goes to. Parsing and checks are the host's.
+function M.conversation(arg)
+  local verb, rest = arg:match('^(%S*)%s*(.-)%s*$')
+  local h = host()
+  if verb == 'new' then
+    local function open(form)
+      if not ui().is_open() then
+        ui().open(false)
+      end
+      local res, err = h.request('coder_conversation_new', rest, form)
+      if not res then
+        return notify_err(err)
+      end
+      local level = #res.clamped > 0 and vim.log.levels.WARN or vim.log.levels.INFO
+      vim.notify('coder: ' .. res.text, level, { title = 'coder' })
+      ui().render_status()
+    end
+    if rest == '' then
+      return ask_form(1, {}, open)
+    end
+    return open(vim.empty_dict())
+  elseif verb == 'set' and rest ~= '' then
+    local text, err = h.request('coder_conversation_set', rest)
+    if not text then
+      return notify_err(err)
+    end
+    vim.notify('coder: ' .. text, text:find('\nclamped:') and vim.log.levels.WARN or vim.log.levels.INFO, { title = 'coder' })
+    return
+  end
+  notify_err('usage: :Coder conversation new [KEY=VALUE ...] [FIRST MESSAGE] | :Coder conversation set KEY VALUE (:help coder-conversation)')
+end
 
 -- conversations runs :Coder conversations [root]: pick a conversation,
 -- then open its transcript read-only or send the input to it. The list
@@ -196,6 +262,8 @@ function M.command(opts)
     require('coder.trust').reopen()
   elseif args == 'conversations' or args:match('^conversations%s') then
     M.conversations(vim.trim(args:sub(#'conversations' + 1)))
+  elseif args == 'conversation' or args:match('^conversation%s') then
+    M.conversation(vim.trim(args:sub(#'conversation' + 1)))
   else
     M.send(args)
   end

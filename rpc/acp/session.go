@@ -291,6 +291,7 @@ func (s *session) handle(ev event.Event) {
 		if t != nil && len(t.errs) > 0 {
 			s.send(sdk.UpdateAgentMessageText("Error: " + strings.Join(t.errs, "\nError: ") + "\n"))
 		}
+		s.sendStats()
 		stop := sdk.StopReasonEndTurn
 		switch ev.Reason {
 		case event.StopMaxSteps:
@@ -301,6 +302,7 @@ func (s *session) handle(ev event.Event) {
 		s.finish(result{stop: stop})
 	case event.TurnAborted:
 		s.clearCalls()
+		s.sendStats()
 		if ev.Reason == event.ReasonError {
 			msg := ev.Text
 			if t := s.currentTurn(); t != nil && msg == "" && len(t.errs) > 0 {

@@ -57,7 +57,7 @@ func conversationLabel(c agent.ConversationInfo, root, target bool) string {
 	if !c.LastActive.IsZero() {
 		active = c.LastActive.Local().Format("2006-01-02 15:04")
 	}
-	return fmt.Sprintf("%-9s  %s  (%d messages, active %s)%s", name, first, c.Messages, active, mark)
+	return fmt.Sprintf("%-9s  %s  (%d messages, %s, active %s)%s", name, first, c.Messages, c.Stats.Short(), active, mark)
 }
 
 // targetRequest makes a conversation the input's target ("" or the
@@ -108,8 +108,11 @@ func (h *host) transcriptRequest(id string) ([][]string, error) {
 		conv = ""
 	}
 	found := conv == ""
+	var stats agent.Stats
 	for _, c := range sess.Conversations() {
-		found = found || c.ID == conv
+		if c.ID == conv || conv == "" && c.ID == sess.RootConversation() {
+			found, stats = true, c.Stats
+		}
 	}
 	if !found {
 		return nil, fmt.Errorf("no conversation %q in this session", id)
@@ -126,7 +129,7 @@ func (h *host) transcriptRequest(id string) ([][]string, error) {
 	if conv == "" {
 		name = "root conversation " + string(sess.RootConversation())
 	}
-	r.replayTitled(name, sess.History(conv))
+	r.replayTitled(name, stats.Lines(), sess.History(conv))
 	if len(chunks) == 0 {
 		chunks = [][]string{{"", ""}}
 	}

@@ -132,7 +132,7 @@ func TestConversationsInNeovim(t *testing.T) {
 	var labels []string
 	e.lua(`return _G.picks[1].labels`, &labels)
 	if len(labels) != 2 || !strings.HasPrefix(labels[0], "root") || !strings.Contains(labels[0], "get main.go reviewed") ||
-		!strings.Contains(labels[1], "review main.go") || !strings.Contains(labels[1], "(2 messages, active ") {
+		!strings.Contains(labels[1], "review main.go") || !strings.Contains(labels[1], "(2 messages, ") || !strings.Contains(labels[1], " out tokens, 1 model calls, 0 tool calls, active ") {
 		t.Errorf("picker lines = %q", labels)
 	}
 	var text string

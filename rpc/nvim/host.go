@@ -19,6 +19,8 @@
 //	coder_conversations (rpcrequest)    the conversations, for a picker
 //	coder_target id (rpcrequest)        send input to conversation id ("" the root)
 //	coder_transcript id (rpcrequest)    a conversation's messages as transcript text
+//	coder_conversation_new line form (rpcrequest)  open a conversation (`/conversation new` arguments or form answers) and target it
+//	coder_conversation_set line (rpcrequest)       change the target conversation's context (KEY VALUE)
 //
 // Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
 // ~30 times per second for streamed text, at once for anything else; and
@@ -121,19 +123,21 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 
 func (h *host) register() error {
 	handlers := map[string]any{
-		"coder_start":         h.start,
-		"coder_submit":        h.submit,
-		"coder_cancel":        h.cancel,
-		"coder_answer":        h.answer,
-		"coder_status":        h.statusRequest,
-		"coder_commands":      h.commandsRequest,
-		"coder_health":        h.healthRequest,
-		"coder_conversations": h.conversationsRequest,
-		"coder_target":        h.targetRequest,
-		"coder_transcript":    h.transcriptRequest,
-		"coder_full_text":     h.fullTextRequest,
-		"coder_trust":         h.trustRequest,
-		"coder_complete":      h.complete,
+		"coder_start":            h.start,
+		"coder_submit":           h.submit,
+		"coder_cancel":           h.cancel,
+		"coder_answer":           h.answer,
+		"coder_status":           h.statusRequest,
+		"coder_commands":         h.commandsRequest,
+		"coder_health":           h.healthRequest,
+		"coder_conversations":    h.conversationsRequest,
+		"coder_target":           h.targetRequest,
+		"coder_transcript":       h.transcriptRequest,
+		"coder_conversation_new": h.conversationNewRequest,
+		"coder_conversation_set": h.conversationSetRequest,
+		"coder_full_text":        h.fullTextRequest,
+		"coder_trust":            h.trustRequest,
+		"coder_complete":         h.complete,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {

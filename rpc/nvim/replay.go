@@ -11,13 +11,17 @@ import (
 // replay writes a resumed conversation into the transcript: what was said
 // by whom and which tools ran, without the tools' output.
 func (r *renderer) replay(sessionID string, msgs []llm.Message) {
-	r.replayTitled("session "+sessionID, msgs)
+	r.replayTitled("session "+sessionID, nil, msgs)
 }
 
-// replayTitled is replay under a heading naming what is shown.
-func (r *renderer) replayTitled(name string, msgs []llm.Message) {
+// replayTitled is replay under a heading naming what is shown, and the
+// header's lines (a conversation's metrics) below it.
+func (r *renderer) replayTitled(name string, header []string, msgs []llm.Message) {
 	r.paragraph()
 	r.line(hlNotice, "── "+name+" ──")
+	for _, l := range header {
+		r.line(hlNotice, "   "+l)
+	}
 	r.section, r.stream = "", ""
 	results := map[string]string{}
 	for _, m := range msgs {

@@ -1,0 +1,72 @@
+package acp_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// Each prompt turn ends with a session_info_update whose _meta carries
+// every conversation's metrics; /status shows them as text; /conversation
+// new opens one from the client too.
+func TestConversationStatsOverACP(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	u := func(in, out int) *llm.Usage {
+		return &llm.Usage{PromptTokens: in, CompletionTokens: out, TotalTokens: in + out}
+	}
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "review main.go"})}, Usage: u(100, 10)},
+		fakellm.Reply{Content: "LGTM", Usage: u(40, 4)},
+		fakellm.Reply{Content: "done", Usage: u(120, 12)},
+	)
+	e.mustPrompt(sid, "get it reviewed", sdk.StopReasonEndTurn)
+	var last *sdk.SessionSessionInfoUpdate
+	for _, up := range e.client.snapshot() {
+		if up.Update.SessionInfoUpdate != nil {
+			last = up.Update.SessionInfoUpdate
+		}
+	}
+	if last == nil {
+		t.Fatal("no session_info_update at the end of the turn")
+	}
+	data, _ := json.Marshal(last.Meta["coder-nvim"])
+	var meta struct {
+		Conversations []struct {
+			ID    string      `json:"id"`
+			Root  bool        `json:"root"`
+			Stats store.Stats `json:"stats"`
+		} `json:"conversations"`
+	}
+	if err := json.Unmarshal(data, &meta); err != nil || len(meta.Conversations) != 2 {
+		t.Fatalf("_meta = %s (%v)", data, err)
+	}
+	root, sub := meta.Conversations[0], meta.Conversations[1]
+	if !root.Root || root.Stats.TokensIn != 220 || root.Stats.ModelCalls != 2 || root.Stats.ToolCalls["conv_create"] != 1 ||
+		sub.Root || sub.Stats.TokensIn != 40 || sub.Stats.TokensOut != 4 || sub.Stats.Tasks != 1 {
+		t.Errorf("_meta = %s", data)
+	}
+
+	n := len(e.client.snapshot())
+	e.mustPrompt(sid, "/status", sdk.StopReasonEndTurn)
+	if text := agentText(e.client.snapshot()[n:]); !strings.Contains(text, "tokens: 220 in, 22 out") || !strings.Contains(text, "tokens: 40 in, 4 out") {
+		t.Errorf("/status over ACP:\n%s", text)
+	}
+
+	n = len(e.client.snapshot())
+	e.llm.Enqueue(fakellm.Reply{Content: "hello from the new one"})
+	e.mustPrompt(sid, "/conversation new model=cheap preset=yolo say hello", sdk.StopReasonEndTurn)
+	text := agentText(e.client.snapshot()[n:])
+	if !strings.Contains(text, "opened conversation") || !strings.Contains(text, "preset yolo clamped") || !strings.Contains(text, "hello from the new one") {
+		t.Errorf("/conversation new over ACP:\n%s", text)
+	}
+	reqs := e.llm.Requests()
+	if r := reqs[len(reqs)-1]; r.Model != "cheap" || r.Messages[len(r.Messages)-1].Content != "say hello" {
+		t.Errorf("the new conversation's request: %s %+v", r.Model, r.Messages)
+	}
+}
