@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
-	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
 func read(t *testing.T, path string) string {
@@ -266,12 +264,7 @@ func TestNewAndResumeCommands(t *testing.T) {
 // does not list (nothing switched or saved), /model! takes it anyway, and
 // the .coder/ the host creates stays out of git status.
 func TestModelCommand(t *testing.T) {
-	var f *fixture
-	f = newFixture(t, func(c *config.Config, o *Options) {
-		o.Models = func(ctx context.Context) ([]string, error) {
-			return provider.NewOpenAI(provider.Options{BaseURL: f.srv.URL(), APIKey: "k"}).Models(ctx)
-		}
-	})
+	f := newFixture(t, nil)
 	f.srv.SetModels([]string{"gpt-a", "gpt-b"})
 	f.run(t, "/model")
 	outs := f.rec.find(event.CommandOutput)

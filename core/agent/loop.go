@@ -303,7 +303,9 @@ func (s *Session) offeredToolsLocked(c *Conversation) []tools.Tool {
 }
 
 func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
-	tok := &event.Tokens{Window: s.opts.Config.ContextWindow}
+	s.mu.Lock()
+	tok := &event.Tokens{Window: s.windowLocked(req.Model)}
+	s.mu.Unlock()
 	if u := resp.Usage; u != nil {
 		tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
 		tok.Context = u.PromptTokens + u.CompletionTokens

@@ -51,9 +51,9 @@ type Options struct {
 	Prompter bool
 	// AllowAsks answers every ask with "allow once" (exec --yes).
 	AllowAsks bool
-	// Models lists the endpoint's models (GET /models) for /model; nil or
-	// an error: no list.
-	Models func(ctx context.Context) ([]string, error)
+	// Models lists the endpoint's models (GET /models) for /model, with
+	// the context window each entry gives; nil or an error: no list.
+	Models func(ctx context.Context) ([]llm.Model, error)
 	// ModeFromFlag says Config.Mode is the user's explicit choice for
 	// this run (exec --mode): on resume it wins over the saved mode.
 	ModeFromFlag bool
@@ -120,6 +120,12 @@ type Session struct {
 	resumeNote string
 	// lastTurn is the token accounting of the current or last turn.
 	lastTurn *event.TurnUsage
+	// windows are the context windows the endpoint's model list gives,
+	// by model (window.go).
+	windows map[string]int
+	// stopListing stops the start-up model listing; set once in
+	// newSession, nil when there is none.
+	stopListing context.CancelFunc
 }
 
 // Open starts a new session.
@@ -216,6 +222,7 @@ func newSession(opts Options) (*Session, error) {
 		s.emit(event.Event{Kind: event.Error, Text: err.Error()})
 	})
 	s.openMCP(opts.Log)
+	s.listModelsInBackground()
 	return s, nil
 }
 
@@ -489,6 +496,9 @@ func (s *Session) Wait() { s.sched.wait() }
 // background and gives the session's lock up once the session file is
 // written. The session file stays. Closing twice is harmless.
 func (s *Session) Close() {
+	if s.stopListing != nil {
+		s.stopListing()
+	}
 	defer s.closeMCP()
 	defer s.expireStored() // after the lock is given up: the ttl cleanup pass
 	defer s.setLock(nil)

@@ -77,6 +77,7 @@ type turnContext struct {
 	t      *task
 	mode   policy.Mode
 	model  string
+	window int // the model's context window
 	system string
 	tools  []tools.Tool
 	specs  []llm.Tool
@@ -90,10 +91,11 @@ func (s *Session) turnContext(t *task) *turnContext {
 	s.mu.Lock()
 	c := t.conv
 	tc := &turnContext{t: t, mode: s.mode, model: s.model, system: s.systemPromptLocked(c), tools: s.offeredToolsLocked(c)}
-	s.mu.Unlock()
 	if c.Model != "" {
 		tc.model = c.Model
 	}
+	tc.window = s.windowLocked(tc.model)
+	s.mu.Unlock()
 	// MCP tools come after the built-ins and the conversation tools.
 	tc.tools = append(tc.tools, s.mcpTools(t, tc.mode)...)
 	tc.specs = tools.Specs(tc.tools)

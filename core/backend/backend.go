@@ -11,6 +11,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
@@ -19,9 +20,10 @@ type Backend struct {
 	Provider agent.Provider
 	Demo     bool
 	Close    func()
-	// Models lists the endpoint's models (GET /models); an error means
-	// no list, not a broken provider.
-	Models func(ctx context.Context) ([]string, error)
+	// Models lists the endpoint's models (GET /models) with the context
+	// window each entry gives; an error means no list, not a broken
+	// provider.
+	Models func(ctx context.Context) ([]llm.Model, error)
 	// Name is the provider used and Reason why it was chosen ("ANTHROPIC_API_KEY
 	// is set"), for exec and :checkhealth.
 	Name, Reason string
@@ -50,7 +52,7 @@ func NewContext(ctx context.Context, cfg config.Config) (*Backend, error) {
 		srv := fakellm.New()
 		srv.SetScript(fakellm.DemoScript)
 		p := provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "demo"})
-		return &Backend{Provider: p, Demo: true, Close: srv.Close, Models: func(context.Context) ([]string, error) { return []string{"demo"}, nil },
+		return &Backend{Provider: p, Demo: true, Close: srv.Close, Models: func(context.Context) ([]llm.Model, error) { return []llm.Model{{ID: "demo"}}, nil },
 			Name: config.ProviderDemo, Reason: cfg.ProviderReason, Config: cfg}, nil
 	}
 	return newPreset(cfg)

@@ -11,6 +11,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
 // copilotConfig loads a configuration naming copilot, its token file
@@ -39,7 +40,7 @@ func TestCopilotBackend(t *testing.T) {
 		t.Fatalf("backend %q model %q", be.Name, cfg.Model)
 	}
 	models, err := be.Models(context.Background())
-	if err != nil || strings.Join(models, ",") != "claude-sonnet-4,gpt-4o" {
+	if err != nil || strings.Join(provider.ModelIDs(models), ",") != "claude-sonnet-4,gpt-4o" {
 		t.Fatalf("models %v %v", models, err)
 	}
 	for i := 0; i < 2; i++ {

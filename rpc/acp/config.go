@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/provider"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -30,13 +31,13 @@ func (s *session) listModels() {
 	}
 	ctx, cancel := context.WithTimeout(s.srv.ctx, modelsTimeout)
 	defer cancel()
-	names, err := s.be.Models(ctx)
+	models, err := s.be.Models(ctx)
 	if err != nil {
 		s.srv.log.Debug("no model list", "session", s.id, "err", err)
 		return
 	}
 	s.mu.Lock()
-	s.models = names
+	s.models = provider.ModelIDs(models)
 	s.mu.Unlock()
 }
 

@@ -36,7 +36,7 @@ func (h *host) healthRequest() (map[string]any, error) {
 		out["provider_reason"] = be.Reason
 	}
 	out["wire_api"] = cfg.WireAPI
-	out["context_window"] = cfg.ContextWindow
+	out["context_window"] = sess.ContextWindow()
 	out["model"] = st.Model
 	out["demo"] = st.Demo
 	out["base_url"] = cfg.BaseURL
