@@ -159,7 +159,7 @@ func (s *Session) cmdModel(ctx context.Context, t *task, arg string) (string, er
 	}
 	if len(models) > 0 && !slices.Contains(models, arg) {
 		msg := fmt.Sprintf("the endpoint does not list the model %q; still on %s", arg, current)
-		if near := closest(arg, models); len(near) > 0 {
+		if near := nearestModels(arg, models, 3); len(near) > 0 {
 			msg += "; did you mean " + strings.Join(near, ", ") + "?"
 		}
 		return "", fmt.Errorf("%s (/model! %s uses and saves it anyway)", msg, arg)
@@ -372,6 +372,32 @@ func formatShellResult(r tools.ShellResult) string {
 
 // closest returns the names within edit distance 2 of name, or starting
 // with it.
+// nearestModels are the n listed models nearest to name: those holding
+// it ("claude-sonnet-4" in "anthropic/claude-sonnet-4") first, then by
+// edit distance, ignoring case.
+func nearestModels(name string, models []string, n int) []string {
+	key := strings.ToLower(name)
+	type scored struct {
+		m string
+		d int
+	}
+	out := make([]scored, 0, len(models))
+	for _, m := range models {
+		lm := strings.ToLower(m)
+		d := distance(key, lm)
+		if key != "" && (strings.Contains(lm, key) || strings.Contains(key, lm)) {
+			d = -1
+		}
+		out = append(out, scored{m, d})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].d < out[j].d })
+	var names []string
+	for i := 0; i < len(out) && i < n; i++ {
+		names = append(names, out[i].m)
+	}
+	return names
+}
+
 func closest(name string, names []string) []string {
 	type scored struct {
 		n string
