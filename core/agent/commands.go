@@ -130,12 +130,13 @@ const modelsTimeout = 5 * time.Second
 // the list gives; nil when it lists none (no lister, or an endpoint
 // without /models).
 func (s *Session) endpointModels(ctx context.Context) []string {
-	if s.opts.Models == nil {
+	list := s.currentEndpoint().models
+	if list == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
 	defer cancel()
-	models, err := s.opts.Models(ctx)
+	models, err := list(ctx)
 	if err != nil {
 		return nil
 	}
@@ -213,7 +214,7 @@ func (s *Session) cmdStatus(_ context.Context, _ *task, arg string) (string, err
 		return "", errors.New("/status takes no argument")
 	}
 	st := s.Status()
-	cfg := s.opts.Config
+	cfg := s.currentEndpoint().cfg
 	var b strings.Builder
 	fmt.Fprintf(&b, "provider: %s", cfg.Provider)
 	if cfg.BaseURL != "" && !st.Demo {

@@ -244,7 +244,7 @@ func (s *Session) summaryCall(ctx context.Context, t *task, msgs []llm.Message) 
 	req := append([]llm.Message{{Role: llm.RoleSystem, Content: compactInstructions}}, msgs...)
 	req = append(req, llm.Message{Role: llm.RoleUser, Content: "Summarise the conversation above now, following your instructions."})
 	model, _ := s.modelOf(t)
-	resp, err := s.opts.Provider.Stream(ctx, llm.Request{Model: model, Messages: req}, func(d llm.Delta) {
+	resp, err := t.provider().Stream(ctx, llm.Request{Model: model, Messages: req}, func(d llm.Delta) {
 		if d.Retry != nil {
 			t.emit(retryEvent(*d.Retry))
 		}

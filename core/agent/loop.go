@@ -186,7 +186,7 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	// The provider returns what it streamed with its error (see
 	// Provider), so the text is not accumulated a second time here: a
 	// long answer would be held twice.
-	resp, err := s.opts.Provider.Stream(ctx, req, func(d llm.Delta) {
+	resp, err := t.provider().Stream(ctx, req, func(d llm.Delta) {
 		if d.Retry != nil {
 			s.emit(with(retryEvent(*d.Retry)))
 		}

@@ -123,9 +123,12 @@ type Session struct {
 	// windows are the context windows the endpoint's model list gives,
 	// by model (window.go).
 	windows map[string]int
-	// stopListing stops the start-up model listing; set once in
-	// newSession, nil when there is none.
-	stopListing context.CancelFunc
+	// ep is the endpoint new tasks call (endpoint.go).
+	ep *endpoint
+	// life ends when the session closes: background work (the model
+	// listing) stops with it. Set once in newSession.
+	life     context.Context
+	stopLife context.CancelFunc
 }
 
 // Open starts a new session.
@@ -196,7 +199,9 @@ func newSession(opts Options) (*Session, error) {
 		memory:    policy.NewMemory(opts.Now),
 		approvals: map[string]chan Answer{},
 		newID:     opts.NewID,
+		ep:        &endpoint{provider: opts.Provider, models: opts.Models, demo: opts.Demo, cfg: opts.Config},
 	}
+	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)
 	if s.tools == nil {
@@ -373,7 +378,7 @@ func (s *Session) statusLocked() event.Status {
 		Preset:        string(s.policy.Preset),
 		ContextTokens: tokens,
 		Cwd:           s.root,
-		Demo:          s.opts.Demo,
+		Demo:          s.ep.demo,
 		Busy:          s.sched.busy(),
 		Turn:          s.lastTurn,
 	}
@@ -496,9 +501,7 @@ func (s *Session) Wait() { s.sched.wait() }
 // background and gives the session's lock up once the session file is
 // written. The session file stays. Closing twice is harmless.
 func (s *Session) Close() {
-	if s.stopListing != nil {
-		s.stopListing()
-	}
+	s.stopLife()
 	defer s.closeMCP()
 	defer s.expireStored() // after the lock is given up: the ttl cleanup pass
 	defer s.setLock(nil)

@@ -36,6 +36,8 @@ type task struct {
 
 	mcpCat    *mcp.Catalog // MCP tools of this task, fixed at its first model call
 	mcpImages []llm.Image  // pictures MCP tools returned in the current step
+
+	ep *endpoint // the endpoint the task calls, fixed at its start
 }
 
 // emit stamps the task's conversation and task ids on an event.

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"context"
-
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
 
@@ -13,7 +11,7 @@ import (
 
 // windowLocked is the context window of model. s.mu is held.
 func (s *Session) windowLocked(model string) int {
-	cfg := s.opts.Config
+	cfg := s.ep.cfg
 	if cfg.ContextWindowSet() {
 		return cfg.ContextWindow
 	}
@@ -60,17 +58,15 @@ func (s *Session) noteWindows(models []llm.Model) {
 
 // listModelsInBackground asks the endpoint for its model list once, so
 // the current model's window is the endpoint's from the first turn that
-// starts after the answer. Nothing waits for it; Close stops it.
+// starts after the answer. Nothing waits for it; Close stops it (s.life).
 func (s *Session) listModelsInBackground() {
-	if s.opts.Models == nil || s.opts.Demo || s.opts.Config.ContextWindowSet() {
+	ep := s.currentEndpoint()
+	if ep.models == nil || ep.demo || ep.cfg.ContextWindowSet() || s.life.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stopListing = cancel
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		defer cancel()
-		s.endpointModels(ctx)
+		s.endpointModels(s.life)
 	}()
 }

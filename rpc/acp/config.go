@@ -26,12 +26,15 @@ const modelsTimeout = 2 * time.Second
 // listModels asks the endpoint for its models; no list (an endpoint
 // without /models, an error) leaves the current one alone.
 func (s *session) listModels() {
-	if s.be == nil || s.be.Models == nil {
+	s.mu.Lock()
+	be := s.be
+	s.mu.Unlock()
+	if be == nil || be.Models == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.srv.ctx, modelsTimeout)
 	defer cancel()
-	models, err := s.be.Models(ctx)
+	models, err := be.Models(ctx)
 	if err != nil {
 		s.srv.log.Debug("no model list", "session", s.id, "err", err)
 		return

@@ -251,6 +251,14 @@ func (h *host) openLocked(resume string) {
 		}
 	}
 	h.sess, h.be = sess, be
+	// An Ollama that answers after start-up: from the next turn.
+	be.Follow(sess, func(nb *backend.Backend) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.be == be {
+			h.be, h.cfg = nb, nb.Config
+		}
+	})
 	sess.Workspace().SetGuard(h.guard)
 	h.renderMu.Lock()
 	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
