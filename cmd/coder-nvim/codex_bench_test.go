@@ -115,6 +115,9 @@ stream_max_retries = 0
 
 [analytics]
 enabled = false
+
+[features]
+plugins = false
 `
 		if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(toml), 0o644); err != nil {
 			b.Fatal(err)
