@@ -60,6 +60,7 @@ func (s *Session) SwitchEndpoint(p Provider, models func(ctx context.Context) ([
 	s.emit(event.Event{Kind: event.StatusChanged, Conversation: string(conv), Status: &st})
 	s.emit(event.Event{Kind: event.Notice, Conversation: string(conv),
 		Text: fmt.Sprintf("provider: %s at %s, model %s (%s); used from the next turn", cfg.Provider, cfg.BaseURL, model, cfg.ProviderReason)})
-	s.save()
+	// Not saved here: an empty session gets no file for it; the next
+	// task's snapshot holds the model.
 	s.listModelsInBackground()
 }
