@@ -161,6 +161,7 @@ func runExec(args []string) int {
 	// @path and #diff in the prompt are attached (:help coder-context);
 	// the printer names each on stderr.
 	_, err = sess.RunMentions(ctx, prompt)
+	lateOllama(be)
 	// A /command alone (exec "/diff") saves no session: name none.
 	if store.Exists(store.Dir(root), sess.ID()) {
 		fmt.Fprintln(os.Stderr, "session:", sess.ID())
@@ -178,4 +179,18 @@ func runExec(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// lateOllama says on stderr that an Ollama answered the start-up probe
+// only after the run had begun on the demo: exec runs one turn, so it is
+// not switched to (a session in Neovim or ACP uses it from its next turn).
+func lateOllama(be *backend.Backend) {
+	select {
+	case nb, ok := <-be.Later:
+		if ok {
+			fmt.Fprintf(os.Stderr, "note: Ollama at %s answered after start-up (later than %v), so this run used the demo; set \"provider\": \"ollama\" to always use it\n",
+				strings.TrimSuffix(nb.Config.BaseURL, "/v1"), backend.OllamaProbeWait)
+		}
+	default:
+	}
 }

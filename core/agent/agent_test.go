@@ -96,12 +96,14 @@ func newFixture(t *testing.T, mutate func(*config.Config, *Options)) *fixture {
 	cfg.Model = "test-model"
 	cfg.StateDir = filepath.Join(t.TempDir(), "coder-nvim")
 	rec := &recorder{}
+	p := provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 2})
 	opts := Options{
 		Config:   cfg,
 		Root:     root,
-		Provider: provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 2}),
+		Provider: p,
 		OnEvent:  rec.handle,
 		Prompter: true,
+		Models:   p.Models, // fakellm has no /models until SetModels
 	}
 	if mutate != nil {
 		mutate(&opts.Config, &opts)

@@ -127,17 +127,24 @@ func (s *Session) switchMode(arg string) (string, error) {
 // modelsTimeout bounds the endpoint's GET /models for /model.
 const modelsTimeout = 5 * time.Second
 
-// endpointModels lists the endpoint's models; nil when it lists none (no
-// lister, or an endpoint without /models).
+// endpointModels lists the endpoint's models, keeping the context windows
+// the list gives; nil when it lists none (no lister, or an endpoint
+// without /models).
 func (s *Session) endpointModels(ctx context.Context) []string {
-	if s.opts.Models == nil {
+	list := s.currentEndpoint().models
+	if list == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
 	defer cancel()
-	names, err := s.opts.Models(ctx)
+	models, err := list(ctx)
 	if err != nil {
 		return nil
+	}
+	s.noteWindows(models)
+	names := make([]string, 0, len(models))
+	for _, m := range models {
+		names = append(names, m.ID)
 	}
 	return names
 }
@@ -147,14 +154,14 @@ func (s *Session) cmdModel(ctx context.Context, t *task, arg string) (string, er
 	models := s.endpointModels(ctx)
 	if arg == "" {
 		if len(models) == 0 {
-			return "", fmt.Errorf("usage: /model NAME (current model: %s; the endpoint lists no models)", current)
+			return fmt.Sprintf("current model: %s (the endpoint lists no models; /model NAME switches)", current), nil
 		}
 		t.emit(event.Event{Kind: event.ModelChoices, Paths: models, Text: current})
 		return fmt.Sprintf("current model: %s\nthe endpoint's models (/model NAME switches):\n  %s", current, strings.Join(models, "\n  ")), nil
 	}
 	if len(models) > 0 && !slices.Contains(models, arg) {
 		msg := fmt.Sprintf("the endpoint does not list the model %q; still on %s", arg, current)
-		if near := closest(arg, models); len(near) > 0 {
+		if near := nearestModels(arg, models, 3); len(near) > 0 {
 			msg += "; did you mean " + strings.Join(near, ", ") + "?"
 		}
 		return "", fmt.Errorf("%s (/model! %s uses and saves it anyway)", msg, arg)
@@ -170,17 +177,19 @@ func (s *Session) cmdModelAnyway(_ context.Context, t *task, arg string) (string
 	s.mu.Lock()
 	s.model = arg
 	st := s.statusLocked()
+	window := s.windowLocked(arg)
 	s.mu.Unlock()
 	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
 	s.save()
+	head := fmt.Sprintf("model: %s, context window %d tokens", arg, window)
 	// seed 001 §9: the switch stands even if it cannot be saved.
 	if err := config.SetWorkspaceKey(s.root, s.opts.Config.StateDir, "model", arg); err != nil {
-		return fmt.Sprintf("model: %s (for this session only: saving it failed: %v)", arg, err), nil
+		return fmt.Sprintf("%s (for this session only: saving it failed: %v)", head, err), nil
 	}
 	if ws := s.opts.Config.Workspace; ws.File != "" && !ws.Trusted {
-		return fmt.Sprintf("model: %s (saved to %s, which applies in later sessions once you trust it: coder-nvim trust)", arg, config.WorkspaceFile(s.root)), nil
+		return fmt.Sprintf("%s (saved to %s, which applies in later sessions once you trust it: coder-nvim trust)", head, config.WorkspaceFile(s.root)), nil
 	}
-	return fmt.Sprintf("model: %s (saved to %s)", arg, config.WorkspaceFile(s.root)), nil
+	return fmt.Sprintf("%s (saved to %s)", head, config.WorkspaceFile(s.root)), nil
 }
 
 func (s *Session) cmdPermissions(_ context.Context, t *task, arg string) (string, error) {
@@ -208,7 +217,7 @@ func (s *Session) cmdStatus(_ context.Context, t *task, arg string) (string, err
 		return "", errors.New("/status takes no argument")
 	}
 	st := s.Status()
-	cfg := s.opts.Config
+	cfg := s.currentEndpoint().cfg
 	var b strings.Builder
 	fmt.Fprintf(&b, "provider: %s", cfg.Provider)
 	if cfg.BaseURL != "" && !st.Demo {
@@ -224,7 +233,7 @@ func (s *Session) cmdStatus(_ context.Context, t *task, arg string) (string, err
 	if cfg.ReasoningEffort != "" {
 		fmt.Fprintf(&b, ", reasoning effort %s", cfg.ReasoningEffort)
 	}
-	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, st.ContextTokens, cfg.ContextWindow)
+	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, st.ContextTokens, s.ContextWindow())
 	b.WriteString("\n" + TurnLine(st.Turn) + "\n")
 	s.writeConversationStats(&b, t)
 	return b.String(), nil
@@ -368,6 +377,32 @@ func formatShellResult(r tools.ShellResult) string {
 
 // closest returns the names within edit distance 2 of name, or starting
 // with it.
+// nearestModels are the n listed models nearest to name: those holding
+// it ("claude-sonnet-4" in "anthropic/claude-sonnet-4") first, then by
+// edit distance, ignoring case.
+func nearestModels(name string, models []string, n int) []string {
+	key := strings.ToLower(name)
+	type scored struct {
+		m string
+		d int
+	}
+	out := make([]scored, 0, len(models))
+	for _, m := range models {
+		lm := strings.ToLower(m)
+		d := distance(key, lm)
+		if key != "" && (strings.Contains(lm, key) || strings.Contains(key, lm)) {
+			d = -1
+		}
+		out = append(out, scored{m, d})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].d < out[j].d })
+	var names []string
+	for i := 0; i < len(out) && i < n; i++ {
+		names = append(names, out[i].m)
+	}
+	return names
+}
+
 func closest(name string, names []string) []string {
 	type scored struct {
 		n string

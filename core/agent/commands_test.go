@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
-	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
 func read(t *testing.T, path string) string {
@@ -266,12 +264,7 @@ func TestNewAndResumeCommands(t *testing.T) {
 // does not list (nothing switched or saved), /model! takes it anyway, and
 // the .coder/ the host creates stays out of git status.
 func TestModelCommand(t *testing.T) {
-	var f *fixture
-	f = newFixture(t, func(c *config.Config, o *Options) {
-		o.Models = func(ctx context.Context) ([]string, error) {
-			return provider.NewOpenAI(provider.Options{BaseURL: f.srv.URL(), APIKey: "k"}).Models(ctx)
-		}
-	})
+	f := newFixture(t, nil)
 	f.srv.SetModels([]string{"gpt-a", "gpt-b"})
 	f.run(t, "/model")
 	outs := f.rec.find(event.CommandOutput)
@@ -282,7 +275,7 @@ func TestModelCommand(t *testing.T) {
 		t.Errorf("model choices = %+v", picks)
 	}
 	f.run(t, "/model gpt-oops")
-	if errs := f.rec.find(event.Error); len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Text, "/model! gpt-oops") {
+	if errs := f.rec.find(event.Error); len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Text, "/model! gpt-oops") || !strings.Contains(errs[len(errs)-1].Text, "did you mean gpt-a, gpt-b?") {
 		t.Errorf("unknown model error = %+v", errs)
 	}
 	if st := f.sess.Status(); st.Model != "test-model" {
@@ -359,5 +352,43 @@ func TestComplexEnumerationInWorkspace(t *testing.T) {
 				t.Errorf("todo list started = %v, want %v", got, tc.complex)
 			}
 		})
+	}
+}
+
+// TestModelWithoutList: an endpoint without GET /models (fakellm answers
+// 404) just has no list: /model shows the current model and /model NAME
+// switches, neither an error.
+func TestModelWithoutList(t *testing.T) {
+	f := newFixture(t, nil)
+	f.run(t, "/model")
+	if out := lastOutput(f); !strings.Contains(out, "current model: test-model (the endpoint lists no models") {
+		t.Errorf("/model = %q", out)
+	}
+	f.run(t, "/model any-name")
+	if st := f.sess.Status(); st.Model != "any-name" {
+		t.Errorf("model %q, want any-name", st.Model)
+	}
+	if out := lastOutput(f); !strings.HasPrefix(out, "model: any-name") {
+		t.Errorf("/model any-name = %q", out)
+	}
+	if errs := f.rec.find(event.Error); len(errs) != 0 {
+		t.Errorf("errors: %+v", errs)
+	}
+}
+
+func TestNearestModels(t *testing.T) {
+	models := []string{"anthropic/claude-sonnet-4", "deepseek/deepseek-chat", "openai/gpt-4o", "openai/gpt-4o-mini", "x-ai/grok-4"}
+	for _, c := range []struct{ name, want string }{
+		{"claude-sonnet-4", "anthropic/claude-sonnet-4"},
+		{"GPT-4o", "openai/gpt-4o"},
+		{"openai/gpt-4p", "openai/gpt-4o"},
+		{"grok", "x-ai/grok-4"},
+	} {
+		if got := nearestModels(c.name, models, 3); len(got) == 0 || got[0] != c.want {
+			t.Errorf("nearestModels(%q) = %v, want %s first", c.name, got, c.want)
+		}
+	}
+	if got := nearestModels("zzz", models, 3); len(got) != 3 {
+		t.Errorf("nothing near: %v, want 3 names anyway", got)
 	}
 }

@@ -73,9 +73,9 @@ func (c *Conversation) sentLocked() (prefix, tail []llm.Message) {
 
 // historyBounds are the conversation's prompt bounds (seed 004 §4.1): past
 // either the oldest segments are summarised.
-func (s *Session) historyBounds() (items, tokens int) {
+func (s *Session) historyBounds(window int) (items, tokens int) {
 	cfg := s.opts.Config
-	tokens = int(float64(cfg.ContextWindow) * cfg.CompactThreshold)
+	tokens = int(float64(window) * cfg.CompactThreshold)
 	if cfg.History.MaxTokens > 0 && cfg.History.MaxTokens < tokens {
 		tokens = cfg.History.MaxTokens
 	}
@@ -87,7 +87,7 @@ func (s *Session) historyBounds() (items, tokens int) {
 func (s *Session) compactIfNeeded(ctx context.Context, t *task) (llm.Request, error) {
 	tc := s.turnContext(t) // compaction changes the history, not the context
 	req := s.request(tc)
-	items, limit := s.historyBounds()
+	items, limit := s.historyBounds(tc.window)
 	if requestTokens(req) < limit && (items <= 0 || len(req.Messages) <= items) {
 		return req, nil
 	}
@@ -147,7 +147,8 @@ func (s *Session) compact(ctx context.Context, t *task, all bool) (string, error
 	if prev != nil && prev.upto <= base+len(hist) && prev.upto >= base {
 		from, prevSummary = prev.upto-base, prev.summary
 	}
-	items, tokens := s.historyBounds()
+	_, window := s.modelOf(t)
+	items, tokens := s.historyBounds(window)
 	cut := compactCut(hist, from, items, tokens)
 	if all {
 		cut = len(hist) // /compact: everything so far
@@ -158,7 +159,7 @@ func (s *Session) compact(ctx context.Context, t *task, all bool) (string, error
 	t.emit(event.Event{Kind: event.Notice, Text: "compacting the conversation…"})
 
 	input := compactInput(prevSummary, hist[from:cut])
-	summary, err := s.summarise(ctx, t, input)
+	summary, err := s.summarise(ctx, t, input, window)
 	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}
@@ -210,8 +211,8 @@ func compactInput(prevSummary string, msgs []llm.Message) []llm.Message {
 // summarise asks the model for a summary of msgs within the context
 // window: in one request when they fit half of it, else chunk by chunk
 // and then the chunk summaries (recursively).
-func (s *Session) summarise(ctx context.Context, t *task, msgs []llm.Message) (string, error) {
-	budget := s.opts.Config.ContextWindow/2 - estimateTokens([]llm.Message{{Content: compactInstructions}}) - 64
+func (s *Session) summarise(ctx context.Context, t *task, msgs []llm.Message, window int) (string, error) {
+	budget := window/2 - estimateTokens([]llm.Message{{Content: compactInstructions}}) - 64
 	if estimateTokens(msgs) <= budget {
 		return s.summaryCall(ctx, t, msgs)
 	}
@@ -245,14 +246,15 @@ func (s *Session) summarise(ctx context.Context, t *task, msgs []llm.Message) (s
 	if len(parts) == 1 {
 		return parts[0], nil
 	}
-	return s.summarise(ctx, t, sums)
+	return s.summarise(ctx, t, sums, window)
 }
 
 // summaryCall is one summary request.
 func (s *Session) summaryCall(ctx context.Context, t *task, msgs []llm.Message) (string, error) {
 	req := append([]llm.Message{{Role: llm.RoleSystem, Content: compactInstructions}}, msgs...)
 	req = append(req, llm.Message{Role: llm.RoleUser, Content: "Summarise the conversation above now, following your instructions."})
-	resp, err := s.opts.Provider.Stream(ctx, llm.Request{Model: s.turnContext(t).model, Messages: req}, func(d llm.Delta) {
+	model, _ := s.modelOf(t)
+	resp, err := t.provider().Stream(ctx, llm.Request{Model: model, Messages: req}, func(d llm.Delta) {
 		if d.Retry != nil {
 			t.emit(retryEvent(*d.Retry))
 		}

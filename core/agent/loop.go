@@ -197,7 +197,7 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	// The provider returns what it streamed with its error (see
 	// Provider), so the text is not accumulated a second time here: a
 	// long answer would be held twice.
-	resp, err := s.opts.Provider.Stream(ctx, req, func(d llm.Delta) {
+	resp, err := t.provider().Stream(ctx, req, func(d llm.Delta) {
 		if d.Retry != nil {
 			s.emit(with(retryEvent(*d.Retry)))
 		}
@@ -314,7 +314,9 @@ func (s *Session) offeredToolsLocked(c *Conversation) []tools.Tool {
 }
 
 func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
-	tok := &event.Tokens{Window: s.opts.Config.ContextWindow}
+	s.mu.Lock()
+	tok := &event.Tokens{Window: s.windowLocked(req.Model)}
+	s.mu.Unlock()
 	if u := resp.Usage; u != nil {
 		tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
 		tok.Context = u.PromptTokens + u.CompletionTokens

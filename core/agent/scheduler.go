@@ -246,7 +246,7 @@ func (sc *scheduler) work(done chan struct{}) {
 			continue // closed while queued: dropped
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		t := &task{s: s, id: p.id, conv: conv, plan: p, cancel: cancel, done: make(chan struct{}), images: imagesOf(p)}
+		t := &task{s: s, id: p.id, conv: conv, plan: p, cancel: cancel, done: make(chan struct{}), images: imagesOf(p), ep: s.currentEndpoint()}
 		if p.snaps == nil {
 			p.snaps = &turnSnaps{}
 		}

@@ -52,9 +52,9 @@ type Options struct {
 	Prompter bool
 	// AllowAsks answers every ask with "allow once" (exec --yes).
 	AllowAsks bool
-	// Models lists the endpoint's models (GET /models) for /model; nil or
-	// an error: no list.
-	Models func(ctx context.Context) ([]string, error)
+	// Models lists the endpoint's models (GET /models) for /model, with
+	// the context window each entry gives; nil or an error: no list.
+	Models func(ctx context.Context) ([]llm.Model, error)
 	// ModeFromFlag says Config.Mode is the user's explicit choice for
 	// this run (exec --mode): on resume it wins over the saved mode.
 	ModeFromFlag bool
@@ -133,6 +133,15 @@ type Session struct {
 
 	cleanStop, cleanDone chan struct{} // the clean-up timer (cleanup.go)
 	cleanOnce            sync.Once
+	// windows are the context windows the endpoint's model list gives,
+	// by model (window.go).
+	windows map[string]int
+	// ep is the endpoint new tasks call (endpoint.go).
+	ep *endpoint
+	// life ends when the session closes: background work (the model
+	// listing) stops with it. Set once in newSession.
+	life     context.Context
+	stopLife context.CancelFunc
 }
 
 // Open starts a new session.
@@ -207,7 +216,9 @@ func newSession(opts Options) (*Session, error) {
 		memory:    policy.NewMemory(opts.Now),
 		approvals: map[string]chan Answer{},
 		newID:     opts.NewID,
+		ep:        &endpoint{provider: opts.Provider, models: opts.Models, demo: opts.Demo, cfg: opts.Config},
 	}
+	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)
 	s.git = gitsnap.NewRepo(s.root)
@@ -236,6 +247,7 @@ func newSession(opts Options) (*Session, error) {
 	s.saver.onSaved = s.evictSaved
 	s.openMCP(opts.Log)
 	s.startCleanup()
+	s.listModelsInBackground()
 	return s, nil
 }
 
@@ -395,7 +407,7 @@ func (s *Session) statusLocked() event.Status {
 		Preset:        string(s.policy.Preset),
 		ContextTokens: tokens,
 		Cwd:           s.root,
-		Demo:          s.opts.Demo,
+		Demo:          s.ep.demo,
 		Busy:          s.sched.busy(),
 		Turn:          s.lastTurn,
 	}
@@ -518,6 +530,7 @@ func (s *Session) Wait() { s.sched.wait() }
 // background and gives the session's lock up once the session file is
 // written. The session file stays. Closing twice is harmless.
 func (s *Session) Close() {
+	s.stopLife()
 	defer s.closeMCP()
 	defer s.expireStored() // after the lock is given up: the ttl cleanup pass
 	defer s.pruneApprovals()

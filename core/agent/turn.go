@@ -37,6 +37,8 @@ type task struct {
 
 	mcpCat    *mcp.Catalog // MCP tools of this task, fixed at its first model call
 	mcpImages []llm.Image  // pictures MCP tools returned in the current step
+
+	ep *endpoint // the endpoint the task calls, fixed at its start
 }
 
 // emit stamps the task's conversation and task ids on an event.
@@ -78,6 +80,7 @@ type turnContext struct {
 	t      *task
 	mode   policy.Mode
 	model  string
+	window int // the model's context window
 	system string
 	tools  []tools.Tool
 	specs  []llm.Tool
@@ -100,6 +103,7 @@ func (s *Session) turnContext(t *task) *turnContext {
 	if c.Model != "" {
 		tc.model = c.Model
 	}
+	tc.window = s.windowLocked(tc.model)
 	s.mu.Unlock()
 	// MCP tools come after the built-ins and the conversation tools.
 	tc.tools = append(tc.tools, s.mcpTools(t, tc.mode)...)

@@ -7,10 +7,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
@@ -19,15 +22,43 @@ type Backend struct {
 	Provider agent.Provider
 	Demo     bool
 	Close    func()
-	// Models lists the endpoint's models (GET /models); an error means
-	// no list, not a broken provider.
-	Models func(ctx context.Context) ([]string, error)
+	// Models lists the endpoint's models (GET /models) with the context
+	// window each entry gives; an error means no list, not a broken
+	// provider.
+	Models func(ctx context.Context) ([]llm.Model, error)
 	// Name is the provider used and Reason why it was chosen ("ANTHROPIC_API_KEY
 	// is set"), for exec and :checkhealth.
 	Name, Reason string
 	// Config is the configuration the provider was built for: cfg, or
 	// after detection found Ollama, cfg switched to it. Sessions use it.
 	Config config.Config
+	// Later, for a detected demo, delivers the Ollama backend when the
+	// probe answers only after New returned (then closes); it is closed
+	// without one when no Ollama answers. nil when nothing was probed.
+	// Follow hands it to a session.
+	Later <-chan *Backend
+}
+
+// Follow switches sess to the backend Later delivers, from its next turn,
+// and then calls switched with it (nil: nothing more): its Close releases
+// b's resources too, so the caller may keep it in b's place. It returns
+// at once.
+func (b *Backend) Follow(sess *agent.Session, switched func(*Backend)) {
+	if b.Later == nil {
+		return
+	}
+	go func() {
+		nb, ok := <-b.Later
+		if !ok {
+			return
+		}
+		own, old := nb.Close, b.Close
+		nb.Close = func() { own(); old() }
+		sess.SwitchEndpoint(nb.Provider, nb.Models, nb.Demo, nb.Config)
+		if switched != nil {
+			switched(nb)
+		}
+	}()
 }
 
 // New builds the provider of cfg. A configuration that named no provider
@@ -36,24 +67,53 @@ func New(cfg config.Config) (*Backend, error) {
 	return NewContext(context.Background(), cfg)
 }
 
-// NewContext is New with a context bounding the Ollama probe.
+// NewContext is New with a context bounding the Ollama probe: the probe
+// runs in the background, New waits for it at most OllamaProbeWait, and
+// an answer after that comes through Backend.Later.
 func NewContext(ctx context.Context, cfg config.Config) (*Backend, error) {
 	if cfg.Provider == config.ProviderDemo && cfg.Detected {
-		reason, models, ok := probeOllama(ctx, cfg.OllamaURL)
-		if ok {
-			return newPreset(cfg.UseLocal(config.ProviderOllama, strings.TrimRight(cfg.OllamaURL, "/")+"/v1", models, reason))
+		probe := startOllamaProbe(ctx, cfg.OllamaURL)
+		timer := time.NewTimer(OllamaProbeWait)
+		defer timer.Stop()
+		select {
+		case r := <-probe.done:
+			probe.stop()
+			if r.ok {
+				return newPreset(cfg.UseLocal(config.ProviderOllama, strings.TrimRight(cfg.OllamaURL, "/")+"/v1", r.models, r.reason))
+			}
+			cfg.ProviderReason += "; " + r.reason
+			return newDemo(cfg, nil, func() {}), nil
+		case <-timer.C:
 		}
-		cfg.ProviderReason += "; " + reason
+		cfg.ProviderReason += fmt.Sprintf("; no answer from Ollama at %s within %v (still asked in the background)", cfg.OllamaURL, OllamaProbeWait)
+		later := make(chan *Backend, 1)
+		go func() {
+			defer close(later)
+			r := <-probe.done
+			if !r.ok {
+				return
+			}
+			if b, err := newPreset(cfg.UseLocal(config.ProviderOllama, strings.TrimRight(cfg.OllamaURL, "/")+"/v1", r.models, r.reason+" (after start-up)")); err == nil {
+				later <- b
+			}
+		}()
+		return newDemo(cfg, later, probe.stop), nil
 	}
-	switch cfg.Provider {
-	case config.ProviderDemo:
-		srv := fakellm.New()
-		srv.SetScript(fakellm.DemoScript)
-		p := provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "demo"})
-		return &Backend{Provider: p, Demo: true, Close: srv.Close, Models: func(context.Context) ([]string, error) { return []string{"demo"}, nil },
-			Name: config.ProviderDemo, Reason: cfg.ProviderReason, Config: cfg}, nil
+	if cfg.Provider == config.ProviderDemo {
+		return newDemo(cfg, nil, func() {}), nil
 	}
 	return newPreset(cfg)
+}
+
+// newDemo serves the offline demo; stop ends what else runs for it.
+func newDemo(cfg config.Config, later <-chan *Backend, stop func()) *Backend {
+	srv := fakellm.New()
+	srv.SetScript(fakellm.DemoScript)
+	p := provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "demo"})
+	var once sync.Once
+	return &Backend{Provider: p, Demo: true, Close: func() { once.Do(func() { stop(); srv.Close() }) },
+		Models: func(context.Context) ([]llm.Model, error) { return []llm.Model{{ID: "demo"}}, nil },
+		Name:   config.ProviderDemo, Reason: cfg.ProviderReason, Config: cfg, Later: later}
 }
 
 // newPreset builds the provider of a preset other than the demo.

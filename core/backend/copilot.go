@@ -18,7 +18,13 @@ func copilotOptions(cfg config.Config, opts *provider.Options) (func(), error) {
 		return nil, err
 	}
 	src := copilot.NewSource(oauth, cfg.Copilot.TokenFile, cfg.Copilot.TokenURL, nil, nil)
-	opts.HTTPClient = &http.Client{Transport: &copilot.Transport{Source: src}}
+	tr := &copilot.Transport{Source: src}
+	if !cfg.BaseURLSet() {
+		// The account's endpoint (Copilot Business, Enterprise) as the
+		// token exchange names it; a configured base_url is kept.
+		tr.Route = cfg.BaseURL
+	}
+	opts.HTTPClient = &http.Client{Transport: tr}
 	opts.APIKey, opts.KeyEnv, opts.Headers = "", "", nil
 	opts.AuthHint = fmt.Sprintf("sign in again with copilot.vim or copilot.lua (:Copilot auth; token file %s)", cfg.Copilot.TokenFile)
 	return func() {}, nil

@@ -15,21 +15,45 @@ import (
 
 // OllamaProbeWait bounds how long start-up waits for Ollama to answer: a
 // local server answers (or refuses the connection) within a millisecond
-// or two, so a longer wait would only delay the demo.
-const OllamaProbeWait = 50 * time.Millisecond
+// or two, so a longer wait would only delay the demo. The probe goes on
+// in the background for OllamaProbeTimeout (a server busy loading a
+// model answers late); an answer then is used from the next turn.
+const (
+	OllamaProbeWait    = 50 * time.Millisecond
+	OllamaProbeTimeout = 10 * time.Second
+)
 
-// probeOllama asks an Ollama server at base (http://localhost:11434) for
-// its models (GET /api/tags), waiting at most OllamaProbeWait. It reports
-// whether one answers with at least one model, and why in either case.
-func probeOllama(ctx context.Context, base string) (string, []string, bool) {
-	models, err := ollamaModels(ctx, base, OllamaProbeWait)
-	switch {
-	case err != nil:
-		return fmt.Sprintf("no Ollama at %s (%v)", base, err), nil, false
-	case len(models) == 0:
-		return fmt.Sprintf("Ollama at %s has no models (ollama pull …)", base), nil, false
-	}
-	return fmt.Sprintf("nothing else configured and Ollama answers at %s (%d models)", base, len(models)), models, true
+// probeResult is what the Ollama probe found, and why in either case.
+type probeResult struct {
+	reason string
+	models []string
+	ok     bool // an Ollama answered with at least one model
+}
+
+// ollamaProbe is a probe running in the background.
+type ollamaProbe struct {
+	done <-chan probeResult // receives the one result
+	stop context.CancelFunc
+}
+
+// startOllamaProbe asks an Ollama server at base (http://localhost:11434)
+// for its models (GET /api/tags) in the background, for at most
+// OllamaProbeTimeout.
+func startOllamaProbe(ctx context.Context, base string) ollamaProbe {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan probeResult, 1)
+	go func() {
+		models, err := ollamaModels(ctx, base, OllamaProbeTimeout)
+		switch {
+		case err != nil:
+			done <- probeResult{reason: fmt.Sprintf("no Ollama at %s (%v)", base, err)}
+		case len(models) == 0:
+			done <- probeResult{reason: fmt.Sprintf("Ollama at %s has no models (ollama pull …)", base)}
+		default:
+			done <- probeResult{reason: fmt.Sprintf("nothing else configured and Ollama answers at %s (%d models)", base, len(models)), models: models, ok: true}
+		}
+	}()
+	return ollamaProbe{done: done, stop: cancel}
 }
 
 // ollamaModels lists an Ollama server's model names, sorted.

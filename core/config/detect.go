@@ -196,6 +196,10 @@ func (c Config) WindowFor(model string) int {
 	return Defaults().ContextWindow
 }
 
+// BaseURLSet reports whether base_url was configured (or OPENAI_BASE_URL
+// set), rather than filled in by the preset.
+func (c Config) BaseURLSet() bool { return c.set.baseURL }
+
 // ContextWindowSet reports whether context_window was configured (then
 // the endpoint's model metadata does not replace it).
 func (c Config) ContextWindowSet() bool { return c.set.contextWindow }

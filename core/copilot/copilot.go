@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -167,6 +168,7 @@ func (s *Source) exchange(ctx context.Context) (string, time.Time, string, error
 	if err := json.Unmarshal(bytes.TrimSpace(body), &out); err != nil || out.Token == "" {
 		return "", time.Time{}, "", fmt.Errorf("copilot: the token exchange at %s answered without a token", s.tokenURL)
 	}
+	api := s.acceptAPI(out.Endpoints.API)
 	now := s.now()
 	refreshAt := now.Add(25 * time.Minute)
 	if out.ExpiresAt > 0 {
@@ -177,7 +179,22 @@ func (s *Source) exchange(ctx context.Context) (string, time.Time, string, error
 			refreshAt = r
 		}
 	}
-	return out.Token, refreshAt, out.Endpoints.API, nil
+	return out.Token, refreshAt, api, nil
+}
+
+// acceptAPI is the chat endpoint the exchange named, without a trailing
+// slash, when it is an https URL (http only when the token URL itself is
+// http: a local test server); "" otherwise.
+func (s *Source) acceptAPI(api string) string {
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(api), "/"))
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return ""
+	}
+	tu, _ := url.Parse(s.tokenURL)
+	if u.Scheme != "https" && !(u.Scheme == "http" && tu != nil && tu.Scheme == "http") {
+		return ""
+	}
+	return u.String()
 }
 
 // Transport sends requests with a current API token and the Copilot
@@ -186,6 +203,11 @@ func (s *Source) exchange(ctx context.Context) (string, time.Time, string, error
 type Transport struct {
 	Source *Source
 	Base   http.RoundTripper // nil: http.DefaultTransport
+	// Route, when set, is the base URL requests are built for (the
+	// default api.githubcopilot.com): requests under it go to the chat
+	// endpoint the token exchange names instead (endpoints.api, e.g.
+	// api.business.githubcopilot.com for Copilot Business).
+	Route string
 }
 
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -207,9 +229,30 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	req = req.Clone(req.Context())
+	if t.Route != "" {
+		if api := t.Source.API(); api != "" {
+			route(req, strings.TrimRight(t.Route, "/"), api)
+		}
+	}
 	req.Header.Set("Authorization", "Bearer "+tok)
 	for k, v := range Headers() {
 		req.Header.Set(k, v)
 	}
 	return base.RoundTrip(req)
+}
+
+// route moves a request under base to the same path under api.
+func route(req *http.Request, base, api string) {
+	b, err1 := url.Parse(base)
+	a, err2 := url.Parse(api)
+	if err1 != nil || err2 != nil || req.URL.Scheme != b.Scheme || req.URL.Host != b.Host {
+		return
+	}
+	rest, ok := strings.CutPrefix(req.URL.Path, b.Path)
+	if !ok || rest != "" && !strings.HasPrefix(rest, "/") {
+		return
+	}
+	u := *req.URL
+	u.Scheme, u.Host, u.Path, u.RawPath = a.Scheme, a.Host, a.Path+rest, ""
+	req.URL, req.Host = &u, ""
 }

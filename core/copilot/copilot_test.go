@@ -120,3 +120,21 @@ func TestRejectedToken(t *testing.T) {
 		t.Fatal("a rejected token gave an API token")
 	}
 }
+
+// endpoints.api is taken only as an https URL (http only when the token
+// URL is http, a local test server).
+func TestAcceptAPI(t *testing.T) {
+	for _, c := range []struct{ tokenURL, api, want string }{
+		{"https://api.github.com/copilot_internal/v2/token", "https://api.business.githubcopilot.com/", "https://api.business.githubcopilot.com"},
+		{"https://api.github.com/copilot_internal/v2/token", "http://api.business.githubcopilot.com", ""},
+		{"https://api.github.com/copilot_internal/v2/token", "https://user:pw@example.com", ""},
+		{"https://api.github.com/copilot_internal/v2/token", "not a url", ""},
+		{"https://api.github.com/copilot_internal/v2/token", "", ""},
+		{"http://127.0.0.1:1/copilot_internal/v2/token", "http://127.0.0.1:2/v1", "http://127.0.0.1:2/v1"},
+	} {
+		s := NewSource("gho", "f", c.tokenURL, nil, nil)
+		if got := s.acceptAPI(c.api); got != c.want {
+			t.Errorf("acceptAPI(%q) with token URL %s = %q, want %q", c.api, c.tokenURL, got, c.want)
+		}
+	}
+}

@@ -18,6 +18,18 @@ type copilotState struct {
 	ttl       time.Duration
 	issued    map[string]time.Time // API token → expiry
 	exchanges int
+	api       string // endpoints.api of the exchange; "": this server
+}
+
+// SetCopilotAPI makes the token exchange name api as the chat endpoint
+// (endpoints.api), as GitHub does for Copilot Business accounts; "" names
+// this server. Call it after SetCopilot.
+func (s *Server) SetCopilotAPI(api string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.copilot != nil {
+		s.copilot.api = api
+	}
 }
 
 // SetCopilot makes the server act as GitHub's token endpoint too: GET
@@ -70,10 +82,14 @@ func (s *Server) serveCopilotToken(w http.ResponseWriter, r *http.Request) {
 	c.exchanges++
 	tok := fmt.Sprintf("tid=fake;exp=%d;n=%d", time.Now().Add(c.ttl).Unix(), c.exchanges)
 	c.issued[tok] = time.Now().Add(c.ttl)
+	api := c.api
+	if api == "" {
+		api = s.URL()
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"token": tok, "expires_at": time.Now().Add(c.ttl).Unix(), "refresh_in": int(c.ttl.Seconds()) - 60,
-		"endpoints": map[string]string{"api": s.URL()},
+		"endpoints": map[string]string{"api": api},
 	})
 }
 

@@ -57,8 +57,9 @@ func DemoScript(req Request) Reply {
 	return demoFinal("[demo] The offline demo got a tool result it did not expect, so it ends here. " + demoSetup)
 }
 
-const demoSetup = "To talk to a real model, set OPENAI_API_KEY (and OPENAI_BASE_URL for an OpenAI-compatible server) " +
-	"or configure the provider in .coder/config.json."
+const demoSetup = "To talk to a real model, set a provider (:help coder-providers; \"provider\" in your config) " +
+	"or an API key variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY), " +
+	"sign in to Copilot or run Ollama."
 
 // asksToWrite reports whether a file write needs the user's approval in
 // mode (the agent's modes; "" is the default).

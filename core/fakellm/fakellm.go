@@ -80,15 +80,38 @@ type Server struct {
 	script   func(Request) Reply
 	requests []Request
 	seq      int
-	models   []string // GET /models lists these; nil: that endpoint does not exist
+	models   []Model // GET /models lists these; nil: that endpoint does not exist
 	copilot  *copilotState
 }
 
 // SetModels makes GET /models list names (nil: answer 404, as many
 // OpenAI-compatible servers do).
 func (s *Server) SetModels(names []string) {
+	models := []Model{}
+	if names == nil {
+		models = nil
+	}
+	for _, n := range names {
+		models = append(models, Model{ID: n})
+	}
+	s.SetModelList(models)
+}
+
+// Model is one entry of GET /models.
+type Model struct {
+	ID string
+	// ContextLength, when not 0, is sent as the entry's context_length,
+	// as OpenRouter describes its models.
+	ContextLength int
+}
+
+// SetModelList is SetModels with each entry's details.
+func (s *Server) SetModelList(models []Model) {
 	s.mu.Lock()
-	s.models = append([]string(nil), names...)
+	s.models = append([]Model(nil), models...)
+	if models != nil && s.models == nil {
+		s.models = []Model{}
+	}
 	s.mu.Unlock()
 }
 
@@ -251,15 +274,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		type model struct {
-			ID     string `json:"id"`
-			Object string `json:"object"`
+			ID            string `json:"id"`
+			Object        string `json:"object"`
+			ContextLength int    `json:"context_length,omitempty"`
 		}
 		list := struct {
 			Object string  `json:"object"`
 			Data   []model `json:"data"`
 		}{Object: "list", Data: []model{}}
 		for _, m := range models {
-			list.Data = append(list.Data, model{ID: m, Object: "model"})
+			list.Data = append(list.Data, model{ID: m.ID, Object: "model", ContextLength: m.ContextLength})
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(list)

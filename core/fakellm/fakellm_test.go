@@ -348,3 +348,37 @@ func BenchmarkPacedRate(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*len(deltas))/total.Seconds(), "deltas/s")
 }
+
+// The Responses stream's usage has every field OpenAI sends (Codex CLI
+// refuses a response.completed without total_tokens).
+func TestResponsesUsageFields(t *testing.T) {
+	srv := New()
+	defer srv.Close()
+	srv.Enqueue(Reply{Content: "hi"}, Reply{Content: "hi", Usage: &llm.Usage{PromptTokens: 3, CompletionTokens: 2, TotalTokens: 5}})
+	for i := 0; i < 2; i++ {
+		resp, err := http.Post(srv.URL()+"/responses", "application/json", strings.NewReader(`{"model":"m","stream":true,"input":[{"role":"user","content":"hi"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var usage map[string]any
+		for _, line := range strings.Split(string(body), "\n") {
+			data, ok := strings.CutPrefix(line, "data: ")
+			var ev struct {
+				Type     string `json:"type"`
+				Response struct {
+					Usage map[string]any `json:"usage"`
+				} `json:"response"`
+			}
+			if ok && json.Unmarshal([]byte(data), &ev) == nil && ev.Type == "response.completed" {
+				usage = ev.Response.Usage
+			}
+		}
+		for _, k := range []string{"input_tokens", "output_tokens", "total_tokens", "input_tokens_details", "output_tokens_details"} {
+			if _, ok := usage[k]; !ok {
+				t.Errorf("reply %d: usage lacks %s: %v", i, k, usage)
+			}
+		}
+	}
+}

@@ -169,11 +169,13 @@ func responsesEvents(req Request, reply Reply, seq int) [][]byte {
 		add("response.output_item.done", map[string]any{"output_index": idx, "item": map[string]any{"type": "function_call", "id": id, "call_id": tc.ID, "name": tc.Function.Name, "arguments": tc.Function.Arguments}})
 		idx++
 	}
-	usage := map[string]any{"input_tokens": len(req.Raw)/4 + 1, "output_tokens": (len(text)+len(reply.Reasoning)+argsLen)/4 + 1,
-		"input_tokens_details": map[string]any{"cached_tokens": 0}}
+	// Every field OpenAI sends: Codex CLI refuses a usage without them.
+	in, outTok := len(req.Raw)/4+1, (len(text)+len(reply.Reasoning)+argsLen)/4+1
+	usage := map[string]any{"input_tokens": in, "output_tokens": outTok, "total_tokens": in + outTok,
+		"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 	if u := reply.Usage; u != nil {
 		usage = map[string]any{"input_tokens": u.PromptTokens, "output_tokens": u.CompletionTokens, "total_tokens": u.TotalTokens,
-			"input_tokens_details": map[string]any{"cached_tokens": u.Cached()}}
+			"input_tokens_details": map[string]any{"cached_tokens": u.Cached()}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 	}
 	status, typ := "completed", "response.completed"
 	resp := map[string]any{"id": respID, "object": "response", "status": status, "model": model, "usage": usage}

@@ -108,6 +108,15 @@ func (u Usage) Cached() int {
 	return n
 }
 
+// Model is one entry of an endpoint's model list (GET /models).
+type Model struct {
+	ID string
+	// ContextWindow is the model's context window in tokens as the
+	// endpoint describes it (OpenRouter's context_length); 0 when it
+	// does not say.
+	ContextWindow int
+}
+
 // Request is one chat-completion request.
 type Request struct {
 	Model    string

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -57,23 +56,6 @@ type OpenAI struct {
 	http    *http.Client // the client's, for the Responses API and /models
 	baseURL string
 	opts    Options
-}
-
-// Models lists the endpoint's models (GET /models), sorted; an endpoint
-// without that route is an error the caller treats as "no list".
-func (p *OpenAI) Models(ctx context.Context) ([]string, error) {
-	list, err := p.client.ListModels(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list models at %s: %w", p.baseURL, err)
-	}
-	names := make([]string, 0, len(list.Models))
-	for _, m := range list.Models {
-		if m.ID != "" {
-			names = append(names, m.ID)
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names), nil
 }
 
 // NewOpenAI returns a client for opts, filling in defaults.

@@ -205,6 +205,13 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	s.id, s.eng, s.be, s.mcp = sdk.SessionId(eng.ID()), eng, be, mcp
 	s.model = eng.Status().Model
 	s.listModels()
+	// An Ollama that answers after start-up: from the next prompt.
+	be.Follow(eng, func(nb *backend.Backend) {
+		s.mu.Lock()
+		s.be = nb
+		s.mu.Unlock()
+		s.listModels()
+	})
 	s.workspaceNotice = cfg.Workspace.Notice(root)
 	s.mode = eng.Status().Mode
 

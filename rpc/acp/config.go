@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/provider"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -25,18 +26,21 @@ const modelsTimeout = 2 * time.Second
 // listModels asks the endpoint for its models; no list (an endpoint
 // without /models, an error) leaves the current one alone.
 func (s *session) listModels() {
-	if s.be == nil || s.be.Models == nil {
+	s.mu.Lock()
+	be := s.be
+	s.mu.Unlock()
+	if be == nil || be.Models == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.srv.ctx, modelsTimeout)
 	defer cancel()
-	names, err := s.be.Models(ctx)
+	models, err := be.Models(ctx)
 	if err != nil {
 		s.srv.log.Debug("no model list", "session", s.id, "err", err)
 		return
 	}
 	s.mu.Lock()
-	s.models = names
+	s.models = provider.ModelIDs(models)
 	s.mu.Unlock()
 }
 

@@ -132,7 +132,10 @@ func (s *session) close() {
 	close(s.stop)
 	<-s.stopped
 	s.finish(result{stop: sdk.StopReasonCancelled}) // a prompt still waiting
-	s.be.Close()
+	s.mu.Lock()
+	be := s.be
+	s.mu.Unlock()
+	be.Close()
 }
 
 func (s *session) send(u sdk.SessionUpdate) {

@@ -36,7 +36,7 @@ func (p *Printer) Handle(ev event.Event) {
 	// a /command alone never reaches it.
 	if p.Demo && !p.demoSaid && fromModel(ev) {
 		p.demoSaid = true
-		fmt.Fprintln(p.Err, "[demo] no provider configured: this is the offline demo model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)")
+		fmt.Fprintln(p.Err, "[demo] no provider configured: this is the offline demo model (set a provider, see :help coder-providers, or one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY, or sign in to Copilot or run Ollama, for a real one)")
 	}
 	switch ev.Kind {
 	case event.UserMessage:

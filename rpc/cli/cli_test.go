@@ -102,7 +102,7 @@ func TestPrinter(t *testing.T) {
 				{Kind: event.AgentMessageDelta, Text: "more\n"},
 			},
 			out: "[demo] hi\nmore\n",
-			err: "[demo] no provider configured: this is the offline demo model (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)\n",
+			err: "[demo] no provider configured: this is the offline demo model (set a provider, see :help coder-providers, or one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY, or sign in to Copilot or run Ollama, for a real one)\n",
 		},
 		{
 			name: "a refusal prints the whole hint",

@@ -94,9 +94,13 @@ func (h *host) modelNames(ctx context.Context) ([]string, error) {
 	if be == nil || be.Models == nil {
 		return nil, errors.New("the endpoint lists no models")
 	}
-	names, err := be.Models(ctx)
+	models, err := be.Models(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing the models: %w", err)
+	}
+	names = make([]string, 0, len(models))
+	for _, m := range models {
+		names = append(names, m.ID)
 	}
 	h.comp.mu.Lock()
 	h.comp.models = names

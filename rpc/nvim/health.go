@@ -2,10 +2,15 @@ package nvimhost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
 // reachTimeout bounds the provider reachability check of :checkhealth.
@@ -36,7 +41,7 @@ func (h *host) healthRequest() (map[string]any, error) {
 		out["provider_reason"] = be.Reason
 	}
 	out["wire_api"] = cfg.WireAPI
-	out["context_window"] = cfg.ContextWindow
+	out["context_window"] = sess.ContextWindow()
 	out["model"] = st.Model
 	out["demo"] = st.Demo
 	out["base_url"] = cfg.BaseURL
@@ -56,32 +61,34 @@ func (h *host) healthRequest() (map[string]any, error) {
 		out["reach"] = "built-in offline demo"
 		return out, nil
 	}
-	ok, msg := reach(h.ctx, cfg.BaseURL, cfg.APIKey)
+	ok, msg := reach(h.ctx, cfg, be)
 	out["reachable"], out["reach"] = ok, msg
 	return out, nil
 }
 
-func reach(ctx context.Context, base, key string) (bool, string) {
+// reach lists the endpoint's models the way the session does (be.Models:
+// the preset's headers, the Copilot token), so a Copilot endpoint is asked
+// with its token rather than with no key.
+func reach(ctx context.Context, cfg config.Config, be *backend.Backend) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
 	defer cancel()
-	url := strings.TrimRight(base, "/") + "/models"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return false, fmt.Sprintf("bad base_url %q: %v", base, err)
+	url := strings.TrimRight(cfg.BaseURL, "/") + "/models"
+	if be == nil || be.Models == nil {
+		return false, "no provider"
 	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+	how := ""
+	if cfg.Provider == config.ProviderCopilot {
+		how = " with the Copilot token"
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false, fmt.Sprintf("GET %s: %v", url, err)
-	}
-	resp.Body.Close()
+	models, err := be.Models(ctx)
+	var pe *provider.Error
 	switch {
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return true, fmt.Sprintf("GET %s: HTTP %d (the endpoint answers but rejects the API key)", url, resp.StatusCode)
-	case resp.StatusCode >= 400:
-		return true, fmt.Sprintf("GET %s: HTTP %d (the endpoint answers; some servers have no /models)", url, resp.StatusCode)
+	case err == nil:
+		return true, fmt.Sprintf("GET %s%s: HTTP 200 (%d models)", url, how, len(models))
+	case errors.As(err, &pe) && (pe.StatusCode == http.StatusUnauthorized || pe.StatusCode == http.StatusForbidden):
+		return true, fmt.Sprintf("GET %s%s: HTTP %d, the endpoint answers but refuses the credentials: %s", url, how, pe.StatusCode, pe.Message)
+	case errors.As(err, &pe) && pe.StatusCode >= 400:
+		return true, fmt.Sprintf("GET %s%s: HTTP %d (the endpoint answers; some servers have no /models)", url, how, pe.StatusCode)
 	}
-	return true, fmt.Sprintf("GET %s: HTTP %d", url, resp.StatusCode)
+	return false, fmt.Sprintf("GET %s%s: %v", url, how, err)
 }

@@ -262,6 +262,14 @@ func (h *host) openLocked(resume string) {
 		}
 	}
 	h.sess, h.be = sess, be
+	// An Ollama that answers after start-up: from the next turn.
+	be.Follow(sess, func(nb *backend.Backend) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.be == be {
+			h.be, h.cfg = nb, nb.Config
+		}
+	})
 	sess.Workspace().SetGuard(h.guard)
 	// List the files for @ completion now, in the background (the host
 	// runs below Neovim's priority): the first @ then has them.

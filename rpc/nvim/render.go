@@ -126,7 +126,7 @@ func (r *renderer) header(version string, st event.Status, sessionID string, res
 	r.line(hlHeader, fmt.Sprintf("# coder %s · %s · %s", version, st.Model, shortPath(tildePath(st.Cwd))))
 	if st.Demo {
 		r.line(hlDemo, "DEMO: no provider is configured, so the offline demo answers (no model is called). "+
-			"Set OPENAI_API_KEY (and OPENAI_BASE_URL) or configure .coder/config.json for a real model.")
+			"Set a provider (:help coder-providers) or an API key variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY), sign in to Copilot or run Ollama for a real model.")
 	}
 	if resumed {
 		r.line(hlNotice, "session "+sessionID+" resumed")
