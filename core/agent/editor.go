@@ -39,15 +39,36 @@ func (s *Session) editorTools() []tools.Tool {
 	return []tools.Tool{lt}
 }
 
+// feedbackOn says whether edits get the editor's diagnostics.
+func (s *Session) feedbackOn() bool {
+	return s.opts.Editor != nil && s.opts.Config.LSPSettle() > 0
+}
+
+// editorBefore is what the editor's servers say about the files a change
+// is about to write, asked just before it is applied.
+func (s *Session) editorBefore(ctx context.Context, changes []tools.FileChange) []editor.Diagnostic {
+	if !s.feedbackOn() || len(changes) == 0 {
+		return nil
+	}
+	var abs []string
+	for _, c := range changes {
+		abs = append(abs, filepath.Join(s.root, filepath.FromSlash(c.Path)))
+	}
+	ctx, cancel := context.WithTimeout(ctx, hasLSPTimeout)
+	defer cancel()
+	before, _ := s.opts.Editor.Snapshot(ctx, abs)
+	return before
+}
+
 // editorFeedback is what a tool call that changed files adds to its
 // result: the errors and warnings the editor's language servers report
 // for the new text and did not report before. Nothing when no editor,
 // no server, settle 0 or no new problem.
-func (s *Session) editorFeedback(ctx context.Context, changes []tools.FileChange) string {
-	settle := s.opts.Config.LSPSettle()
-	if s.opts.Editor == nil || settle <= 0 {
+func (s *Session) editorFeedback(ctx context.Context, changes []tools.FileChange, before []editor.Diagnostic) string {
+	if !s.feedbackOn() {
 		return ""
 	}
+	settle := s.opts.Config.LSPSettle()
 	var abs []string
 	for _, c := range changes {
 		p := c.Path
@@ -70,6 +91,7 @@ func (s *Session) editorFeedback(ctx context.Context, changes []tools.FileChange
 	if err != nil {
 		return ""
 	}
+	rep.Before = before
 	return editor.Feedback(rep, s.relPath)
 }
 

@@ -32,12 +32,18 @@ func (f *fakeEditor) HasLSP(context.Context) bool {
 	return f.servers > 0
 }
 
+func (f *fakeEditor) Snapshot(context.Context, []string) ([]editor.Diagnostic, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.before, nil
+}
+
 func (f *fakeEditor) Diagnostics(_ context.Context, paths []string, settle time.Duration) (editor.Report, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, paths)
 	f.settle = settle
-	rep := editor.Report{Servers: f.servers, Before: f.before}
+	rep := editor.Report{Servers: f.servers}
 	for _, p := range paths {
 		data, _ := readFileString(p)
 		for i, l := range strings.Split(data, "\n") {

@@ -140,6 +140,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if inv.Kind == tools.KindExecute || len(inv.Changes) > 0 {
 		s.awaitBefore(t) // the turn's snapshot first: that wait is no start
 	}
+	before := s.editorBefore(ctx, inv.Changes)
 	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
 	res := s.runTracked(ctx, t, inv)
 	s.markEnded(call.ID)
@@ -173,7 +174,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if len(inv.Changes) > 0 && !res.IsError && ctx.Err() == nil {
 		// The language servers' word on the new text, while the model
 		// still has the change in mind.
-		if fb := s.editorFeedback(ctx, inv.Changes); fb != "" {
+		if fb := s.editorFeedback(ctx, inv.Changes, before); fb != "" {
 			res.Output += fb
 			display += fb
 		}

@@ -23,11 +23,15 @@ type Editor interface {
 	// to a buffer of a file inside the workspace. It must be cheap: it is
 	// asked before every model request.
 	HasLSP(ctx context.Context) bool
+	// Snapshot returns the errors and warnings of the files the editor
+	// has loaded, asked just before the agent changes them: what was
+	// wrong before is not reported as new afterwards.
+	Snapshot(ctx context.Context, paths []string) ([]Diagnostic, error)
 	// Diagnostics is asked after files changed on disk: the editor loads
 	// (or reloads) them, waits until the attached servers have published
-	// for the new text, at most settle, and returns the errors and
-	// warnings before (for buffers it had loaded already) and after. No
-	// server attached: it returns at once with nothing.
+	// for the new text, at most settle, and returns their errors and
+	// warnings (Report.After). No server attached: it returns at once
+	// with nothing.
 	Diagnostics(ctx context.Context, paths []string, settle time.Duration) (Report, error)
 	// LSP runs one language-server query (see Query).
 	LSP(ctx context.Context, q Query) (Answer, error)
@@ -56,7 +60,7 @@ type Diagnostic struct {
 
 // Report is what Diagnostics found.
 type Report struct {
-	Before List[Diagnostic] `json:"before"` // of buffers loaded before the change
+	Before List[Diagnostic] `json:"before"` // Snapshot's, set by the caller
 	After  List[Diagnostic] `json:"after"`
 	// Servers is how many language servers were attached to the files;
 	// 0 means nothing was waited for.
@@ -132,7 +136,8 @@ func (d Diagnostic) key() string {
 }
 
 // New returns the errors and warnings of r.After that were not in
-// r.Before, deduplicated and sorted by path, line and column.
+// r.Before, deduplicated, errors first, each sorted by path, line and
+// column.
 func (r Report) New() []Diagnostic {
 	before := map[string]int{}
 	for _, d := range r.Before {
@@ -158,6 +163,9 @@ func (r Report) New() []Diagnostic {
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
+		if a.Severity != b.Severity {
+			return a.Severity < b.Severity
+		}
 		if a.Path != b.Path {
 			return a.Path < b.Path
 		}

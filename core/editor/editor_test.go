@@ -23,7 +23,7 @@ func TestReportNew(t *testing.T) {
 		after  []Diagnostic
 		want   []int // lines of the new ones
 	}{
-		{"all new", nil, []Diagnostic{d(3, 1, "x", "a"), d(1, 2, "y", "b")}, []int{1, 3}},
+		{"all new, errors first", nil, []Diagnostic{d(1, 2, "y", "b"), d(3, 1, "x", "a"), d(2, 1, "x", "c")}, []int{2, 3, 1}},
 		{"moved line is old", []Diagnostic{d(1, 1, "x", " a")}, []Diagnostic{d(5, 1, "x", "a ")}, nil},
 		{"second copy is new", []Diagnostic{d(1, 1, "x", "a")}, []Diagnostic{d(1, 1, "x", "a"), d(2, 1, "x", "a")}, []int{2}},
 		{"info and hints dropped", nil, []Diagnostic{d(1, 3, "x", "a"), d(2, 4, "y", "b")}, nil},
@@ -74,6 +74,9 @@ type scripted struct {
 }
 
 func (s *scripted) HasLSP(context.Context) bool { return true }
+func (s *scripted) Snapshot(context.Context, []string) ([]Diagnostic, error) {
+	return nil, nil
+}
 func (s *scripted) Diagnostics(_ context.Context, paths []string, _ time.Duration) (Report, error) {
 	return Report{Servers: 1, After: []Diagnostic{{Path: paths[0], Line: 1, Col: 1, Severity: SevInfo, Message: "note"}}}, nil
 }

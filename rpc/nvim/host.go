@@ -74,6 +74,8 @@ type host struct {
 	// request sent right after coder_start waits for it here.
 	opened chan struct{}
 
+	editor *nvimEditor // the engine's editor.Editor: language servers
+
 	renderMu sync.Mutex
 	early    []event.Event // notices from before the renderer existed (guarded by renderMu)
 }
@@ -96,6 +98,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	h := &host{v: v, log: logger, version: version, ctx: ctx, out: newOutbox(), opened: make(chan struct{})}
+	h.editor = newNvimEditor(h)
 	if err := h.register(); err != nil {
 		return err
 	}
@@ -127,6 +130,7 @@ func (h *host) register() error {
 		"coder_transcript":    h.transcriptRequest,
 		"coder_full_text":     h.fullTextRequest,
 		"coder_trust":         h.trustRequest,
+		"coder_lua_done":      h.editor.luaDone,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -226,7 +230,7 @@ func (h *host) openLocked(resume string) {
 		h.failLocked(fmt.Errorf("provider: %w", err))
 		return
 	}
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models, Editor: h.editor}
 	var sess *agent.Session
 	resumed := false
 	if resume != "" {
@@ -538,6 +542,16 @@ func (h *host) guard(ctx context.Context, abs string) error {
 	case <-ctx.Done():
 		return fmt.Errorf("could not check Neovim for unsaved edits of %s: %w", abs, ctx.Err())
 	}
+}
+
+// workspaceRoot is the session's workspace ("" before it opened).
+func (h *host) workspaceRoot() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sess != nil {
+		return h.sess.Root()
+	}
+	return h.root
 }
 
 func (h *host) rel(abs string) string {
