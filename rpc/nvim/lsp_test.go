@@ -79,7 +79,14 @@ func TestLSPFeedbackAndTool(t *testing.T) {
 
 	e.llm.Enqueue(
 		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w1", "write", map[string]any{"path": "b.fake", "content": "call helper\nERROR here\n"})}},
-		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("d1", "lsp", map[string]any{"operation": "definition", "path": "b.fake", "line": 1, "symbol": "helper"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			toolCall("d1", "lsp", map[string]any{"operation": "definition", "path": "b.fake", "line": 1, "symbol": "helper"}),
+			toolCall("d2", "lsp", map[string]any{"operation": "definition", "symbol": "helper"}),
+			toolCall("r1", "lsp", map[string]any{"operation": "references", "path": "a.fake", "line": 2, "column": 6}),
+			toolCall("h1", "lsp", map[string]any{"operation": "hover", "path": "b.fake", "line": 1, "column": 6}),
+			toolCall("s1", "lsp", map[string]any{"operation": "symbols", "path": "a.fake"}),
+			toolCall("x1", "lsp", map[string]any{"operation": "hover", "path": "../outside.fake", "line": 1}),
+		}},
 		fakellm.Reply{Content: "done"},
 	)
 	e.run("Coder write b")
@@ -94,9 +101,17 @@ func TestLSPFeedbackAndTool(t *testing.T) {
 	if !strings.Contains(res, "New language-server diagnostics in the changed files:\nerror b.fake:2:1 [fakels] ERROR is not allowed here") {
 		t.Errorf("the request after the write does not carry the server's diagnostic:\n%s", res)
 	}
-	def, _ := toolResult(reqs[3:4], "d1")
-	if def != "a.fake:2: func helper" {
-		t.Errorf("lsp definition = %q, want a.fake:2: func helper", def)
+	for id, want := range map[string]string{
+		"d1": "a.fake:2: func helper",
+		"d2": "a.fake:2 function helper: func helper",
+		"r1": "a.fake:2: func helper\nb.fake:1: call helper",
+		"h1": "```fake\nfunc helper()\n```",
+		"s1": "a.fake:2 function helper: func helper",
+		"x1": "error: ",
+	} {
+		if got, _ := toolResult(reqs[3:4], id); got != want && !(id == "x1" && strings.HasPrefix(got, want)) {
+			t.Errorf("lsp call %s = %q, want %q", id, got, want)
+		}
 	}
 	if e.boolLua(`return vim.fn.bufloaded(...) == 1`, filepath.Join(e.dir, "b.fake")) {
 		t.Error("b.fake stays loaded after its diagnostics were read")
@@ -118,6 +133,9 @@ func TestLSPFeedbackAndTool(t *testing.T) {
 	}
 	if got := e.boolLua(`return vim.api.nvim_buf_get_lines(0, 2, 3, false)[1] == 'ERROR new' and #vim.diagnostic.get(0) == 2`); !got {
 		t.Error("the open buffer was not reloaded, or its diagnostics not updated")
+	}
+	if n := e.notes(); strings.Contains(n, "deprecat") || strings.Contains(n, "rror") {
+		t.Errorf("messages: %s", n)
 	}
 }
 
