@@ -173,6 +173,15 @@ function handlers.trust(o)
   end)
 end
 
+-- inline_review / inline_failed: the answer to a :Coder edit.
+function handlers.inline_review(o)
+  require('coder.inline').review(o)
+end
+
+function handlers.inline_failed(o)
+  require('coder.inline').failed(o)
+end
+
 function handlers.diff_view(o)
   require('coder.diffview').open(o.diff)
 end

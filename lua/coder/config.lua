@@ -39,6 +39,7 @@ local defaults = {
     prev_hunk = '[h',
     accept_hunk = 'ga',
     reject_hunk = 'gr',
+    reject_all = 'gR', -- inline edit review: reject every hunk
     open_full = 'gO', -- transcript: open a folded answer or tool output whole
     help = '?', -- transcript and input (normal mode): list the keys that work there
   },

@@ -86,7 +86,7 @@ function M.state()
   return require('coder.ui').state.status
 end
 
-local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'trust' }
+local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'trust', 'edit' }
 
 -- conversations runs :Coder conversations [root]: pick a conversation,
 -- then open its transcript read-only or send the input to it. The list
@@ -151,6 +151,11 @@ end
 -- command runs :Coder.
 function M.command(opts)
   local args = vim.trim(opts.args or '')
+  if args == 'edit' or args:match('^edit%s') then
+    -- The inline assistant (:help coder-inline).
+    require('coder.inline').start(args:sub(5), opts.range, opts.line1, opts.line2)
+    return
+  end
   local ctx = nil
   if opts.range and opts.range > 0 then
     local buf = vim.api.nvim_get_current_buf()

@@ -16,10 +16,15 @@
 //	coder_conversations (rpcrequest)    the conversations, for a picker
 //	coder_target id (rpcrequest)        send input to conversation id ("" the root)
 //	coder_transcript id (rpcrequest)    a conversation's messages as transcript text
+//	coder_inline {…}                    :Coder edit: rewrite a selection (answer: inline_review op)
+//	coder_inline_cancel                 stop the inline edit asking the model
+//	coder_inline_result id decision accepted (rpcrequest)  the reviewed selection's lines
+//	coder_lua_done id json              the answer of a coder.lsp call that waited
 //
 // Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
 // ~30 times per second for streamed text, at once for anything else; and
-// require('coder.bridge').buffer_modified(path) from the write guard.
+// require('coder.bridge').buffer_modified(path) from the write guard; and
+// require('coder.lsp') for diagnostics and language-server queries.
 package nvimhost
 
 import (
@@ -75,6 +80,7 @@ type host struct {
 	opened chan struct{}
 
 	editor *nvimEditor // the engine's editor.Editor: language servers
+	inline inlineEdits // :Coder edit
 
 	renderMu sync.Mutex
 	early    []event.Event // notices from before the renderer existed (guarded by renderMu)
@@ -131,6 +137,9 @@ func (h *host) register() error {
 		"coder_full_text":     h.fullTextRequest,
 		"coder_trust":         h.trustRequest,
 		"coder_lua_done":      h.editor.luaDone,
+		"coder_inline":        h.inlineEdit,
+		"coder_inline_cancel": h.inlineCancel,
+		"coder_inline_result": h.inlineResult,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
