@@ -67,6 +67,9 @@ type Report struct {
 	Servers int `json:"servers"`
 	// TimedOut says some server had not published when settle ran out.
 	TimedOut bool `json:"timed_out"`
+	// WaitedUS is how long the editor waited for the servers, in
+	// microseconds (measurements: the feedback's own cost is the rest).
+	WaitedUS int64 `json:"waited_us"`
 }
 
 // Query operations the editor answers. Symbol resolution by name is done

@@ -230,6 +230,7 @@ function M.diagnostics(id, paths, settle_ms)
   end
   local finished = false
   local timer
+  local t_wait, t_published -- hrtime: reload done, last publish handled
   local function finish(timed_out)
     if finished then
       return nil
@@ -249,7 +250,12 @@ function M.diagnostics(id, paths, settle_ms)
       end
       t.restore()
     end
-    return { after = after, servers = servers, timed_out = timed_out or false }
+    local waited = 0
+    if t_wait then
+      waited = math.floor(((t_published or uv.hrtime()) - t_wait) / 1000)
+    end
+    -- waited_us: the servers' time, for the host's measurements.
+    return { after = after, servers = servers, timed_out = timed_out or false, waited_us = waited }
   end
   if need == 0 or settle_ms <= 0 then
     return vim.json.encode(finish(false))
@@ -265,6 +271,7 @@ function M.diagnostics(id, paths, settle_ms)
     end
     if all then
       listeners[id] = nil
+      t_published = uv.hrtime()
       vim.schedule(function()
         local r = finish(false)
         if r then
@@ -275,6 +282,7 @@ function M.diagnostics(id, paths, settle_ms)
   end
   -- Reloaded after the hooks are in: the publish for the new text is
   -- the one waited for.
+  t_wait = uv.hrtime()
   for _, t in ipairs(targets) do
     if not vim.b[t.buf].coder_hidden then
       require('coder.bridge').reload({ t.path })
