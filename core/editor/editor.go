@@ -110,6 +110,9 @@ type Answer struct {
 	// Servers is how many servers were asked; 0: none supports the
 	// operation for that file.
 	Servers int `json:"servers"`
+	// Loaded, for the diagnostics of one file: the editor had it loaded
+	// and answered from its buffer. Else Diagnostics loads it.
+	Loaded bool `json:"loaded"`
 }
 
 // Limits of what goes back to the model.

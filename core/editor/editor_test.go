@@ -124,7 +124,14 @@ func TestLSPTool(t *testing.T) {
 			func(Query) (Answer, error) { return Answer{}, context.DeadlineExceeded }, "error: the language server did not answer within 5s", "hover:3:1", ""},
 		{"unknown symbol", `{"operation":"references","symbol":"nope"}`,
 			func(Query) (Answer, error) { return Answer{Servers: 1}, nil }, `error: no symbol named "nope"`, "workspace_symbols:0:0", ""},
-		{"file diagnostics", `{"operation":"diagnostics","path":"a.go"}`, nil, "info a.go:1:1 note", "", ""},
+		{"diagnostics of a file not loaded", `{"operation":"diagnostics","path":"a.go"}`,
+			func(Query) (Answer, error) { return Answer{}, nil }, "info a.go:1:1 note", "diagnostics:0:0", ""},
+		{"diagnostics of an open file", `{"operation":"diagnostics","path":"a.go"}`,
+			func(Query) (Answer, error) {
+				return Answer{Loaded: true, Servers: 1, Diagnostics: List[Diagnostic]{{Path: a, Line: 2, Col: 3, Severity: SevError, Message: "bad"}}}, nil
+			}, "error a.go:2:3 bad", "diagnostics:0:0", ""},
+		{"diagnostics of the open files", `{"operation":"diagnostics"}`,
+			func(Query) (Answer, error) { return Answer{Servers: 1}, nil }, "no diagnostics in the open files", "diagnostics:0:0", ""},
 		{"outside the workspace", `{"operation":"hover","path":"../x.go","line":1}`, nil, "", "", "outside"},
 		{"bad operation", `{"operation":"rename"}`, nil, "", "", "unknown lsp operation"},
 		{"no position", `{"operation":"definition"}`, nil, "", "", "needs a position"},

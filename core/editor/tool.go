@@ -152,6 +152,15 @@ func (r *runner) answer(ctx context.Context) (string, error) {
 			}
 			return r.diagnostics(ans.Diagnostics, "the open files"), nil
 		}
+		// An open buffer answers as it is; a file not loaded is loaded
+		// and its servers waited for, as after an edit.
+		ans, err := ed.LSP(ctx, Query{Op: OpDiagnostics, Path: r.abs})
+		if err != nil {
+			return "", err
+		}
+		if ans.Loaded {
+			return r.diagnostics(ans.Diagnostics, r.rel(r.abs)), nil
+		}
 		rep, err := ed.Diagnostics(ctx, []string{r.abs}, r.t.Settle)
 		if err != nil {
 			return "", err

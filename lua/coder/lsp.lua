@@ -478,6 +478,13 @@ local methods = {
 -- query(id, root, q): one LSP question, q = {op, path, line, column,
 -- symbol}. Answers {locations, hover, diagnostics, servers}, later.
 function M.query(id, root, q)
+  if q.op == 'diagnostics' and q.path and q.path ~= '' then
+    local b = loaded_buffer(q.path)
+    if not b then
+      return vim.json.encode({ loaded = false, servers = 0 }) -- the host loads it (diagnostics)
+    end
+    return vim.json.encode({ loaded = true, servers = #clients(b), diagnostics = collect(b, q.path, MAX_ALL) })
+  end
   if q.op == 'diagnostics' then
     local out = {}
     for _, b in ipairs(api.nvim_list_bufs()) do

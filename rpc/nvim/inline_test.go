@@ -60,6 +60,16 @@ func TestInlineEdit(t *testing.T) {
 	if got := e.bufText(); got != "one|TWO|THREE|four|five" {
 		t.Errorf("gR changed the buffer: %s", got)
 	}
+	// Without a range, a small buffer is taken whole.
+	e.llm.Enqueue(fakellm.Reply{Content: "one\nTWO\nTHREE\nfour\nfive"})
+	e.cmd("Coder edit nothing")
+	e.waitFor("the answer", 5*time.Second, func() bool { return !e.boolLua(`return require('coder.inline').pending()`) })
+	if reqs := e.llm.Requests(); !strings.Contains(reqs[len(reqs)-1].Messages[1].Content, "<selection lines=\"1-5\">") {
+		t.Errorf("without a range: %s", reqs[len(reqs)-1].Messages[1].Content)
+	}
+	if !strings.Contains(e.notes(), "the model changed nothing") || e.approvalOpen() {
+		t.Errorf("an unchanged answer: notes %s", e.notes())
+	}
 	if n := e.notes(); strings.Contains(n, "rror") || strings.Contains(n, "deprecat") {
 		t.Errorf("messages: %s", n)
 	}

@@ -86,6 +86,8 @@ func TestLSPFeedbackAndTool(t *testing.T) {
 			toolCall("h1", "lsp", map[string]any{"operation": "hover", "path": "b.fake", "line": 1, "column": 6}),
 			toolCall("s1", "lsp", map[string]any{"operation": "symbols", "path": "a.fake"}),
 			toolCall("x1", "lsp", map[string]any{"operation": "hover", "path": "../outside.fake", "line": 1}),
+			toolCall("g1", "lsp", map[string]any{"operation": "diagnostics", "path": "a.fake"}),
+			toolCall("g2", "lsp", map[string]any{"operation": "diagnostics", "path": "b.fake"}),
 		}},
 		fakellm.Reply{Content: "done"},
 	)
@@ -108,6 +110,8 @@ func TestLSPFeedbackAndTool(t *testing.T) {
 		"h1": "```fake\nfunc helper()\n```",
 		"s1": "a.fake:2 function helper: func helper",
 		"x1": "error: ",
+		"g1": "error a.fake:1:1 [fakels] ERROR is not allowed here",
+		"g2": "error b.fake:2:1 [fakels] ERROR is not allowed here",
 	} {
 		if got, _ := toolResult(reqs[3:4], id); got != want && !(id == "x1" && strings.HasPrefix(got, want)) {
 			t.Errorf("lsp call %s = %q, want %q", id, got, want)
@@ -125,7 +129,7 @@ func TestLSPFeedbackAndTool(t *testing.T) {
 		}},
 		fakellm.Reply{Content: "done"},
 	)
-	e.run("Coder edit a")
+	e.run("Coder change a")
 	reqs = e.llm.Requests()
 	res, _ = toolResult(reqs[len(reqs)-1:], "e2")
 	if !strings.HasSuffix(res, "New language-server diagnostics in the changed files:\nerror a.fake:3:1 [fakels] ERROR is not allowed here") {
