@@ -28,6 +28,32 @@ local function clients(buf)
   return out
 end
 
+-- starting_or_attached returns the clients attached to buf, including
+-- those still starting (a FileType autocmd that just started a server for
+-- a buffer loaded hidden): their first publish is waited for too.
+local function starting_or_attached(buf)
+  if vim.fn.has('nvim-0.10') == 1 then
+    local ok, cls = pcall(vim.lsp.get_clients, { bufnr = buf, _uninitialized = true })
+    if ok then
+      return cls
+    end
+    return clients(buf)
+  end
+  -- Older versions list only initialized clients; buf_is_attached and
+  -- get_client_by_id know the others. Client ids count up from 1.
+  local out, top = {}, 0
+  for _, c in ipairs(vim.lsp.get_active_clients()) do
+    top = math.max(top, c.id)
+  end
+  for id = 1, top + 16 do
+    local c = vim.lsp.get_client_by_id(id)
+    if c and vim.lsp.buf_is_attached(buf, id) then
+      table.insert(out, c)
+    end
+  end
+  return out
+end
+
 local function all_clients()
   if vim.lsp.get_clients then
     return vim.lsp.get_clients()
@@ -217,7 +243,7 @@ function M.diagnostics(id, paths, settle_ms)
     if b then
       local ids = {}
       local n = 0
-      for _, c in ipairs(clients(b)) do
+      for _, c in ipairs(starting_or_attached(b)) do
         hook(c)
         ids[c.id] = true
         n = n + 1

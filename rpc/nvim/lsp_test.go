@@ -188,3 +188,24 @@ func TestLSPHostileServers(t *testing.T) {
 		})
 	}
 }
+
+// No file of the language is open: loading the written file hidden starts
+// its server (the FileType autocmd), and its first publish still comes
+// back with the write.
+func TestLSPServerStartedByTheHiddenLoad(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "auto-edit", "lsp": {"settle": "300s"}}`})
+	e.attachFakeLS(nil)
+	e.start()
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w1", "write", map[string]any{"path": "b.fake", "content": "ERROR here\n"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	e.run("Coder write b")
+	reqs := e.llm.Requests()
+	if res, _ := toolResult(reqs[len(reqs)-1:], "w1"); !strings.Contains(res, "error b.fake:1:1 [fakels] ERROR is not allowed here") {
+		t.Errorf("write result:\n%s", res)
+	}
+	if e.boolLua(`return vim.fn.bufloaded(...) == 1`, filepath.Join(e.dir, "b.fake")) {
+		t.Error("b.fake stays loaded")
+	}
+}
