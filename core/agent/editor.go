@@ -20,7 +20,7 @@ func (s *Session) lspTool() tools.Tool {
 	if s.opts.Editor == nil {
 		return nil
 	}
-	return editor.Tool{Editor: s.opts.Editor, Timeout: s.opts.Config.LSPTimeout(), Settle: s.opts.Config.LSPSettle()}
+	return editor.Tool{Editor: s.opts.Editor, Timeout: s.opts.Config.LSPTimeout()}
 }
 
 // editorTools are the tools the front end answers, offered only while it

@@ -34,7 +34,6 @@ const (
 type Tool struct {
 	Editor  Editor
 	Timeout time.Duration // per query; 0: DefaultTimeout
-	Settle  time.Duration // diagnostics of a file not yet published
 }
 
 var toolSpec = llm.Tool{Type: "function", Function: llm.FunctionDef{
@@ -127,12 +126,14 @@ func (r *runner) run(ctx context.Context) tools.Result {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout+r.t.Settle)
+	// The editor's own wait for a file's first diagnostics ends first,
+	// with what it has.
+	ctx, cancel := context.WithTimeout(ctx, timeout+time.Second)
 	defer cancel()
-	out, err := r.answer(ctx)
+	out, err := r.answer(ctx, timeout)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("the language server did not answer within %s; try again, or use grep and read", timeout+r.t.Settle)
+			err = fmt.Errorf("the language server did not answer within %s; try again, or use grep and read", timeout)
 		}
 		msg := "error: " + err.Error()
 		return tools.Result{Output: msg, Display: msg, Summary: msg, IsError: true}
@@ -141,7 +142,7 @@ func (r *runner) run(ctx context.Context) tools.Result {
 	return tools.Result{Output: out, Display: out, Summary: oneLine(summary, 120)}
 }
 
-func (r *runner) answer(ctx context.Context) (string, error) {
+func (r *runner) answer(ctx context.Context, timeout time.Duration) (string, error) {
 	a, ed := r.a, r.t.Editor
 	switch a.Operation {
 	case "diagnostics":
@@ -161,7 +162,7 @@ func (r *runner) answer(ctx context.Context) (string, error) {
 		if ans.Loaded {
 			return r.diagnostics(ans.Diagnostics, r.rel(r.abs)), nil
 		}
-		rep, err := ed.Diagnostics(ctx, []string{r.abs}, r.t.Settle)
+		rep, err := ed.Diagnostics(ctx, []string{r.abs}, timeout)
 		if err != nil {
 			return "", err
 		}

@@ -54,6 +54,7 @@ end
 function M.stop()
   if host().running() then
     host().notify('coder_cancel')
+    require('coder.inline').cancel()
   end
 end
 

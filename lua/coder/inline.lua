@@ -164,6 +164,7 @@ function M.review(o)
     return
   end
   local path = o.path ~= '' and o.path or '[No Name]'
+  a.reviewing = true
   require('coder.approval').push({
     id = 'inline-' .. o.id,
     tool = 'edit',
@@ -179,8 +180,26 @@ end
 
 -- failed: the host could not get an answer.
 function M.failed(o)
+  if not asking[o.id] then
+    return -- stopped with :Coder stop
+  end
   asking[o.id] = nil
   notify(o.msg, vim.log.levels.ERROR)
+end
+
+-- cancel stops the inline edits still waiting for the model (:Coder
+-- stop); one under review stays until it is decided.
+function M.cancel()
+  local any = false
+  for id, a in pairs(asking) do
+    if not a.reviewing then
+      asking[id] = nil
+      any = true
+    end
+  end
+  if any then
+    require('coder.host').notify('coder_inline_cancel')
+  end
 end
 
 -- pending reports whether an inline edit waits for the model (tests,

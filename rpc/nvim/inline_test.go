@@ -70,6 +70,15 @@ func TestInlineEdit(t *testing.T) {
 	if !strings.Contains(e.notes(), "the model changed nothing") || e.approvalOpen() {
 		t.Errorf("an unchanged answer: notes %s", e.notes())
 	}
+	// :Coder stop ends an edit still asking: no review, no error.
+	e.llm.Enqueue(fakellm.Reply{Content: "never shown", Hang: true})
+	e.cmd("2Coder edit slowly")
+	e.waitFor("the model to be asked", 5*time.Second, func() bool { return len(e.llm.Requests()) == 4 })
+	e.cmd("Coder stop")
+	if e.boolLua(`return require('coder.inline').pending()`) || e.approvalOpen() {
+		t.Error("the inline edit still pending after :Coder stop")
+	}
+	e.lua(`return vim.fn.rpcrequest(require('coder.host').state.chan, 'coder_status')`, nil) // the host handled the stop
 	if n := e.notes(); strings.Contains(n, "rror") || strings.Contains(n, "deprecat") {
 		t.Errorf("messages: %s", n)
 	}
