@@ -163,3 +163,27 @@ func toolContent(r fakellm.Request, id string) string {
 	}
 	return ""
 }
+
+// lsp is read-only: offered and run in plan mode, under the strict preset.
+func TestLSPToolInPlanMode(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, o *Options) {
+		c.Mode = "plan"
+		c.Permissions.Preset = "strict"
+		o.Editor = &fakeEditor{servers: 1}
+	})
+	if err := os.WriteFile(filepath.Join(f.root, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("l1", "lsp", map[string]any{"operation": "references", "path": "a.go", "line": 1})}},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "where is it used")
+	reqs := f.srv.Requests()
+	if !offeredTool(reqs[0], "lsp") {
+		t.Error("lsp not offered in plan mode")
+	}
+	if got := toolContent(reqs[1], "l1"); got != "a.go:7: func target() {}" {
+		t.Errorf("lsp in plan mode: %q", got)
+	}
+}
