@@ -25,3 +25,9 @@ end, {
     return require('coder').complete(arglead, cmdline, pos)
   end,
 })
+
+-- The inline assistant from Visual mode: the command line opens with
+-- :'<,'>Coder edit and the instruction is typed after it (:help
+-- coder-inline). Map it with e.g. vim.keymap.set('x', '<leader>ce',
+-- '<Plug>(coder-edit)').
+vim.keymap.set('x', '<Plug>(coder-edit)', ':Coder edit ', { desc = 'coder-nvim: rewrite the selection (inline edit)' })

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/coder-nvim/coder-nvim/core/editor"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
@@ -43,7 +44,14 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	tool := s.lookupTool(name)
 	mode := s.Mode()
 	var mt mcpTool
-	isMCP := false
+	isMCP, isEditor := false, false
+	if tool == nil && name == editor.ToolName {
+		// Offered while a server is attached; a call just after the last
+		// one went away gets the tool's own "no server" answer.
+		if tool = s.lspTool(); tool != nil {
+			isEditor = true
+		}
+	}
 	if tool == nil { // MCP names hold "__", no built-in does
 		if mt, isMCP = s.lookupMCP(t, name, mode); isMCP {
 			tool = mt
@@ -56,7 +64,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if isMCP {
 		info.Server = mt.t.Server
 	}
-	if !isMCP && !s.offered(t.conv, name) {
+	if !isMCP && !isEditor && !s.offered(t.conv, name) {
 		if mode != policy.ModePlan {
 			return fail(fmt.Sprintf("tool %q is not enabled in this conversation", name))
 		}
@@ -143,6 +151,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if inv.Kind == tools.KindExecute && !readOnly || len(inv.Changes) > 0 {
 		s.awaitBefore(t) // the turn's snapshot first: that wait is no start
 	}
+	before := s.editorBefore(ctx, inv.Changes)
 	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
 	var out *outputStream
 	if name == "bash" && !isMCP && t.conv.Tools.Shell {
@@ -179,6 +188,14 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	display := res.Display
 	if display == "" {
 		display = res.Output
+	}
+	if len(inv.Changes) > 0 && !res.IsError && ctx.Err() == nil {
+		// The language servers' word on the new text, while the model
+		// still has the change in mind.
+		if fb := s.editorFeedback(ctx, inv.Changes, before); fb != "" {
+			res.Output += fb
+			display += fb
+		}
 	}
 	return end(status, res.Summary, display, res.Output)
 }

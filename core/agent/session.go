@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/editor"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -58,6 +59,9 @@ type Options struct {
 	// ModeFromFlag says Config.Mode is the user's explicit choice for
 	// this run (exec --mode): on resume it wins over the saved mode.
 	ModeFromFlag bool
+	// Editor is the front end's language servers (Neovim): diagnostics
+	// after edits and the lsp tool. nil (exec, ACP): neither.
+	Editor editor.Editor
 	// Tools replaces the built-in tools (tests).
 	Tools []tools.Tool
 	// Now replaces the clock (tests).

@@ -105,7 +105,9 @@ func (s *Session) turnContext(t *task) *turnContext {
 	}
 	tc.window = s.windowLocked(tc.model)
 	s.mu.Unlock()
-	// MCP tools come after the built-ins and the conversation tools.
+	// The editor's tools, then MCP tools, come after the built-ins and
+	// the conversation tools.
+	tc.tools = append(tc.tools, s.editorTools()...)
 	tc.tools = append(tc.tools, s.mcpTools(t, tc.mode)...)
 	tc.specs = tools.Specs(tc.tools)
 	return tc

@@ -65,6 +65,7 @@ type Config struct {
 	Conversations  Conversations `json:"conversations"`
 	Storage        Storage       `json:"storage"`
 	History        History       `json:"history"`
+	LSP            LSP           `json:"lsp"`
 
 	// MCPServers are the MCP servers, in the shape Claude Desktop and
 	// Codex use; a later file replaces a server of the same name.
@@ -121,6 +122,29 @@ type Conversations struct {
 	// CloseTimeout is how long closing a conversation or the session
 	// waits for its task to stop before abandoning it, a Go duration.
 	CloseTimeout string `json:"close_timeout"`
+}
+
+// LSP holds the language-server settings of front ends that run servers
+// (Neovim): the diagnostics fed back after edits and the lsp tool.
+type LSP struct {
+	// Settle (a Go duration) is how long a tool call that changed files
+	// waits at most for the servers to publish diagnostics; "0" turns
+	// the feedback off.
+	Settle string `json:"settle"`
+	// Timeout (a Go duration) bounds one lsp tool query.
+	Timeout string `json:"timeout"`
+}
+
+// LSPSettle is the parsed lsp.settle (0: no diagnostics after edits).
+func (c Config) LSPSettle() time.Duration {
+	d, _ := time.ParseDuration(c.LSP.Settle) // validated in Load
+	return d
+}
+
+// LSPTimeout is the parsed lsp.timeout.
+func (c Config) LSPTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.LSP.Timeout) // validated in Load
+	return d
 }
 
 // AcceptsImages reports whether images may be sent to the model
@@ -295,6 +319,7 @@ func Defaults() Config {
 		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s", CallTimeout: "120s", IdleTimeout: "10m"},
 		Storage:       Storage{Policy: "full", TTL: "72h"},
 		History:       History{MaxItems: 2000},
+		LSP:           LSP{Settle: "1.5s", Timeout: "5s"},
 	}
 }
 
@@ -541,6 +566,12 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if d, err := time.ParseDuration(c.StreamIdleTimeout); err != nil || d <= 0 {
 		bad("stream_idle_timeout", "want a positive duration such as \"120s\", got %q", c.StreamIdleTimeout)
+	}
+	if d, err := time.ParseDuration(c.LSP.Settle); err != nil || d < 0 {
+		bad("lsp.settle", "want a duration such as \"1.5s\" (\"0\" turns the diagnostics after edits off), got %q", c.LSP.Settle)
+	}
+	if d, err := time.ParseDuration(c.LSP.Timeout); err != nil || d <= 0 {
+		bad("lsp.timeout", "want a positive duration such as \"5s\", got %q", c.LSP.Timeout)
 	}
 	if c.ContextWindow < 1000 {
 		bad("context_window", "must be at least 1000, got %d", c.ContextWindow)

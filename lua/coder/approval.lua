@@ -4,7 +4,10 @@
 -- inline diff review: the proposed change is drawn in the file's own buffer
 -- (removed lines highlighted in place, added lines as virtual lines under
 -- them) and each hunk can be accepted or rejected. Lua only sends the
--- choices; Go computes the resulting file.
+-- choices; Go computes the resulting file. An inline edit (coder.inline)
+-- uses the same review on a buffer: req.inline receives the answer, and
+-- the review ends by itself once every hunk was accepted (ga) or
+-- rejected (gr), or at once with gR.
 local M = {}
 
 local api = vim.api
@@ -77,7 +80,7 @@ local function render_lines()
   end
   add(table.concat(choices, ' · '))
   local always = key('always', 'always: ' .. one_line((r.scope or '') ~= '' and r.scope or 'this action'))
-  if always then
+  if always and not r.inline then
     add(always)
   end
   if #cur.hunks > 0 then
@@ -87,6 +90,7 @@ local function render_lines()
       key('prev_hunk', 'previous hunk'),
       key('accept_hunk', 'accept'),
       key('reject_hunk', 'reject hunk'),
+      r.inline and key('reject_all', 'reject all') or nil,
     }) do
       table.insert(nav, c)
     end
@@ -359,6 +363,25 @@ local function set_hunk(accepted, buf)
   end
   cur.idx = buf and hunk_at(buf) or cur.idx
   cur.hunks[cur.idx].accepted = accepted
+  cur.hunks[cur.idx].decided = true
+  if cur.req.inline then
+    local all = true
+    for _, h in ipairs(cur.hunks) do
+      all = all and h.decided
+    end
+    if all then
+      M.answer('once')
+      return
+    end
+    -- On to the next hunk still to decide.
+    for i = 1, #cur.hunks do
+      local j = (cur.idx + i - 1) % #cur.hunks + 1
+      if not cur.hunks[j].decided then
+        jump(j)
+        return
+      end
+    end
+  end
   draw_all()
   refresh_float()
 end
@@ -388,6 +411,7 @@ local function map_file_buffer(buf)
     { k.prev_hunk, M.prev_hunk, 'previous hunk' },
     { k.accept_hunk, function() M.accept_hunk(buf) end, 'accept hunk' },
     { k.reject_hunk, function() M.reject_hunk(buf) end, 'reject hunk' },
+    { cur.req.inline and k.reject_all or nil, function() M.answer('deny') end, 'reject all' },
   }
   for _, a in ipairs(actions) do
     local lhs = a[1]
@@ -401,12 +425,15 @@ end
 
 local function start_review()
   for _, d in ipairs(cur.req.diffs or {}) do
-    if vim.fn.bufexists(d.abs) == 0 then
-      cur.created[d.abs] = true
+    local buf = d.buf -- an inline edit's buffer, maybe unnamed
+    if not buf then
+      if vim.fn.bufexists(d.abs) == 0 then
+        cur.created[d.abs] = true
+      end
+      buf = vim.fn.bufadd(d.abs)
+      pcall(vim.fn.bufload, buf)
+      vim.bo[buf].buflisted = true
     end
-    local buf = vim.fn.bufadd(d.abs)
-    pcall(vim.fn.bufload, buf)
-    vim.bo[buf].buflisted = true
     for hi, h in ipairs(d.hunks or {}) do
       table.insert(cur.hunks, {
         buf = buf,
@@ -498,7 +525,9 @@ local function show(req)
     end
   end
   bmap(k.approve, function() M.answer('once') end, 'allow once')
-  bmap(k.always, function() M.answer('always') end, 'allow always')
+  if not req.inline then
+    bmap(k.always, function() M.answer('always') end, 'allow always')
+  end
   bmap(k.deny, function() M.answer('deny') end, 'deny')
   bmap(k.deny_alt, function() M.answer('deny') end, 'deny')
   if #cur.hunks > 0 then
@@ -506,8 +535,13 @@ local function show(req)
     bmap(k.prev_hunk, M.prev_hunk, 'previous hunk')
     bmap(k.accept_hunk, function() M.accept_hunk() end, 'accept hunk')
     bmap(k.reject_hunk, function() M.reject_hunk() end, 'reject hunk')
+    if req.inline then
+      bmap(k.reject_all, function() M.answer('deny') end, 'reject all')
+    end
   end
-  local focus = require('coder.config').current.focus_approval
+  -- An inline edit is reviewed where it was asked: the cursor stays in
+  -- the buffer.
+  local focus = require('coder.config').current.focus_approval and not req.inline
   cur.win = api.nvim_open_win(buf, false, {
     relative = 'editor', row = 1, col = 1, width = 40, height = 1,
     border = 'rounded', style = 'minimal', focusable = true,
@@ -603,10 +637,13 @@ function M.answer(decision)
     end
   end
   local host = require('coder.host')
-  if host.running() then
+  if not req.inline and host.running() then
     host.notify('coder_answer', req.id, decision, accepted)
   end
   teardown(applies)
+  if req.inline then
+    req.inline(decision, accepted) -- after the review's marks are gone
+  end
   M.next()
 end
 

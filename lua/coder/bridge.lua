@@ -191,6 +191,15 @@ function handlers.trust(o)
   end)
 end
 
+-- inline_review / inline_failed: the answer to a :Coder edit.
+function handlers.inline_review(o)
+  require('coder.inline').review(o)
+end
+
+function handlers.inline_failed(o)
+  require('coder.inline').failed(o)
+end
+
 function handlers.diff_view(o)
   require('coder.diffview').open(o.diff)
 end
@@ -269,7 +278,8 @@ function M.reload(paths)
   end
   for _, p in ipairs(paths) do
     for _, b in ipairs(buffers_for(p)) do
-      if not vim.bo[b].modified then
+      -- coder_hidden: loaded by coder.lsp for diagnostics, current already.
+      if not vim.bo[b].modified and not vim.b[b].coder_hidden then
         local views = {}
         for _, w in ipairs(vim.fn.win_findbuf(b)) do
           views[w] = vim.api.nvim_win_call(w, vim.fn.winsaveview)

@@ -39,6 +39,7 @@ local defaults = {
     prev_hunk = '[h',
     accept_hunk = 'ga',
     reject_hunk = 'gr',
+    reject_all = 'gR', -- inline edit review: reject every hunk
     open_full = 'gO', -- transcript: open a folded answer, tool output or attached context whole
     yank_code = 'gy', -- transcript: yank the code block under the cursor
     next_code = ']]', -- transcript: the next code block

@@ -54,6 +54,7 @@ end
 function M.stop()
   if host().running() then
     host().notify('coder_cancel')
+    require('coder.inline').cancel()
   end
 end
 
@@ -99,7 +100,7 @@ function M.state()
   return require('coder.ui').state.status
 end
 
-local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust' }
+local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust', 'edit' }
 
 local function notify_err(err)
   vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
@@ -230,6 +231,11 @@ end
 -- command runs :Coder.
 function M.command(opts)
   local args = vim.trim(opts.args or '')
+  if args == 'edit' or args:match('^edit%s') then
+    -- The inline assistant (:help coder-inline).
+    require('coder.inline').start(args:sub(5), opts.range, opts.line1, opts.line2)
+    return
+  end
   -- :Coder #buffer … from a file means that file.
   require('coder.context').remember(vim.api.nvim_get_current_buf())
   local ctx = nil

@@ -472,7 +472,7 @@ func TestReviewVirtualLinesKeepTabs(t *testing.T) {
 		fakellm.Reply{Content: "edited"},
 	)
 	e.start()
-	e.cmd("Coder edit calc.go")
+	e.cmd("Coder change calc.go")
 	e.waitApproval()
 	var virt []string
 	e.lua(`local buf = vim.fn.bufnr(...)

@@ -21,10 +21,15 @@
 //	coder_transcript id (rpcrequest)    a conversation's messages as transcript text
 //	coder_conversation_new line form (rpcrequest)  open a conversation (`/conversation new` arguments or form answers) and target it
 //	coder_conversation_set line (rpcrequest)       change the target conversation's context (KEY VALUE)
+//	coder_inline {…}                    :Coder edit: rewrite a selection (answer: inline_review op)
+//	coder_inline_cancel                 stop the inline edit asking the model
+//	coder_inline_result id decision accepted (rpcrequest)  the reviewed selection's lines
+//	coder_lua_done id json              the answer of a coder.lsp call that waited
 //
 // Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
 // ~30 times per second for streamed text, at once for anything else; and
-// require('coder.bridge').buffer_modified(path) from the write guard.
+// require('coder.bridge').buffer_modified(path) from the write guard; and
+// require('coder.lsp') for diagnostics and language-server queries.
 package nvimhost
 
 import (
@@ -80,7 +85,9 @@ type host struct {
 	// request sent right after coder_start waits for it here.
 	opened chan struct{}
 
-	comp completer // @ and /model completion
+	comp   completer   // @ and /model completion
+	editor *nvimEditor // the engine's editor.Editor: language servers
+	inline inlineEdits // :Coder edit
 
 	renderMu sync.Mutex
 	early    []event.Event // notices from before the renderer existed (guarded by renderMu)
@@ -104,6 +111,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	h := &host{v: v, log: logger, version: version, ctx: ctx, out: newOutbox(), opened: make(chan struct{})}
+	h.editor = newNvimEditor(h)
 	if err := h.register(); err != nil {
 		return err
 	}
@@ -138,6 +146,10 @@ func (h *host) register() error {
 		"coder_full_text":        h.fullTextRequest,
 		"coder_trust":            h.trustRequest,
 		"coder_complete":         h.complete,
+		"coder_lua_done":         h.editor.luaDone,
+		"coder_inline":           h.inlineEdit,
+		"coder_inline_cancel":    h.inlineCancel,
+		"coder_inline_result":    h.inlineResult,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -239,7 +251,7 @@ func (h *host) openLocked(resume string) {
 	}
 	cfg = be.Config // after detection
 	h.cfg = cfg
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models, Editor: h.editor}
 	var sess *agent.Session
 	resumed := false
 	if resume != "" {
@@ -565,6 +577,16 @@ func (h *host) guard(ctx context.Context, abs string) error {
 	case <-ctx.Done():
 		return fmt.Errorf("could not check Neovim for unsaved edits of %s: %w", abs, ctx.Err())
 	}
+}
+
+// workspaceRoot is the session's workspace ("" before it opened).
+func (h *host) workspaceRoot() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sess != nil {
+		return h.sess.Root()
+	}
+	return h.root
 }
 
 func (h *host) rel(abs string) string {

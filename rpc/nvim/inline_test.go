@@ -1,0 +1,85 @@
+package nvimhost
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+)
+
+func (e *editor) bufText() string {
+	var s string
+	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '|')`, &s)
+	return s
+}
+
+// `:'<,'>Coder edit` on an unsaved, unnamed buffer: the model gets the
+// selection outside the chat, the answer is reviewed in the buffer, and
+// after ga only the selected lines are changed, nothing is written; gR
+// rejects a second answer whole.
+func TestInlineEdit(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.lua(`vim.cmd('enew')
+		vim.api.nvim_buf_set_lines(0, 0, -1, false, {'one', 'two', 'three', 'four', 'five'})
+		vim.api.nvim_win_set_cursor(0, {1, 0})`, nil)
+	e.llm.Enqueue(fakellm.Reply{Content: "```\nTWO\nTHREE\n```"})
+	e.cmd("2,3Coder edit upper-case these")
+	e.waitApproval()
+	if got := e.bufText(); got != "one|two|three|four|five" {
+		t.Fatalf("buffer changed before the review: %s", got)
+	}
+	req := e.llm.Requests()[0]
+	if len(req.Messages) != 2 || len(req.Tools) != 0 || !strings.Contains(req.Messages[1].Content, "Instruction: upper-case these") ||
+		!strings.Contains(req.Messages[1].Content, "<selection lines=\"2-3\">\ntwo\nthree\n</selection>") ||
+		!strings.Contains(req.Messages[1].Content, "<before>\none\n</before>") {
+		t.Errorf("inline request: %+v", req.Messages)
+	}
+	// The cursor stays in the buffer, on the hunk.
+	if !e.boolLua(`return vim.bo.buftype == '' and vim.api.nvim_win_get_cursor(0)[1] == 2`) {
+		t.Error("the review took the cursor away from the hunk")
+	}
+	e.input("ga")
+	e.waitFor("the accepted hunk in the buffer", 5*time.Second, func() bool { return e.bufText() == "one|TWO|THREE|four|five" })
+	if e.approvalOpen() {
+		t.Error("the review is still open after every hunk was decided")
+	}
+	if !e.boolLua(`return vim.bo.modified and vim.api.nvim_buf_get_name(0) == ''`) {
+		t.Error("the buffer should be changed, unsaved and still unnamed")
+	}
+	if tr := e.transcript(); strings.Contains(tr, "upper-case") {
+		t.Errorf("the inline edit went into the chat:\n%s", tr)
+	}
+
+	// gR rejects the whole answer.
+	e.llm.Enqueue(fakellm.Reply{Content: "uno"})
+	e.cmd("1Coder edit translate")
+	e.waitApproval()
+	e.input("gR")
+	e.waitFor("the review to close", 5*time.Second, func() bool { return !e.approvalOpen() })
+	if got := e.bufText(); got != "one|TWO|THREE|four|five" {
+		t.Errorf("gR changed the buffer: %s", got)
+	}
+	// Without a range, a small buffer is taken whole.
+	e.llm.Enqueue(fakellm.Reply{Content: "one\nTWO\nTHREE\nfour\nfive"})
+	e.cmd("Coder edit nothing")
+	e.waitFor("the answer", 5*time.Second, func() bool { return !e.boolLua(`return require('coder.inline').pending()`) })
+	if reqs := e.llm.Requests(); !strings.Contains(reqs[len(reqs)-1].Messages[1].Content, "<selection lines=\"1-5\">") {
+		t.Errorf("without a range: %s", reqs[len(reqs)-1].Messages[1].Content)
+	}
+	if !strings.Contains(e.notes(), "the model changed nothing") || e.approvalOpen() {
+		t.Errorf("an unchanged answer: notes %s", e.notes())
+	}
+	// :Coder stop ends an edit still asking: no review, no error.
+	e.llm.Enqueue(fakellm.Reply{Content: "never shown", Hang: true})
+	e.cmd("2Coder edit slowly")
+	e.waitFor("the model to be asked", 5*time.Second, func() bool { return len(e.llm.Requests()) == 4 })
+	e.cmd("Coder stop")
+	if e.boolLua(`return require('coder.inline').pending()`) || e.approvalOpen() {
+		t.Error("the inline edit still pending after :Coder stop")
+	}
+	e.lua(`return vim.fn.rpcrequest(require('coder.host').state.chan, 'coder_status')`, nil) // the host handled the stop
+	if n := e.notes(); strings.Contains(n, "rror") || strings.Contains(n, "deprecat") {
+		t.Errorf("messages: %s", n)
+	}
+}
