@@ -65,6 +65,7 @@ type Conversation struct {
 	times      []int64
 	view       *promptView // compacted prompt (compact.go); nil: all of history is sent
 	todos      []store.Todo
+	commands   []store.Command // its / command results, never sent to the model
 	ctxTokens  int
 	sentTools  []llm.Tool // the tools of its last request
 	sentSystem string     // the system message of its last request
@@ -138,6 +139,7 @@ func (c *Conversation) saved() store.Conversation {
 		MessageTimes:     slices.Clone(alignTimes(c.times, len(c.history))),
 		Messages:         append([]llm.Message(nil), c.history...),
 		Todos:            append([]store.Todo(nil), c.todos...),
+		Commands:         slices.Clone(c.commands),
 		System:           c.sentSystem,
 		SentTools:        c.sentTools,
 		Stats:            new(c.stats.Clone()),
@@ -159,6 +161,7 @@ func restoreConversation(sc store.Conversation, started map[string]bool, skipped
 		lastActive:       sc.LastActiveAt,
 		history:          repairHistory(sc.Messages, started),
 		todos:            sc.Todos,
+		commands:         sc.Commands,
 		sentSystem:       sc.System,
 		sentTools:        sc.SentTools,
 	}

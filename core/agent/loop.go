@@ -97,6 +97,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 			s.emit(with(ev))
 		} else if out != "" {
 			s.emit(with(event.Event{Kind: event.CommandOutput, Text: out}))
+			s.recordCommand(t, trimmed, out)
 		}
 		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
 		if t.runs != "" && err == nil {

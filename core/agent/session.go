@@ -341,6 +341,7 @@ func (s *Session) load(id string) error {
 		root.times = times
 	}
 	root.todos = snap.Todos
+	root.commands = snap.Commands
 	root.sentTools = snap.Tools
 	root.ctxTokens = estimateTokens(root.history)
 	for _, sc := range snap.Conversations {
@@ -636,6 +637,7 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		MessageTimes: append([]int64{s.opts.Now().UnixMilli()}, root.MessageTimes...),
 		Tools:        s.rootConv.tools(),
 		Todos:        root.Todos,
+		Commands:     root.Commands,
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
 		Turns:      append([]store.Turn(nil), s.turns...),
@@ -651,7 +653,7 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		snap.Tools = tools.Specs(s.offeredToolsLocked(s.rootConv))
 	}
 	// In Messages, Todos, MessageTimes and Tools.
-	root.Messages, root.Todos, root.MessageTimes, root.System, root.SentTools = nil, nil, nil, "", nil
+	root.Messages, root.Todos, root.MessageTimes, root.System, root.SentTools, root.Commands = nil, nil, nil, "", nil, nil
 	for _, c := range s.order {
 		snap.TTLConvs = snap.TTLConvs || c.Storage == store.PolicyTTL
 		c.mu.Lock()

@@ -473,5 +473,6 @@ func (s *Session) cmdDiff(ctx context.Context, t *task, _ string) (string, error
 		return "no changes in the workspace", nil
 	}
 	t.emit(event.Event{Kind: event.CommandOutput, Text: ch.Summary(), Detail: ch.Patch})
+	s.recordCommand(t, "/diff", ch.Summary()) // the summary, as the transcript shows it
 	return "", nil
 }

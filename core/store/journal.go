@@ -28,6 +28,7 @@ const (
 	KindStart    = "start"     // tool call Call started
 	KindEnd      = "end"       // tool call Call ended
 	KindTodos    = "todos"     // Todos replaced
+	KindCommand  = "command"   // a / command's result (Command)
 	KindView     = "view"      // compacted view of conversation Conv
 	KindError    = "error"     // Text: an error the session hit
 	KindTaskEnd  = "task_end"  // a task ended
@@ -47,6 +48,7 @@ type Record struct {
 	Conversation *Conversation `json:"conversation,omitempty"`
 	Turn         *Turn         `json:"turn,omitempty"`
 	Todos        []Todo        `json:"todos,omitempty"`
+	Command      *Command      `json:"command,omitempty"`
 	View         *View         `json:"view,omitempty"`
 	Text         string        `json:"text,omitempty"`
 }
@@ -427,6 +429,10 @@ func filterRecord(p Policy, r *Record) bool {
 		}
 	case KindTodos:
 		r.Todos = headerTodos(r.Todos)
+	case KindCommand:
+		if r.Command != nil {
+			r.Command = &headerCommands([]Command{*r.Command})[0]
+		}
 	case KindView:
 		if r.View != nil {
 			v := *r.View

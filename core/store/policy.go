@@ -175,9 +175,10 @@ func (s *Snapshot) filtered() *Snapshot {
 			cv.System = notStored(cv.System)
 			cv.Messages = filterMessages(cp, cv.Messages)
 			cv.Todos = headerTodos(cv.Todos)
+			cv.Commands = headerCommands(cv.Commands)
 		}
 		if cp == PolicyNone {
-			cv.Instructions, cv.UserInstructions, cv.System, cv.Todos = "", "", "", nil
+			cv.Instructions, cv.UserInstructions, cv.System, cv.Todos, cv.Commands = "", "", "", nil, nil
 		}
 		c.Conversations = append(c.Conversations, cv)
 	}
@@ -209,9 +210,10 @@ func (s *Snapshot) filtered() *Snapshot {
 		}
 		c.Turns = append(c.Turns, t)
 	}
-	c.Todos = nil
+	c.Todos, c.Commands = nil, nil
 	if p == PolicyHeaders {
 		c.Todos = headerTodos(s.Todos)
+		c.Commands = headerCommands(s.Commands)
 	} else {
 		c.Tools = nil
 	}
@@ -255,13 +257,21 @@ func (s *Snapshot) aged() *Snapshot {
 			}
 			c.Turns[i].Input = notStored(t.Input)
 		}
+		if cmds, ok := ageCommands(s.Commands, cutoff); ok {
+			if c == nil {
+				cp := *s
+				c = &cp
+			}
+			c.Commands = cmds
+		}
 	}
 	for i, cv := range s.Conversations {
 		if Narrower(s.Storage, Policy(cv.StoragePolicy)) != PolicyTTL {
 			continue
 		}
 		msgs, times, ok := ageMessages(cv.Messages, cv.MessageTimes, cutoff)
-		if !ok {
+		cmds, cok := ageCommands(cv.Commands, cutoff)
+		if !ok && !cok {
 			continue
 		}
 		if c == nil {
@@ -271,12 +281,33 @@ func (s *Snapshot) aged() *Snapshot {
 		if !cloned {
 			c.Conversations, cloned = append([]Conversation(nil), s.Conversations...), true
 		}
-		c.Conversations[i].Messages, c.Conversations[i].MessageTimes = msgs, times
+		if ok {
+			c.Conversations[i].Messages, c.Conversations[i].MessageTimes = msgs, times
+		}
+		if cok {
+			c.Conversations[i].Commands = cmds
+		}
 	}
 	if c == nil {
 		return s
 	}
 	return c
+}
+
+// ageCommands keeps only the size of the command outputs written before
+// cutoff (unix ms); ok is false when none is.
+func ageCommands(cmds []Command, cutoff int64) ([]Command, bool) {
+	var out []Command
+	for i, c := range cmds {
+		if c.Time.IsZero() || c.Time.UnixMilli() >= cutoff || strings.HasPrefix(c.Output, "[not stored") {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(cmds)
+		}
+		out[i].Output = notStored(c.Output)
+	}
+	return out, out != nil
 }
 
 // ageMessages makes headers-only the messages written before cutoff (unix

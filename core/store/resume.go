@@ -177,6 +177,15 @@ func (s *Snapshot) apply(r *Record) {
 		} else {
 			s.Todos = r.Todos
 		}
+	case KindCommand:
+		if r.Command == nil {
+			return
+		}
+		if c := s.conv(r.Conv); c != nil {
+			c.Commands = append(c.Commands, *r.Command)
+		} else {
+			s.Commands = append(s.Commands, *r.Command)
+		}
 	case KindView:
 		if r.View == nil {
 			return

@@ -68,6 +68,8 @@ type Snapshot struct {
 	// creation order.
 	Conversations []Conversation `json:"conversations,omitempty"`
 	Todos         []Todo         `json:"todos,omitempty"`
+	// Commands are the root conversation's `/` command results.
+	Commands []Command `json:"commands,omitempty"`
 	// Turns records per user turn the workspace snapshot taken before it,
 	// so /undo works after a restart.
 	Turns []Turn `json:"turns,omitempty"`
@@ -114,8 +116,29 @@ type Conversation struct {
 	// root's are Snapshot.Messages[0] and Snapshot.Tools).
 	System    string     `json:"system,omitempty"`
 	SentTools []llm.Tool `json:"sent_tools,omitempty"`
+	Commands []Command `json:"commands,omitempty"`
 	// Stats are the conversation's metrics (stats.go).
 	Stats *Stats `json:"stats,omitempty"`
+}
+
+// Command is a `/` command run in a conversation and what it printed
+// (seed 001 §4: written back to the session). It is never sent to the
+// model; a resumed session shows it where it ran.
+type Command struct {
+	At     int       `json:"at"` // the number of messages the conversation held when it ran
+	Input  string    `json:"input"`
+	Output string    `json:"output"`
+	Time   time.Time `json:"time,omitempty"`
+}
+
+// headerCommands is commands without their output: size only.
+func headerCommands(cmds []Command) []Command {
+	var out []Command
+	for _, c := range cmds {
+		c.Output = notStored(c.Output)
+		out = append(out, c)
+	}
+	return out
 }
 
 // ToolPrefs are a conversation's built-in tool switches (seed 000

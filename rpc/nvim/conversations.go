@@ -129,7 +129,7 @@ func (h *host) transcriptRequest(id string) ([][]string, error) {
 	if conv == "" {
 		name = "root conversation " + string(sess.RootConversation())
 	}
-	r.replayTitled(name, stats.Lines(), sess.History(conv))
+	r.replayTitled(name, stats.Lines(), sess.History(conv), sess.Commands(conv))
 	if len(chunks) == 0 {
 		chunks = [][]string{{"", ""}}
 	}

@@ -288,7 +288,7 @@ func (h *host) openLocked(resume string) {
 	h.fileIndex(sess.Workspace()).Warm()
 	h.renderMu.Lock()
 	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
-	h.render.history = func() []llm.Message { return sess.History("") }
+	h.render.history = func() ([]llm.Message, []store.Command) { return sess.History(""), sess.Commands("") }
 	h.render.openKey = args.OpenKey
 	h.renderMu.Unlock()
 	h.readyLocked(resumed)

@@ -9,6 +9,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/mention"
+	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 // Highlight groups the transcript uses; the Lua side defines them with
@@ -67,9 +68,9 @@ type renderer struct {
 
 	emitText func(hl, s string)
 	emitOp   func(o op, urgent bool)
-	// history returns the root conversation (nil: unknown); a /resume shows
-	// it in the transcript.
-	history func() []llm.Message
+	// history returns the root conversation and its / command results
+	// (nil: unknown); a /resume shows them in the transcript.
+	history func() ([]llm.Message, []store.Command)
 }
 
 func newRenderer(root string, emitText func(hl, s string), emitOp func(o op, urgent bool)) *renderer {
@@ -273,8 +274,9 @@ func (r *renderer) event(ev event.Event) {
 			r.emitOp(r.statusOp(), true)
 		}
 		if prev != "" && r.session != prev && r.history != nil {
-			if msgs := r.history(); len(msgs) > 0 {
-				r.replay(r.session, msgs)
+			msgs, cmds := r.history()
+			if len(msgs) > 0 || len(cmds) > 0 {
+				r.replay(r.session, msgs, cmds)
 			}
 		}
 	case event.TodosUpdated:

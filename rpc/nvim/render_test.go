@@ -316,7 +316,7 @@ func TestReplayShowsOutcomes(t *testing.T) {
 		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("a", "write", `{"path":"a.txt"}`), call("b", "bash", `{"command":"false"}`), call("c", "read", `{"path":"x"}`)}},
 		{Role: llm.RoleTool, ToolCallID: "a", Content: "wrote a.txt"},
 		{Role: llm.RoleTool, ToolCallID: "b", Content: "error: exit status 1"},
-	})
+	}, nil)
 	for _, want := range []string{`✓ write {"path":"a.txt"}`, `✗ bash {"command":"false"} — error: exit status 1`, `✗ read {"path":"x"} — no result was recorded`} {
 		if !strings.Contains(f.text, want) {
 			t.Errorf("replay lacks %q:\n%s", want, f.text)
@@ -324,6 +324,31 @@ func TestReplayShowsOutcomes(t *testing.T) {
 	}
 	if strings.Contains(f.text, "· ") {
 		t.Errorf("a call is shown as pending:\n%s", f.text)
+	}
+}
+
+// TestReplayShowsCommands: /resume shows the / command results recorded,
+// each where it ran among the messages.
+func TestReplayShowsCommands(t *testing.T) {
+	f := &fakeBuffer{}
+	r := f.renderer()
+	r.replay("s1", []llm.Message{
+		{Role: llm.RoleUser, Content: "first"},
+		{Role: llm.RoleAssistant, Content: "answer one"},
+		{Role: llm.RoleUser, Content: "second"},
+	}, []store.Command{
+		{At: 0, Input: "/tools", Output: "read write"},
+		{At: 2, Input: "/diff", Output: "a.txt +1 -0"},
+		{At: 3, Input: "/todos", Output: "no todos"},
+	})
+	order := []string{"/tools", "read write", "first", "answer one", "/diff", "a.txt +1 -0", "second", "/todos", "no todos"}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(f.text[at:], want)
+		if i < 0 {
+			t.Fatalf("replay lacks %q after offset %d:\n%s", want, at, f.text)
+		}
+		at += i + len(want)
 	}
 }
 

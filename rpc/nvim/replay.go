@@ -6,17 +6,19 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 // replay writes a resumed conversation into the transcript: what was said
 // by whom and which tools ran, without the tools' output.
-func (r *renderer) replay(sessionID string, msgs []llm.Message) {
-	r.replayTitled("session "+sessionID, nil, msgs)
+func (r *renderer) replay(sessionID string, msgs []llm.Message, cmds []store.Command) {
+	r.replayTitled("session "+sessionID, nil, msgs, cmds)
 }
 
 // replayTitled is replay under a heading naming what is shown, and the
-// header's lines (a conversation's metrics) below it.
-func (r *renderer) replayTitled(name string, header []string, msgs []llm.Message) {
+// header's lines (a conversation's metrics) below it. The / command
+// results recorded go where they ran among the messages.
+func (r *renderer) replayTitled(name string, header []string, msgs []llm.Message, cmds []store.Command) {
 	r.paragraph()
 	r.line(hlNotice, "── "+name+" ──")
 	for _, l := range header {
@@ -29,7 +31,15 @@ func (r *renderer) replayTitled(name string, header []string, msgs []llm.Message
 			results[m.ToolCallID] = m.Content
 		}
 	}
-	for _, m := range msgs {
+	commandsUpTo := func(at int) {
+		for len(cmds) > 0 && cmds[0].At <= at {
+			r.event(event.Event{Kind: event.UserMessage, Text: cmds[0].Input})
+			r.event(event.Event{Kind: event.CommandOutput, Text: strings.TrimRight(cmds[0].Output, "\n")})
+			cmds = cmds[1:]
+		}
+	}
+	for i, m := range msgs {
+		commandsUpTo(i)
 		switch m.Role {
 		case llm.RoleUser:
 			r.event(event.Event{Kind: event.UserMessage, Text: strings.TrimRight(m.Content, "\n")})
@@ -54,6 +64,7 @@ func (r *renderer) replayTitled(name string, header []string, msgs []llm.Message
 			}
 		}
 	}
+	commandsUpTo(len(msgs))
 	r.newline()
 	r.section, r.stream = "", ""
 }
