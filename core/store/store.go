@@ -116,7 +116,7 @@ type Conversation struct {
 	// root's are Snapshot.Messages[0] and Snapshot.Tools).
 	System    string     `json:"system,omitempty"`
 	SentTools []llm.Tool `json:"sent_tools,omitempty"`
-	Commands []Command `json:"commands,omitempty"`
+	Commands  []Command  `json:"commands,omitempty"`
 	// Stats are the conversation's metrics (stats.go).
 	Stats *Stats `json:"stats,omitempty"`
 }
