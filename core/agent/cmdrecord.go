@@ -22,6 +22,16 @@ func (s *Session) recordCommand(t *task, input, out string) {
 	cmd := store.Command{At: c.base + len(c.history), Input: input, Output: out, Time: s.opts.Now()}
 	c.commands = append(c.commands, cmd)
 	c.mu.Unlock()
+	root := s.rootConv
+	root.mu.Lock()
+	rootEmpty := root.base+len(root.history) == 0
+	root.mu.Unlock()
+	if rootEmpty && (s.journal == nil || s.journalID != s.id) {
+		// Commands alone make no session on disk; the first snapshot
+		// takes them along.
+		s.mu.Unlock()
+		return
+	}
 	err := s.recordLocked(store.Record{Kind: store.KindCommand, Conv: s.convKeyLocked(c), Command: &cmd})
 	s.mu.Unlock()
 	s.reportSave(err)
