@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -61,6 +62,12 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	if raw[0] == '"' {
+		if bytes.IndexByte(raw, '\\') < 0 {
+			// No escapes: the text is the bytes between the quotes (the
+			// decoder has validated them).
+			m.Content = string(raw[1 : len(raw)-1])
+			return nil
+		}
 		return json.Unmarshal(raw, &m.Content)
 	}
 	var parts []contentPart

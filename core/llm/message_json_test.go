@@ -14,6 +14,8 @@ func TestMessageJSON(t *testing.T) {
 		want string // the encoded form
 	}{
 		{"text", Message{Role: RoleUser, Content: "hi"}, `{"role":"user","content":"hi"}`},
+		{"unicode, no escapes", Message{Role: RoleUser, Content: "héllo 世界"}, `{"role":"user","content":"héllo 世界"}`},
+		{"escapes", Message{Role: RoleUser, Content: "a\n\"b\" \\ <c>"}, `{"role":"user","content":"a\n\"b\" \\ \u003cc\u003e"}`},
 		{"images as parts", Message{Role: RoleUser, Content: "see", Images: []Image{{URL: "data:image/png;base64,AA=="}}},
 			`{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}`},
 		{"image only", Message{Role: RoleUser, Images: []Image{{URL: "data:image/png;base64,AA=="}}},
