@@ -23,6 +23,7 @@ import (
 // approval, then the run. It returns the tool message content; it never
 // fails, since every call needs a result.
 func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) string {
+	t.ranDurable = false
 	name := call.Function.Name
 	info := &event.Tool{CallID: call.ID, Name: name, Kind: string(tools.KindOther), Title: name, Arguments: call.Function.Arguments}
 	start := time.Now()
@@ -141,7 +142,11 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if inv.Kind == tools.KindExecute && !readOnly || len(inv.Changes) > 0 {
 		s.awaitBefore(t) // the turn's snapshot first: that wait is no start
 	}
-	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
+	// A command proven read-only is, like a read tool, harmless to run
+	// again: its start marker is not worth a synchronous write.
+	durable := inv.Kind != tools.KindRead && !own && !readOnly
+	t.ranDurable = durable
+	s.markStarted(call.ID, durable)
 	res := s.runTracked(ctx, t, inv, readOnly)
 	s.markEnded(call.ID)
 	if ho := t.handover; ho != nil && ho.closure.callID == call.ID {
