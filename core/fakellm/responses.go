@@ -169,7 +169,10 @@ func responsesEvents(req Request, reply Reply, seq int) [][]byte {
 		add("response.output_item.done", map[string]any{"output_index": idx, "item": map[string]any{"type": "function_call", "id": id, "call_id": tc.ID, "name": tc.Function.Name, "arguments": tc.Function.Arguments}})
 		idx++
 	}
-	usage := map[string]any{"input_tokens": len(req.Raw)/4 + 1, "output_tokens": (len(text)+len(reply.Reasoning)+argsLen)/4 + 1,
+	// total_tokens as the real API always sends it: Codex CLI takes a
+	// completion without it for a broken stream and asks again.
+	in, outTokens := len(req.Raw)/4+1, (len(text)+len(reply.Reasoning)+argsLen)/4+1
+	usage := map[string]any{"input_tokens": in, "output_tokens": outTokens, "total_tokens": in + outTokens,
 		"input_tokens_details": map[string]any{"cached_tokens": 0}}
 	if u := reply.Usage; u != nil {
 		usage = map[string]any{"input_tokens": u.PromptTokens, "output_tokens": u.CompletionTokens, "total_tokens": u.TotalTokens,
