@@ -166,3 +166,25 @@ func matchLines(out string) []string {
 	}
 	return lines
 }
+
+// asciiLower's eight-bytes-at-a-time loop lowers exactly A to Z, every
+// byte value at every position.
+func TestASCIILower(t *testing.T) {
+	data := make([]byte, 0, 3*256)
+	for i := range 3 * 256 {
+		data = append(data, byte(i*7+i/256))
+	}
+	for off := range 9 {
+		in := data[off:]
+		got := asciiLower([]byte("x"), in)
+		want := append([]byte("x"), in...)
+		for i, c := range want {
+			if 'A' <= c && c <= 'Z' {
+				want[i] = c + 32
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("offset %d: asciiLower differs from the byte loop", off)
+		}
+	}
+}
