@@ -151,17 +151,74 @@ func BenchmarkExecTurn(b *testing.B) {
 		run(b, large, answer)
 	})
 	b.Run("codex-5-bash", func(b *testing.B) {
-		codex, err := exec.LookPath("codex")
-		if err != nil {
-			b.Skip("codex (Codex CLI) is not on PATH: the comparison needs it installed; 5-bash's budget is ≤ 0.1× its time")
+		codex := os.Getenv("CODER_BENCH_CODEX")
+		if codex == "" {
+			codex, _ = exec.LookPath("codex")
 		}
+		if codex == "" {
+			b.Skip("Codex CLI is not installed: set CODER_BENCH_CODEX to its binary (npm install @openai/codex@0.169.0) or put codex on PATH; 5-bash's budget is ≤ 0.1× its time")
+		}
+		codexEnv := codexHome(b, srv.URL())
 		for b.Loop() {
-			srv.Enqueue(fiveBash()...)
+			n := 0
+			srv.SetScript(func(req fakellm.Request) fakellm.Reply {
+				n++
+				if n > 5 {
+					return fakellm.Reply{Content: "done"}
+				}
+				return fakellm.Reply{ToolCalls: []llm.ToolCall{codexShellCall(b, req, fmt.Sprint("c", n), fmt.Sprintf("echo step %d", n-1))}}
+			})
 			cmd := exec.Command(codex, "exec", "--skip-git-repo-check", "--cd", tiny, "go on")
-			cmd.Env = env
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("codex exec: %v\n%s", err, out)
+			cmd.Env = append(append([]string{}, env...), codexEnv...)
+			out, err := cmd.CombinedOutput()
+			if err != nil || n != 6 {
+				b.Fatalf("codex exec: %v, %d model requests (want 6)\n%s", err, n, out)
 			}
 		}
+		srv.SetScript(nil)
 	})
+}
+
+// codexHome writes a CODEX_HOME of its own (never the user's) whose model
+// provider is the fake server on the Responses wire, the only one Codex
+// CLI 0.169 speaks, with approvals off and no sandbox so that it runs the
+// commands as coder-nvim exec does; it returns the environment for it.
+func codexHome(b *testing.B, url string) []string {
+	home := b.TempDir()
+	conf := fmt.Sprintf(`model = "test-model"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+env_key = "CODER_BENCH_FAKE_KEY"
+wire_api = "responses"
+`, url)
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(conf), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return []string{"CODEX_HOME=" + home, "HOME=" + home, "CODER_BENCH_FAKE_KEY=test"}
+}
+
+// codexShellCall asks Codex to run command with whichever shell tool its
+// request offers.
+func codexShellCall(b *testing.B, req fakellm.Request, id, command string) llm.ToolCall {
+	for _, t := range req.Tools {
+		switch t.Function.Name {
+		case "exec_command":
+			return toolCall(id, t.Function.Name, map[string]any{"cmd": command})
+		case "shell_command":
+			return toolCall(id, t.Function.Name, map[string]any{"command": command})
+		case "shell":
+			return toolCall(id, t.Function.Name, map[string]any{"command": []string{"bash", "-lc", command}})
+		}
+	}
+	var names []string
+	for _, t := range req.Tools {
+		names = append(names, t.Function.Name)
+	}
+	b.Errorf("Codex offered no shell tool this benchmark knows: %v", names)
+	return toolCall(id, "shell", map[string]any{"command": []string{"bash", "-lc", command}})
 }

@@ -183,3 +183,55 @@ func TestResumeAfterKillMidHandOver(t *testing.T) {
 		t.Errorf("hand-over result after resume = %+v", m)
 	}
 }
+
+// A step that changes nothing — a command proven read-only, a read tool —
+// waits for the disk neither for its start nor for its result: they are in
+// the file at once (a host crash loses nothing) and the turn's answer makes
+// them durable. A command that may write still has its start marker
+// synced before it runs, so resume can say "outcome unknown".
+func TestReadOnlyStepsDoNotWaitForTheDisk(t *testing.T) {
+	tests := []struct {
+		name     string
+		command  string
+		min, max int64 // journal syncs of the turn
+	}{
+		// the user's message, the answer and, when the turn's first
+		// snapshot is done in time, its record; 8 when every step synced
+		{"read-only", "echo step", 0, 3},
+		// at least a start marker per call besides
+		{"writes", "echo step > out.txt", 2 + 3, 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, o *Options) { o.AllowAsks = true })
+			f.srv.Enqueue(fakellm.Reply{Content: "hello"})
+			f.run(t, "warm up") // the journal opens with the first turn
+			f.sess.mu.Lock()
+			j := f.sess.journal
+			f.sess.mu.Unlock()
+			before := j.Syncs()
+			var replies []fakellm.Reply
+			for i := range 3 {
+				replies = append(replies, fakellm.Reply{ToolCalls: []llm.ToolCall{call(fmt.Sprint("c", i), "bash", map[string]any{"command": tt.command})}})
+			}
+			f.srv.Enqueue(append(replies, fakellm.Reply{Content: "done"})...)
+			f.run(t, "run it")
+			if syncs := j.Syncs() - before; syncs < tt.min || syncs > tt.max {
+				t.Errorf("%d journal syncs for the turn, want %d to %d", syncs, tt.min, tt.max)
+			}
+			snap, err := store.Resume(store.Dir(f.root), f.sess.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			results := 0
+			for _, m := range snap.Messages {
+				if m.Role == llm.RoleTool && m.Content != "" {
+					results++
+				}
+			}
+			if results != 3 {
+				t.Errorf("%d tool results in the file, want 3", results)
+			}
+		})
+	}
+}

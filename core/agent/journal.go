@@ -105,6 +105,18 @@ func (s *Session) appendCalls(c *Conversation, m llm.Message) {
 	s.addMessage(c, m, false)
 }
 
+// appendQuietResult adds the result of a call that changed nothing (a
+// read tool, a command proven read-only, a call refused before it ran)
+// without waiting for the disk. It is in the file at once, so a crash of
+// the host loses nothing; a crash of the machine may lose it until the
+// next durable record (a writing call's start marker, the turn's answer
+// or end, Close), and what it loses is only read-only steps, which resume
+// asks the model again and which are harmless to run again. So a turn of
+// read-only steps costs one fsync at its boundaries, not one per step.
+func (s *Session) appendQuietResult(c *Conversation, m llm.Message) {
+	s.addMessage(c, m, false)
+}
+
 func (s *Session) addMessage(c *Conversation, m llm.Message, durable bool) {
 	s.mu.Lock()
 	// Recorded first: a new session's first snapshot, written when its

@@ -262,7 +262,12 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 			}
 			return false, errReplaced
 		}
-		s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: content})
+		result := llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: content}
+		if t.ranDurable {
+			s.appendMessage(t.conv, result)
+		} else {
+			s.appendQuietResult(t.conv, result)
+		}
 	}
 	s.flushMCPImages(t)
 	return false, nil

@@ -24,6 +24,7 @@ import (
 // approval, then the run. It returns the tool message content; it never
 // fails, since every call needs a result.
 func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) string {
+	t.ranDurable = false
 	name := call.Function.Name
 	info := &event.Tool{CallID: call.ID, Name: name, Kind: string(tools.KindOther), Title: name, Arguments: call.Function.Arguments}
 	start := time.Now()
@@ -152,7 +153,11 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 		s.awaitBefore(t) // the turn's snapshot first: that wait is no start
 	}
 	before := s.editorBefore(ctx, inv.Changes)
-	s.markStarted(call.ID, inv.Kind != tools.KindRead && !own)
+	// A command proven read-only is, like a read tool, harmless to run
+	// again: its start marker is not worth a synchronous write.
+	durable := inv.Kind != tools.KindRead && !own && !readOnly
+	t.ranDurable = durable
+	s.markStarted(call.ID, durable)
 	var out *outputStream
 	if name == "bash" && !isMCP && t.conv.Tools.Shell {
 		out = streamOutput(t, info) // use_streamable_shell_tool

@@ -30,6 +30,7 @@ type task struct {
 	runs       ConversationID  // set by /conversation new: its first run follows, the task ends Replaced
 	destroyed  bool            // its own conversation was destroyed by one of its calls
 	call       llm.ToolCall    // the tool call running now
+	ranDurable bool            // the last call's start was recorded durably: it may have changed something
 	usage      event.TurnUsage // the model calls' tokens so far
 	images     []llm.Image     // attached to the user message of the turn
 

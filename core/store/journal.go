@@ -77,6 +77,7 @@ type Journal struct {
 	ends     []recEnd          // since the last truncation: where each record ends
 	size     int64
 	written  int64 // bytes written, for benchmarks
+	syncs    int64 // appends that waited for the disk, for tests
 	unsynced bool  // records written by AppendLater, not yet fsynced
 }
 
@@ -148,6 +149,13 @@ func (j *Journal) Written() int64 {
 	return j.written
 }
 
+// Syncs is how many appends waited for the disk.
+func (j *Journal) Syncs() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.syncs
+}
+
 // Append writes r durably (fsync) after the previous records, filtered by
 // the policy, and returns its sequence number. A record the policy keeps
 // out entirely is not written and returns 0.
@@ -193,6 +201,7 @@ func (j *Journal) append(r Record, durable bool) (int64, error) {
 	n, err := writeJSON(j.f, long.record(r), &long, "\n")
 	j.written += n
 	if err == nil && durable {
+		j.syncs++
 		err = j.f.Sync()
 	}
 	if err != nil {

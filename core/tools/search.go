@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -298,54 +298,37 @@ func globMatch(glob, rel string) bool {
 }
 
 // grepFiles searches files (workspace-relative, in the order shown) on
-// every core, in chunks so that it can stop soon after the match cap.
-// listCapped says the file list itself was cut short.
+// every core and prints their matches in that order, stopping soon after
+// the match cap. listCapped says the file list itself was cut short.
 func grepFiles(ctx context.Context, root string, re *regexp.Regexp, files []string, listCapped bool, listLimit int) Result {
-	pre := grepPrefilter(re)
-	workers := runtime.GOMAXPROCS(0)
-	chunk := 64 * workers
+	m := newGrepMatcher(re)
 	var b strings.Builder
 	matches, inFiles := 0, 0
 	capped := false
-	found := make([][]string, chunk)
-	for start := 0; start < len(files) && !capped; start += chunk {
-		if ctx.Err() != nil {
-			return errorResult("grep canceled")
+	err := orderedEach(ctx, len(files), runtime.GOMAXPROCS(0), func() func(int) []string {
+		var buf, lower []byte // each worker's own
+		return func(i int) []string {
+			var out []string
+			buf, out = grepFile(root, files[i], m, buf, &lower)
+			return out
 		}
-		part := files[start:min(len(files), start+chunk)]
-		clear(found)
-		var wg sync.WaitGroup
-		next := make(chan int, len(part))
-		for i := range part {
-			next <- i
-		}
-		close(next)
-		for range min(workers, len(part)) {
-			wg.Go(func() {
-				for i := range next {
-					found[i] = grepFile(root, part[i], re, pre)
-				}
-			})
-		}
-		wg.Wait()
-		for i := range part {
-			if len(found[i]) == 0 {
-				continue
+	}, func(found []string) bool {
+		for i, line := range found {
+			if matches == maxGrepMatches {
+				capped = true
+				return false
 			}
-			inFiles++
-			for _, line := range found[i] {
-				if matches == maxGrepMatches {
-					capped = true
-					break
-				}
-				matches++
-				b.WriteString(line)
-				b.WriteByte('\n')
+			if i == 0 {
+				inFiles++ // files with a match shown, as through rg
 			}
-			if capped {
-				break
-			}
+			matches++
+			b.WriteString(line)
+			b.WriteByte('\n')
 		}
+		return true
+	})
+	if err != nil {
+		return errorResult("grep canceled")
 	}
 	if matches == 0 {
 		if listCapped {
@@ -362,39 +345,85 @@ func grepFiles(ctx context.Context, root string, re *regexp.Regexp, files []stri
 	return textResult(strings.TrimSuffix(b.String(), "\n"), fmt.Sprintf("%d matches in %d files", matches, inFiles))
 }
 
+// orderedEach runs work(i) for i in [0, n) on the given number of
+// workers (each makes its work function, to keep scratch buffers of its
+// own) and hands the results to use in index order until use returns
+// false. At most a window of results waits to be used, so memory stays
+// bounded when one slow file holds up the rest.
+func orderedEach[T any](ctx context.Context, n, workers int, newWork func() func(int) T, use func(T) bool) error {
+	window := 256 * workers
+	results := make([]T, n)
+	ready := make([]bool, n)
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	waiting := -1
+	slots := make(chan struct{}, window)
+	quit := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			work := newWork()
+			for {
+				select {
+				case slots <- struct{}{}:
+				case <-quit:
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				var r T
+				if ctx.Err() == nil {
+					r = work(i)
+				}
+				mu.Lock()
+				results[i], ready[i] = r, true
+				if i == waiting {
+					cond.Signal()
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	defer wg.Wait()
+	defer close(quit)
+	for i := range n {
+		mu.Lock()
+		for !ready[i] {
+			waiting = i
+			cond.Wait()
+		}
+		r := results[i]
+		var zero T
+		results[i] = zero
+		mu.Unlock()
+		<-slots
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !use(r) {
+			return nil
+		}
+	}
+	return ctx.Err()
+}
+
 // grepFile returns the formatted matching lines of one file (at most the
-// match cap). Files that are not regular, too large or binary are skipped.
-func grepFile(root, f string, re, pre *regexp.Regexp) []string {
-	abs := filepath.Join(root, filepath.FromSlash(f))
-	st, err := os.Stat(abs)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxGrepFileSize {
-		return nil
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil || isBinary(data) {
-		return nil
-	}
-	// One pass of the regex over the whole file rules most files out far
-	// faster than matching line by line. It must not rule out a file the
-	// line loop would match: lines are matched with their \r removed,
-	// which a multi-line $ does not see, so such files skip the prefilter.
-	if pre != nil && bytes.IndexByte(data, '\r') < 0 && !pre.Match(data) {
-		return nil
+// match cap) and the read buffer to reuse. Files that are not regular,
+// too large or binary are skipped.
+func grepFile(root, f string, m *grepMatcher, buf []byte, lower *[]byte) ([]byte, []string) {
+	data, buf := readForGrep(filepath.Join(root, filepath.FromSlash(f)), buf, maxGrepFileSize)
+	if data == nil {
+		return buf, nil
 	}
 	var out []string
-	n := 0
-	for line := range strings.Lines(string(data)) {
-		n++
-		line = strings.TrimRight(line, "\r\n")
-		if !re.MatchString(line) {
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s:%d:%s", f, n, truncateUTF8(line, maxGrepLine)))
-		if len(out) == maxGrepMatches {
-			break
-		}
-	}
-	return out
+	m.lines(data, lower, func(n int, line []byte) bool {
+		out = append(out, fmt.Sprintf("%s:%d:%s", f, n, truncateUTF8(string(line), maxGrepLine)))
+		return len(out) < maxGrepMatches
+	})
+	return buf, out
 }
 
 // grepPrefilter returns re in multi-line mode, where ^ and $ match at line

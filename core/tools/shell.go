@@ -71,11 +71,14 @@ func RunShellSplit(ctx context.Context, dir, command string, timeout time.Durati
 // groupGuard is the script bash runs before the command. It leaves a
 // watcher in the process group that reads fd 3, a pipe whose write end
 // only the host holds: the kernel closes it when the host dies, however it
-// dies, and the watcher then kills the group. The command itself runs by
-// exec, so its exit status is bash's and fd 3 is closed for it.
-const groupGuard = `( read -r _ <&3; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &
-exec 3<&-
-exec bash -c "$1" bash`
+// dies, and the watcher then kills the group. The command then runs in
+// the same bash by eval, with fd 3 closed and no positional parameters as
+// under bash -c, so its exit status is bash's; eval rather than a second
+// `exec bash -c` saves a bash start per call. The watcher is disowned so
+// that the command's `wait` and `jobs` do not see it; only the variable
+// holding the command (and $! until it starts a job) remain visible.
+// One line, so that bash's messages give the command's own line numbers.
+const groupGuard = `( read -r _ <&3; kill -KILL 0 ) </dev/null >/dev/null 2>&1 & disown; exec 3<&-; __coder_nvim_command=$1; set --; eval "$__coder_nvim_command"`
 
 // runShell runs the command; tee, when set, also gets the output as it
 // is read (not with split).

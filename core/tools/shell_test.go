@@ -218,9 +218,19 @@ func TestBashBackgroundChildrenEndWithTheCall(t *testing.T) {
 
 func TestBashKeepsBackgroundOutputAndHidesGuard(t *testing.T) {
 	dir := t.TempDir()
-	r := RunShell(context.Background(), dir, "(echo from-background) & wait; if [ -e /dev/fd/3 ]; then echo fd3-open; fi; echo $0", time.Minute, 0)
-	if r.ExitCode != 0 || r.Stdout != "from-background\nbash\n" {
+	r := RunShell(context.Background(), dir, "(echo from-background) & wait; if [ -e /dev/fd/3 ]; then echo fd3-open; fi; echo $0 $# \"$*\"", time.Minute, 0)
+	if r.ExitCode != 0 || r.Stdout != "from-background\nbash 0 \n" {
 		t.Fatalf("result %+v", r)
+	}
+	// Errors read as under bash -c: nothing of the guard shows, line
+	// numbers are the command's.
+	r = RunShell(context.Background(), dir, "echo (", time.Minute, 0)
+	if r.ExitCode != 2 || strings.Contains(r.Stdout, "coder") || !strings.Contains(r.Stdout, "line 1: `echo ('") {
+		t.Fatalf("syntax error result %+v", r)
+	}
+	r = RunShell(context.Background(), dir, "true\nno-such-command-here", time.Minute, 0)
+	if r.ExitCode != 127 || !strings.Contains(r.Stdout, "line 2: no-such-command-here: command not found") {
+		t.Fatalf("syntax error result %+v", r)
 	}
 	r = RunShellSplit(context.Background(), dir, "echo out; echo err >&2; exit 4", time.Minute, 0)
 	if r.ExitCode != 4 || r.Stdout != "out\n" || r.Stderr != "err\n" {
@@ -271,5 +281,16 @@ func TestBashOutputWhileRunning(t *testing.T) {
 	}
 	if !strings.Contains(r.Output, "bytes omitted") || !strings.HasSuffix(r.Output, "last\n[exit code 0]") || !strings.HasPrefix(r.Output, "first\nerr\n") {
 		t.Errorf("result changed by Output: %q…", r.Output[:40])
+	}
+}
+
+// BenchmarkRunShell is the cost of one bash call that runs a builtin:
+// bash's start, the group guard and the host's pipes.
+func BenchmarkRunShell(b *testing.B) {
+	dir := b.TempDir()
+	for b.Loop() {
+		if r := RunShell(context.Background(), dir, "echo step", time.Minute, 0); r.ExitCode != 0 {
+			b.Fatalf("result %+v", r)
+		}
 	}
 }

@@ -273,9 +273,12 @@ func firstLine(s string) string {
 	return s
 }
 
+// binarySniff is how much of a file's start isBinary looks at.
+const binarySniff = 8 << 10
+
 // isBinary reports whether data looks binary: a NUL byte in the first 8 KiB.
 func isBinary(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), 8<<10)], 0) >= 0
+	return bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0
 }
 
 // NewInvocation prepares a call of a tool implemented outside this package
