@@ -6,12 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/testrepo"
 )
 
 // largeRepo is the large repository of the benchmarks, made once per
@@ -27,50 +27,13 @@ func sharedLargeRepo(b *testing.B) string {
 	largeRepo.once.Do(func() {
 		largeRepo.dir, largeRepo.err = os.MkdirTemp("", "coder-nvim-bench-repo-")
 		if largeRepo.err == nil {
-			benchRepo(b, largeRepo.dir, benchFiles())
+			testrepo.Large(b, largeRepo.dir, benchFiles())
 		}
 	})
 	if largeRepo.err != nil {
 		b.Fatal(largeRepo.err)
 	}
 	return largeRepo.dir
-}
-
-// benchRepo makes root a committed repository of n files (100 per
-// directory) with 1% untracked files beside them.
-func benchRepo(b *testing.B, root string, n int) {
-	b.Helper()
-	body := []byte(strings.Repeat("some line of code\n", 20))
-	for i := range n {
-		dir := filepath.Join(root, fmt.Sprintf("d%04d", i/100))
-		if i%100 == 0 {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%06d.go", i)), body, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b", "GIT_CONFIG_GLOBAL=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-qm", "tree")
-	if err := os.MkdirAll(filepath.Join(root, "gen"), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	for i := range n / 100 {
-		if err := os.WriteFile(filepath.Join(root, "gen", fmt.Sprintf("u%05d.txt", i)), body, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // benchFiles is the size of the large repository: CODER_BENCH_FILES,

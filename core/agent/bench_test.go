@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/testrepo"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -84,31 +84,7 @@ func BenchmarkTurnLargeRepo(b *testing.B) {
 		n = v
 	}
 	root := b.TempDir()
-	body := []byte(strings.Repeat("some line of code\n", 20))
-	for i := range n {
-		dir := filepath.Join(root, fmt.Sprintf("d%04d", i/100))
-		if i%100 == 0 {
-			os.MkdirAll(dir, 0o755)
-		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%06d.go", i)), body, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b", "GIT_CONFIG_GLOBAL=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	git("add", "-A")
-	git("commit", "-qm", "tree")
-	os.MkdirAll(filepath.Join(root, "gen"), 0o755)
-	for i := range n / 100 {
-		os.WriteFile(filepath.Join(root, "gen", fmt.Sprintf("u%05d.txt", i)), body, 0o644)
-	}
+	testrepo.Large(b, root, n)
 	cfg := config.Defaults()
 	cfg.Workflow.AutoVerifyAfterEdit = false
 	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "hi"}, FinishReason: "stop"}

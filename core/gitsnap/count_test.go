@@ -3,43 +3,13 @@ package gitsnap
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// gitLog puts a git first on PATH that logs each invocation's
-// subcommand, one line each, to the returned file, then runs the real git.
-// Tests that use it cannot run in parallel (PATH is the process's).
-func gitLog(t *testing.T) func() []string {
-	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "git.log")
-	script := "#!/bin/sh\n" +
-		"for a in \"$@\"; do case \"$prev\" in -c) prev=;; *) case \"$a\" in -c) prev=-c;; *) printf '%s\\n' \"$a\" >>'" + log + "'; break;; esac;; esac; done\n" +
-		"exec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return func() []string {
-		data, err := os.ReadFile(log)
-		if os.IsNotExist(err) {
-			return nil
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Remove(log) //nolint:errcheck // the next count starts empty
-		return strings.Fields(string(data))
-	}
-}
+	"github.com/coder-nvim/coder-nvim/core/testrepo"
+)
 
 // TestSnapshotGitProcesses counts the git processes of a session's
 // snapshots: the first learns the repository (rev-parse, config) and
@@ -63,7 +33,7 @@ func TestSnapshotGitProcesses(t *testing.T) {
 			commitAll(t, root)
 			writeFile(t, root, ".coder/sessions/s.json", "{}\n")
 			writeFile(t, root, "new.txt", "untracked\n")
-			calls := gitLog(t)
+			calls := testrepo.GitLog(t)
 			g := NewRepo(root)
 			opts := Options{MaxFileSize: 10 << 20}
 
