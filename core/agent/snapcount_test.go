@@ -2,15 +2,13 @@ package agent
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/testrepo"
 )
 
 // gitCalls puts a git first on PATH that logs each invocation's
@@ -19,27 +17,10 @@ import (
 // test cannot run in parallel.
 func gitCalls(t *testing.T) func() map[string]int {
 	t.Helper()
-	real, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "git.log")
-	script := "#!/bin/sh\n" +
-		"for a in \"$@\"; do case \"$prev\" in -c) prev=;; *) case \"$a\" in -c) prev=-c;; *) printf '%s\\n' \"$a\" >>'" + log + "'; break;; esac;; esac; done\n" +
-		"exec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	log := testrepo.GitLog(t)
 	return func() map[string]int {
-		data, err := os.ReadFile(log)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		os.Remove(log) //nolint:errcheck // the next count starts empty
 		n := map[string]int{}
-		for _, c := range strings.Fields(string(data)) {
+		for _, c := range log() {
 			n[c]++
 		}
 		return n
@@ -55,6 +36,9 @@ func gitCalls(t *testing.T) func() map[string]int {
 func TestCommandSnapshots(t *testing.T) {
 	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "default" })
 	writeFile(t, filepath.Join(f.root, "kept.txt"), "kept\n")
+	// The session learns the repository here, not in the first turn's
+	// snapshot, which that turn may cancel before it has learned anything.
+	f.run(t, "/diff")
 	calls := gitCalls(t)
 
 	var echoes []llm.ToolCall

@@ -86,7 +86,9 @@ func (g *Repo) Snapshot(ctx context.Context, message string, opts Options) (stri
 	}
 	tree, large, err := r.worktreeTree(ctx, opts.MaxFileSize)
 	if err != nil {
-		g.r = nil // learn the facts again next time
+		if ctx.Err() == nil {
+			g.r = nil // learn the facts again next time; a cancel says nothing of them
+		}
 		return "", fmt.Errorf("snapshot %s: %w", r.root, err)
 	}
 	id := ""
