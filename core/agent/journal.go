@@ -42,7 +42,6 @@ func (s *Session) journalLocked() (*store.Journal, error) {
 		if err := store.Save(store.Dir(s.root), snap); err != nil {
 			return nil, err
 		}
-		s.snapSeq = snap.JournalSeq
 	}
 	return j, nil
 }
@@ -139,16 +138,15 @@ func (s *Session) recordTurn(i int) {
 	s.reportSave(err)
 }
 
-// snapshotNow writes the session's snapshot, when something was recorded
-// since the last one (or, counted says, a task's metrics changed in a
-// session already on disk), and waits until it is durable; the journal
-// records it holds are then dropped.
-func (s *Session) snapshotNow(counted bool) {
+// snapshotNow writes the session's snapshot at the end of a task, when
+// the session is on disk (every task changes its conversation's metrics),
+// and waits until it is durable; the journal records it holds are then
+// dropped.
+func (s *Session) snapshotNow() {
 	s.mu.Lock()
 	open := s.journal != nil && s.journalID == s.id
-	dirty := open && (counted || s.journal.Seq() > s.snapSeq)
 	s.mu.Unlock()
-	if dirty {
+	if open {
 		s.save()
 	}
 	s.saver.sync()
@@ -157,7 +155,7 @@ func (s *Session) snapshotNow(counted bool) {
 // closeJournal closes the journal of the session being left. s.mu is held.
 func (s *Session) closeJournalLocked() {
 	s.journal.Close()
-	s.journal, s.journalID, s.baseSeq, s.snapSeq = nil, "", 0, 0
+	s.journal, s.journalID, s.baseSeq = nil, "", 0
 }
 
 // expireStored runs the ttl cleanup pass over the workspace's sessions.

@@ -263,7 +263,7 @@ func (sc *scheduler) work(done chan struct{}) {
 		s.runPlan(ctx, t)
 		cancel()
 		conv.countTask(t.end, s.opts.Now().Sub(began))
-		s.snapshotNow(true) // the task's record is one durable snapshot before it is reported done
+		s.snapshotNow() // the task's record is one durable snapshot before it is reported done
 		conv.mu.Lock()
 		conv.task = ""
 		conv.mu.Unlock()

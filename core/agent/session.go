@@ -122,8 +122,7 @@ type Session struct {
 	journal   *store.Journal
 	journalID string
 	baseSeq   int64
-	snapSeq   int64 // JournalSeq of the last snapshot queued
-	slashNote bool  // the server/tool deprecation notice was given
+	slashNote bool // the server/tool deprecation notice was given
 	// undoneOthers are the files the last /undo left alone (/undo others).
 	undoneOthers *othersOfTurn
 	// resumeNote says why a resumed session runs narrower than it was
@@ -615,7 +614,6 @@ func (s *Session) save() {
 	if s.journalID != s.id {
 		j = nil
 	}
-	s.snapSeq = snap.JournalSeq
 	s.mu.Unlock()
 	s.saver.put(snap, j)
 }
