@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -115,9 +114,6 @@ const (
 	maxItemImages      = 8
 )
 
-// imageExt maps the image files the model may name to their types.
-var imageExt = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
-
 // remoteImages lists the http(s) image URLs among raw's items: a URL the
 // model chose can carry data out (a secret in its query), so the call is
 // asked about, and refused in plan mode.
@@ -201,7 +197,7 @@ func (s *Session) itemImage(ctx context.Context, t *task, url string) (llm.Image
 	case strings.Contains(url, "://"):
 		return llm.Image{}, fmt.Errorf("image_url must be a data:image/… URL, a workspace image file or an http(s) URL, not %q", url)
 	}
-	mime := imageExt[strings.ToLower(filepath.Ext(url))]
+	mime := llm.ImageFileType(url)
 	if mime == "" {
 		return llm.Image{}, fmt.Errorf("%s is not a PNG, JPEG, GIF or WebP file (nor a data:image/… URL)", url)
 	}
@@ -209,7 +205,7 @@ func (s *Session) itemImage(ctx context.Context, t *task, url string) (llm.Image
 	if err != nil {
 		return llm.Image{}, err
 	}
-	return llm.Image{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)}, nil
+	return llm.DataImage(mime, data), nil
 }
 
 // handOver checks the chain depth and leaves the hand-over on the task;

@@ -4,7 +4,10 @@
 package llm
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -50,6 +53,28 @@ func ImageType(mime string) bool {
 		return true
 	}
 	return false
+}
+
+// ImageFileType is the MIME type of an image file chat-completion
+// endpoints accept, by its name's extension in any case (a.PNG,
+// b.jpeg); "" for any other file.
+func ImageFileType(name string) string {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".png":
+		return "image/png"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".gif":
+		return "image/gif"
+	case ".webp":
+		return "image/webp"
+	}
+	return ""
+}
+
+// DataImage is an image sent inline: a base64 data: URL of type mime.
+func DataImage(mime string, data []byte) Image {
+	return Image{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)}
 }
 
 // ToolCall is a function call requested by the assistant.

@@ -58,3 +58,17 @@ func TestMessageJSONOlderAndBadForms(t *testing.T) {
 		}
 	}
 }
+
+func TestImageFileType(t *testing.T) {
+	for name, want := range map[string]string{
+		"a.png": "image/png", "dir/b.JPG": "image/jpeg", "c.jpeg": "image/jpeg", "d.gif": "image/gif",
+		"e.WebP": "image/webp", "f.svg": "", "png": "", "g.png.txt": "",
+	} {
+		if got := ImageFileType(name); got != want {
+			t.Errorf("ImageFileType(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if got := DataImage("image/png", []byte("PNG")).URL; got != "data:image/png;base64,UE5H" {
+		t.Errorf("DataImage = %q", got)
+	}
+}

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -54,7 +53,7 @@ func convert(res *sdk.CallToolResult, maxBytes int) Result {
 				parts = append(parts, fmt.Sprintf("[image content %d refused: MIME type %q is not PNG, JPEG, GIF or WebP; not shown]", i+1, mime))
 				continue
 			}
-			out.Images = append(out.Images, llm.Image{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(c.Data)})
+			out.Images = append(out.Images, llm.DataImage(mime, c.Data))
 			parts = append(parts, fmt.Sprintf("[image %d: %s, %d bytes]", len(out.Images), mime, len(c.Data)))
 		case *sdk.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio content %d: %s, %d bytes, not shown]", i+1, c.MIMEType, len(c.Data)))

@@ -3,7 +3,6 @@ package mention
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -118,9 +117,6 @@ func (r Resolver) diff(ctx context.Context) Item {
 	return it
 }
 
-// imageTypes are the image files attached as image parts, by extension.
-var imageTypes = map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
-
 func (r Resolver) path(ctx context.Context, ref Ref) Item {
 	it := Item{Source: "@", Path: ref.Path}
 	if ref.From > 0 {
@@ -149,7 +145,7 @@ func (r Resolver) path(ctx context.Context, ref Ref) Item {
 		return it
 	}
 	lim := r.limits()
-	if mime, ok := imageTypes[strings.ToLower(path.Ext(it.Path))]; ok {
+	if mime := llm.ImageFileType(it.Path); mime != "" {
 		return r.image(ctx, it, abs, mime, st.Size())
 	}
 	if ref.From == 0 && st.Size() > int64(lim.File) {
@@ -234,7 +230,8 @@ func (r Resolver) image(ctx context.Context, it Item, abs, mime string, size int
 		it.Err = fmt.Sprintf("named %s but holds %s", path.Ext(it.Path), got)
 		return it
 	}
-	it.image = &llm.Image{URL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)}
+	img := llm.DataImage(mime, data)
+	it.image = &img
 	it.Notes = append(it.Notes, "image, "+sizeText(len(data)))
 	return it
 }
