@@ -1,7 +1,6 @@
 package mention
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -161,7 +159,7 @@ func (r Resolver) path(ctx context.Context, ref Ref) Item {
 		it.Err = err.Error()
 		return it
 	}
-	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data[:min(len(data), 8000)]) {
+	if !tools.IsText(data) {
 		it.Err = "a binary file; only text files and images (png, jpg, gif, webp) are attached"
 		return it
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -279,6 +280,22 @@ const binarySniff = 8 << 10
 // isBinary reports whether data looks binary: a NUL byte in the first 8 KiB.
 func isBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0
+}
+
+// IsText reports whether data is text as attached context wants it: no
+// NUL byte (isBinary) and valid UTF-8 in its first 8 KiB, a character the
+// 8 KiB cut in two counting as valid.
+func IsText(data []byte) bool {
+	if isBinary(data) {
+		return false
+	}
+	end := min(len(data), binarySniff)
+	if end < len(data) {
+		for end > 0 && !utf8.RuneStart(data[end]) {
+			end--
+		}
+	}
+	return utf8.Valid(data[:end])
 }
 
 // NewInvocation prepares a call of a tool implemented outside this package

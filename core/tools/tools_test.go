@@ -794,3 +794,24 @@ func TestDiff(t *testing.T) {
 		}
 	}
 }
+
+func TestIsText(t *testing.T) {
+	straddle := strings.Repeat("a", binarySniff-1) + "é and more"
+	tests := []struct {
+		name string
+		data string
+		want bool
+	}{
+		{"ascii", "hello\n", true},
+		{"utf-8", "héllo 世界\n", true},
+		{"a character the sniff cuts in two", straddle, true},
+		{"NUL", "ab\x00cd", false},
+		{"latin-1", "caf\xe9\n", false},
+		{"invalid past the sniff", strings.Repeat("a", binarySniff) + "\xe9", true},
+	}
+	for _, tc := range tests {
+		if got := IsText([]byte(tc.data)); got != tc.want {
+			t.Errorf("%s: IsText = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
