@@ -43,6 +43,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/coder-nvim/coder-nvim/core/proc"
 )
 
 // RefPrefix is the private ref namespace that keeps snapshots alive.
@@ -185,7 +187,7 @@ func run(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 	cmd.Stdin = o.stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := proc.Run(cmd); err != nil {
 		var exit *exec.ExitError
 		if o.okExit != 0 && errors.As(err, &exit) && exit.ExitCode() == o.okExit {
 			return stdout.Bytes(), nil

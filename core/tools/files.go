@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/coder-nvim/coder-nvim/core/proc"
 	"github.com/coder-nvim/coder-nvim/core/shellcheck"
 )
 
@@ -65,10 +66,12 @@ func gitFiles(ctx context.Context, dir string, limit int) ([]string, bool) {
 	// dir may hold a repository the model wrote (a bare one, or one with
 	// an fsmonitor command): git must not load it or run anything.
 	cmd.Env = append(append(os.Environ(), "GIT_OPTIONAL_LOCKS=0"), shellcheck.ReadOnlyEnv()...)
-	out, err := cmd.Output()
-	if err != nil {
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := proc.Run(cmd); err != nil {
 		return nil, false
 	}
+	out := stdout.Bytes()
 	var files []string
 	for name := range bytes.SplitSeq(out, []byte{0}) {
 		if len(name) == 0 {

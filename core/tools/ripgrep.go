@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/proc"
 )
 
 // ripgrep runs rg with the built-in search's rules: .gitignore honoured in
@@ -73,10 +75,10 @@ func rgRun(parent context.Context, rg, dir string, args []string, line func([]by
 	if capped || stopped {
 		cancel()
 		io.Copy(io.Discard, out)
-		cmd.Wait()
+		proc.Wait(cmd) //nolint:errcheck // stopped early: its status says nothing
 		return capped, parent.Err()
 	}
-	err = cmd.Wait()
+	err = proc.Wait(cmd)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 1 {
 		return false, nil
