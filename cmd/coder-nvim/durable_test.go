@@ -244,8 +244,9 @@ func TestExecKilledWhileToolRuns(t *testing.T) {
 }
 
 // TestExecKilledAtSubmit: the user's message is on disk before the turn's
-// first slow step. A git that never returns stands for a slow workspace
-// snapshot; the host is killed while it runs.
+// slow steps. A git that never returns stands for a slow workspace
+// snapshot, which the turn's first write waits for; the host is killed
+// while it runs.
 func TestExecKilledAtSubmit(t *testing.T) {
 	bin := hostBinary(t)
 	srv := fakellm.New()
@@ -257,13 +258,21 @@ func TestExecKilledAtSubmit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(shim, "git"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := startExec(t, bin, dir, srv.URL(), []string{"PATH=" + shim + string(os.PathListSeparator) + os.Getenv("PATH")}, "remember this prompt")
+	srv.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w1", "write", map[string]any{"path": "note.txt", "content": "x\n"})}})
+	h := startExec(t, bin, dir, srv.URL(), []string{"PATH=" + shim + string(os.PathListSeparator) + os.Getenv("PATH")}, "--yes", "remember this prompt")
 	readPID(t, mark) // the first git call of the turn has started
 	h.cmd.Process.Signal(syscall.SIGKILL)
 	h.wait(t)
 	snap := onlySession(t, dir)
-	if len(snap.Messages) < 2 || snap.Messages[len(snap.Messages)-1].Content != "remember this prompt" {
+	found := false
+	for _, m := range snap.Messages {
+		found = found || m.Role == llm.RoleUser && m.Content == "remember this prompt"
+	}
+	if !found {
 		t.Errorf("messages on disk: %+v", snap.Messages)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "note.txt")); err == nil {
+		t.Error("the write ran before the turn's snapshot was taken")
 	}
 }
 

@@ -52,9 +52,10 @@ func benchFiles() int {
 //
 //   - 0-tool: the model answers at once, in a tiny repository;
 //   - 5-bash: the model runs `echo step N` five times (read-only: no
-//     snapshot around them), then answers; budget ≤ 2× 0-tool;
-//   - 5-bash-no-git: 5-bash in a directory that is no repository, so
-//     without snapshots: what git adds to 5-bash;
+//     snapshot, not even the turn's first), then answers; budget ≤ 2×
+//     0-tool;
+//   - 5-bash-no-git: 5-bash in a directory that is no repository: what
+//     git still adds to 5-bash (nothing but finding it is a repository);
 //   - 0-tool-large: the one-answer turn in a committed repository of
 //     benchFiles files + 1% untracked; budget ≤ 1.5× 0-tool;
 //   - codex-5-bash: Codex CLI's `codex exec` on the same fake model and

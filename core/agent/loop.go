@@ -9,6 +9,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/shellcheck"
 	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
@@ -195,6 +196,12 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	if offersTool(req.Tools, "bash") {
+		// A bash starts while the model answers: its start is most of
+		// what a quick command costs. The first guess is a read-only
+		// call's environment, as a turn mostly begins by looking around.
+		s.ws.Shells().Prestart(shellcheck.ReadOnlyEnv())
+	}
 	// The provider returns what it streamed with its error (see
 	// Provider), so the text is not accumulated a second time here: a
 	// long answer would be held twice.
@@ -207,6 +214,9 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 		}
 		if d.Content != "" {
 			s.emit(with(event.Event{Kind: event.AgentMessageDelta, Text: d.Content}))
+		}
+		if d.ToolCall != "" {
+			s.prefetchBefore(t, d.ToolCall)
 		}
 	})
 	if err != nil {
@@ -350,6 +360,16 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	s.lastTurn = &turn
 	s.mu.Unlock()
 	t.emit(event.Event{Kind: event.TokenCount, Tokens: tok})
+}
+
+// offersTool reports whether specs offer the tool name.
+func offersTool(specs []llm.Tool, name string) bool {
+	for _, t := range specs {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // estimateTokens is the chars/4 estimate used where the provider reports

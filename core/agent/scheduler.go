@@ -333,6 +333,7 @@ func (sc *scheduler) finishLocked(done chan struct{}, end *event.Event, late *cl
 			s.closeCallLater(p.closure, interruptedResult)
 		}
 	}
+	s.ws.Shells().Release() // no bash waits between turns
 	s.saver.flush()
 	sc.mu.Lock()
 	sc.chainDone, sc.queue = nil, nil

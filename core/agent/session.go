@@ -540,6 +540,7 @@ func (s *Session) Close() {
 	defer s.pruneApprovals()
 	defer s.setLock(nil)
 	defer s.bg.Wait()
+	defer s.ws.Shells().Close()
 	s.stopCleanup() // before the lock is given up: a pass may save
 	done := s.sched.interrupt()
 	if done == nil {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
@@ -17,7 +19,14 @@ import (
 
 // turnSnaps is a task's snapshot state.
 type turnSnaps struct {
-	before chan struct{} // closed once the turn's first snapshot is taken
+	// start takes the turn's first snapshot in the background, once:
+	// when something of the turn is about to write or run (awaitBefore),
+	// or as soon as the model's answer begins a call that edits files
+	// (prefetchBefore), to overlap with the rest of the answer. A turn
+	// that only reads or answers never snapshots.
+	start   func()
+	started atomic.Bool
+	before  chan struct{} // closed once the started snapshot is taken (or failed)
 	// stopBefore cancels the first snapshot: a turn that ends without
 	// having written or run anything does not wait for it.
 	stopBefore context.CancelFunc
@@ -27,16 +36,21 @@ type turnSnaps struct {
 	// clean is the snapshot taken after the turn's last command when
 	// nothing of the turn wrote since: it can serve as the turn's end.
 	clean string
+	// freshAt is when the first snapshot was started for the call about
+	// to run, zero once anything ran: until then that snapshot is also
+	// the workspace just before the call.
+	freshAt time.Time
 	// steps counts the model calls of the whole user turn, every task of
 	// its chain (hand-overs included): max_steps bounds them all.
 	steps atomic.Int64
 }
 
-// beginTurn records a user turn and, where git can, snapshots the
-// workspace so /undo can take the turn back. Model turns are tracked: the
-// files their own tool calls change are listed, so /undo spares what other
-// sessions and the user changed meanwhile. A ! command is its own single
-// command: everything between its snapshots is its doing.
+// beginTurn records a user turn; where git can, the first thing of the
+// turn that writes or runs snapshots the workspace so /undo can take the
+// turn back. Model turns are tracked: the files their own tool calls
+// change are listed, so /undo spares what other sessions and the user
+// changed meanwhile. A ! command is its own single command: everything
+// between its snapshots is its doing.
 func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 	bang := strings.HasPrefix(input, "!")
 	turn := store.Turn{Task: string(t.id), Input: input, Started: s.opts.Now(), Tracked: !bang}
@@ -44,56 +58,82 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 	s.turns = append(s.turns, turn)
 	i := len(s.turns) - 1
 	s.mu.Unlock()
-	// The snapshot runs beside the first model request: nothing in the
-	// turn writes before a tool call, and those wait for it (awaitBefore).
 	done := make(chan struct{})
 	t.snaps.before = done
 	ctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	t.snaps.stopBefore = stop
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		defer close(done)
-		defer stop()
-		if s.git.Available(ctx) != nil {
+	t.snaps.start = sync.OnceFunc(func() {
+		if ctx.Err() != nil { // the turn ended first
+			close(done)
 			return
 		}
-		snap, err := s.snapshot(ctx, "coder-nvim: before "+string(t.id), "")
-		if err != nil {
-			if ctx.Err() == nil {
-				s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
+		t.snaps.started.Store(true)
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			defer close(done)
+			defer stop()
+			if s.git.Available(ctx) != nil {
+				return
 			}
-			return
-		}
-		s.mu.Lock()
-		var rerr error
-		if i < len(s.turns) && s.turns[i].Task == string(t.id) {
-			s.turns[i].Snapshot = snap
-			turn := store.AgedTurn(s.storage, s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
-			rerr = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
-		}
-		s.mu.Unlock()
-		s.reportSave(rerr)
-	}()
+			snap, err := s.snapshot(ctx, "coder-nvim: before "+string(t.id), gitsnap.Options{})
+			if err != nil {
+				if ctx.Err() == nil {
+					s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
+				}
+				return
+			}
+			s.mu.Lock()
+			var rerr error
+			if i < len(s.turns) && s.turns[i].Task == string(t.id) {
+				s.turns[i].Snapshot = snap
+				turn := store.AgedTurn(s.storage, s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
+				rerr = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
+			}
+			s.mu.Unlock()
+			s.reportSave(rerr)
+		}()
+	})
 	if bang {
 		s.awaitBefore(t) // the command runs at once
 	}
 }
 
-// awaitBefore waits until the turn's first snapshot is taken (or failed);
-// it is called before anything of the turn writes or runs.
-func (s *Session) awaitBefore(t *task) {
-	t.snaps.acted.Store(true)
-	if t.snaps.before != nil {
-		<-t.snaps.before
+// prefetchBefore starts the turn's first snapshot when the model's answer
+// begins a call of the named tool and that tool edits files: the snapshot
+// then runs while the call's arguments stream, not after them.
+func (s *Session) prefetchBefore(t *task, name string) {
+	if t.snaps.start == nil {
+		return
+	}
+	for _, tool := range s.tools {
+		if tool.Spec().Function.Name == name && tool.Kind() == tools.KindEdit {
+			t.snaps.start()
+			return
+		}
 	}
 }
 
-// snapshot snapshots the workspace; reuse is a snapshot of the turn the
-// result may be when nothing changed since it (gitsnap.Options.Reuse).
-func (s *Session) snapshot(ctx context.Context, message, reuse string) (string, error) {
-	limit := int64(s.opts.Config.Undo.MaxFileMB) << 20
-	return s.git.Snapshot(ctx, message, gitsnap.Options{MaxFileSize: limit, Reuse: reuse})
+// awaitBefore starts the turn's first snapshot unless it is under way and
+// waits until it is taken (or failed); it is called before anything of the
+// turn writes or runs.
+func (s *Session) awaitBefore(t *task) {
+	t.snaps.acted.Store(true)
+	if t.snaps.start == nil {
+		return
+	}
+	fresh, at := !t.snaps.started.Load(), s.opts.Now()
+	t.snaps.start()
+	<-t.snaps.before
+	if fresh {
+		t.snaps.freshAt = at
+	}
+}
+
+// snapshot snapshots the workspace with the session's size limit.
+func (s *Session) snapshot(ctx context.Context, message string, opts gitsnap.Options) (string, error) {
+	opts.MaxFileSize = int64(s.opts.Config.Undo.MaxFileMB) << 20
+	return s.git.Snapshot(ctx, message, opts)
 }
 
 // currentTurn is the index of t's turn in s.turns when it has a snapshot
@@ -115,10 +155,13 @@ func (s *Session) endTurn(t *task) {
 	}
 	if t.snaps.before != nil && !t.snaps.acted.Load() {
 		// Nothing of the turn wrote or ran, so there is nothing to undo:
-		// the turn neither waits for its first snapshot (a second or more
-		// in a large repository) nor takes a second one; the first is
-		// stopped where it is, or dropped once it is done.
+		// the turn takes no second snapshot, and a first one begun for an
+		// edit that never came is stopped where it is, or dropped once it
+		// is done.
 		t.snaps.stopBefore()
+		if !t.snaps.started.Load() {
+			return
+		}
 		s.bg.Add(1)
 		go func() {
 			defer s.bg.Done()
@@ -140,7 +183,7 @@ func (s *Session) endTurn(t *task) {
 	after := t.snaps.clean
 	if after == "" {
 		var err error
-		after, err = s.snapshot(context.Background(), "coder-nvim: after "+string(t.turnID()), "")
+		after, err = s.snapshot(context.Background(), "coder-nvim: after "+string(t.turnID()), gitsnap.Options{})
 		if err != nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this turn: "+err.Error())
 			return
@@ -217,6 +260,7 @@ func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation
 	if len(inv.Changes) == 0 {
 		return inv.Run(ctx)
 	}
+	t.snaps.freshAt = time.Time{}
 	end := s.activity.Begin(s.ID()) // other sessions' commands see this write
 	res := inv.Run(ctx)
 	end()
@@ -250,6 +294,8 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 		prevBase = s.baseLocked(i)
 	}
 	s.mu.Unlock()
+	freshAt := t.snaps.freshAt
+	t.snaps.freshAt = time.Time{}
 	if i < 0 || !s.turnTracked(i) {
 		run()
 		return
@@ -257,7 +303,17 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	t.snaps.clean = ""
 	from := s.opts.Now()
 	end := s.activity.Begin(s.ID())
-	pre, err := s.snapshot(ctx, "coder-nvim: before a command of "+string(t.id), prevBase)
+	pre, err := prevBase, error(nil)
+	if freshAt.IsZero() {
+		// Reuse: a command after nothing changed shares the snapshot
+		// before it.
+		pre, err = s.snapshot(ctx, "coder-nvim: before a command of "+string(t.id), gitsnap.Options{Reuse: prevBase})
+	} else {
+		// The turn's first snapshot was taken for this command: it is
+		// the workspace just before it. What others did since it began
+		// counts as overlapping.
+		from = freshAt
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			s.notice(t, "workspace snapshot failed, /undo will not cover this command: "+err.Error())
@@ -268,7 +324,7 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	}
 	run()
 	ctx = context.Background() // an interrupted command still changed what it changed
-	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id), pre)
+	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id), gitsnap.Options{Reuse: pre})
 	end()
 	shared := err == nil && s.activity.Overlapped(s.ID(), from, s.opts.Now())
 	var changed []string

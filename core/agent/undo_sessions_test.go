@@ -64,12 +64,11 @@ func TestUndoTakesBackOnlyThisSessionsFiles(t *testing.T) {
 	firstSrv.SetScript(func(req fakellm.Request) fakellm.Reply {
 		switch last := req.Messages[len(req.Messages)-1]; {
 		case last.Role == llm.RoleUser:
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "mine.txt", "content": "mine\n"})}}
+		case last.Role == llm.RoleTool && last.ToolCallID == "w":
 			close(asked)
 			<-release
-			return fakellm.Reply{ToolCalls: []llm.ToolCall{
-				call("w", "write", map[string]any{"path": "mine.txt", "content": "mine\n"}),
-				call("b", "bash", map[string]any{"command": "echo cmd > by-command.txt && echo v2 > shared.txt"}),
-			}}
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("b", "bash", map[string]any{"command": "echo cmd > by-command.txt && echo v2 > shared.txt"})}}
 		default:
 			return fakellm.Reply{Content: "done"}
 		}
@@ -80,16 +79,13 @@ func TestUndoTakesBackOnlyThisSessionsFiles(t *testing.T) {
 		runOn(t, first, "write mine")
 	}()
 	select {
-	case <-asked: // the first turn waits on the model
+	case <-asked: // the first turn wrote, and waits on the model
 	case <-done:
 		t.Fatal("the first turn ended before asking the model")
 	}
-	// Its first snapshot runs beside the request: wait for its ref.
-	for deadline := time.Now().Add(30 * time.Second); len(snapshotRefs(t, root)) == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the first turn took no snapshot")
-		}
-		time.Sleep(10 * time.Millisecond)
+	// Its first snapshot was taken before its write.
+	if len(snapshotRefs(t, root)) == 0 {
+		t.Fatal("the first turn took no snapshot before writing")
 	}
 
 	others := make([]*Session, 7)

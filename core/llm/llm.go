@@ -154,6 +154,9 @@ type Request struct {
 type Delta struct {
 	Content   string
 	Reasoning string
+	// ToolCall is the name of a tool the answer begins to call, as soon
+	// as it is known: its arguments are still to come.
+	ToolCall string
 	// Retry is set when the request failed before anything was streamed
 	// and is about to be sent again; it is no part of the answer.
 	Retry *Retry

@@ -145,7 +145,9 @@ func (p *OpenAI) Stream(ctx context.Context, req llm.Request, onDelta func(llm.D
 	}
 	emitted := false
 	emit := func(d llm.Delta) {
-		emitted = true
+		// What the user saw is not sent again; a call's name alone
+		// showed nothing.
+		emitted = emitted || d.ToolCall == ""
 		onDelta(d)
 	}
 	idleCuts := 0

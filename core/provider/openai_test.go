@@ -146,6 +146,33 @@ func TestToolCalls(t *testing.T) {
 	}
 }
 
+// Each tool call's name is handed on once, as it arrives (the agent
+// starts the turn's snapshot then, for a call that edits), on both wires.
+func TestToolCallNamesStreamFirst(t *testing.T) {
+	calls := []llm.ToolCall{
+		{ID: "call_a", Type: "function", Function: llm.FunctionCall{Name: "write", Arguments: `{"path":"a.go","content":"package a\n"}`}},
+		{ID: "call_b", Type: "function", Function: llm.FunctionCall{Name: "bash", Arguments: `{"command":"go test ./..."}`}},
+	}
+	for name, setupWire := range map[string]func(*testing.T) (*fakellm.Server, *OpenAI){"chat": setup, "responses": setupResponses} {
+		t.Run(name, func(t *testing.T) {
+			s, p := setupWire(t)
+			s.Enqueue(fakellm.Reply{ToolCalls: calls, Chunk: 3})
+			var names []string
+			resp, err := p.Stream(context.Background(), simpleReq, func(d llm.Delta) {
+				if d.ToolCall != "" {
+					names = append(names, d.ToolCall)
+				}
+			})
+			if err != nil || len(resp.Message.ToolCalls) != 2 {
+				t.Fatalf("%+v %v", resp, err)
+			}
+			if strings.Join(names, ",") != "write,bash" {
+				t.Errorf("tool call names handed on: %q, want write,bash", names)
+			}
+		})
+	}
+}
+
 func TestAccumulatorOutOfOrderIndex(t *testing.T) {
 	var a accumulator
 	events := []string{

@@ -264,8 +264,9 @@ func (a *responsesAcc) item(ev responsesEvent, it outputItem, emit func(llm.Delt
 		if c.id == "" {
 			c.id = it.CallID
 		}
-		if c.name == "" {
+		if c.name == "" && it.Name != "" {
 			c.name = it.Name
+			emit(llm.Delta{ToolCall: c.name})
 		}
 		if done && it.Arguments != "" {
 			// The whole arguments: they replace the deltas.

@@ -93,7 +93,9 @@ func (a *accumulator) add(raw []byte, emit func(llm.Delta)) error {
 		emit(llm.Delta{Content: ch.Delta.Content})
 	}
 	for _, d := range ch.Delta.ToolCalls {
-		a.addToolCall(d)
+		if name := a.addToolCall(d); name != "" {
+			emit(llm.Delta{ToolCall: name})
+		}
 	}
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
 		a.finishReason = *ch.FinishReason
@@ -101,10 +103,11 @@ func (a *accumulator) add(raw []byte, emit func(llm.Delta)) error {
 	return nil
 }
 
-// addToolCall merges one tool-call delta. Calls are keyed by index; when a
-// server omits the index, a new id starts a new call and a delta without id
-// continues the last one.
-func (a *accumulator) addToolCall(d toolCallDelta) {
+// addToolCall merges one tool-call delta and returns the call's name when
+// this delta brought it. Calls are keyed by index; when a server omits the
+// index, a new id starts a new call and a delta without id continues the
+// last one.
+func (a *accumulator) addToolCall(d toolCallDelta) (named string) {
 	var call *partialCall
 	if d.Index != nil {
 		for _, c := range a.calls {
@@ -138,8 +141,10 @@ func (a *accumulator) addToolCall(d toolCallDelta) {
 	}
 	if call.name == "" {
 		call.name = d.Function.Name
+		named = call.name
 	}
 	call.args.WriteString(d.Function.Arguments)
+	return named
 }
 
 // response returns what has been assembled so far. It ends the

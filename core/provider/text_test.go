@@ -96,7 +96,7 @@ func TestAccumulatorReuseLeaksNothing(t *testing.T) {
 	}
 	resp := a.response()
 	m := resp.Message
-	if m.Content != "a" || m.Reasoning != "rs" || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Arguments != "{}" || resp.FinishReason != "stop" || len(deltas) != 3 {
+	if m.Content != "a" || m.Reasoning != "rs" || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Arguments != "{}" || resp.FinishReason != "stop" || len(deltas) != 4 || deltas[2].ToolCall != "f" {
 		t.Fatalf("response %+v (finish %q) after %d deltas", m, resp.FinishReason, len(deltas))
 	}
 }

@@ -5,13 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -66,139 +61,6 @@ func RunShellEnv(ctx context.Context, dir, command string, timeout time.Duration
 // capped), for the user's `!command` whose result shows both.
 func RunShellSplit(ctx context.Context, dir, command string, timeout time.Duration, capBytes int) ShellResult {
 	return runShell(ctx, dir, command, timeout, capBytes, true, nil, nil)
-}
-
-// groupGuard is the script bash runs before the command. It leaves a
-// watcher in the process group that reads fd 3, a pipe whose write end
-// only the host holds: the kernel closes it when the host dies, however it
-// dies, and the watcher then kills the group. The command then runs in
-// the same bash by eval, with fd 3 closed and no positional parameters as
-// under bash -c, so its exit status is bash's; eval rather than a second
-// `exec bash -c` saves a bash start per call. The watcher is disowned so
-// that the command's `wait` and `jobs` do not see it; only the variable
-// holding the command (and $! until it starts a job) remain visible.
-// One line, so that bash's messages give the command's own line numbers.
-const groupGuard = `( read -r _ <&3; kill -KILL 0 ) </dev/null >/dev/null 2>&1 & disown; exec 3<&-; __coder_nvim_command=$1; set --; eval "$__coder_nvim_command"`
-
-// runShell runs the command; tee, when set, also gets the output as it
-// is read (not with split).
-func runShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, split bool, env []string, tee io.Writer) ShellResult {
-	if capBytes <= 0 {
-		capBytes = DefaultOutputCap
-	}
-	res := ShellResult{Command: command}
-	runCtx := ctx
-	var cancel context.CancelFunc = func() {}
-	if timeout > 0 {
-		runCtx, cancel = context.WithTimeout(ctx, timeout)
-	}
-	defer cancel()
-
-	out := &headTail{limit: capBytes}
-	errOut := &headTail{limit: capBytes}
-	// Our own pipes rather than os/exec's copying: Wait then returns when
-	// bash exits, so the group is killed at once, not after background
-	// children have held the output open for waitDelay.
-	var pipes []*os.File // the host's ends, closed on return
-	defer func() {
-		for _, f := range pipes {
-			f.Close()
-		}
-	}()
-	pipe := func() (r, w *os.File, err error) {
-		if r, w, err = os.Pipe(); err == nil {
-			pipes = append(pipes, r, w)
-		}
-		return r, w, err
-	}
-	outR, outW, err1 := pipe()
-	errR, errW := outR, outW
-	var err2 error
-	if split {
-		errR, errW, err2 = pipe()
-	}
-	guardR, guardW, err3 := pipe()
-	if err := errors.Join(err1, err2, err3); err != nil {
-		res.ExitCode, res.Stderr = -1, err.Error()
-		return res
-	}
-
-	cmd := exec.CommandContext(runCtx, "bash", "-c", groupGuard, "bash", command)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"), env...)
-	// The same file for both: one pipe, output in the order written.
-	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.ExtraFiles = []*os.File{guardR}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setDeathSignal(cmd.SysProcAttr)
-	cmd.Cancel = func() error {
-		// Negative pid: the whole process group.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = waitDelay
-
-	// The death signal fires when the OS thread that started the child
-	// ends, not the process: keep this goroutine on its thread until the
-	// child is gone (Go ends a thread only when a locked goroutine exits).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	start := time.Now()
-	err := cmd.Start()
-	// The child has its copies; ours would keep the reads from ending.
-	outW.Close()
-	errW.Close()
-	guardR.Close()
-	var copies sync.WaitGroup
-	if err == nil {
-		drain := func(r *os.File, w io.Writer) {
-			copies.Add(1)
-			go func() {
-				defer copies.Done()
-				io.Copy(w, r)
-			}()
-		}
-		var w io.Writer = out
-		if tee != nil && !split {
-			w = io.MultiWriter(out, tee)
-		}
-		drain(outR, w)
-		if split {
-			drain(errR, errOut)
-		}
-		err = cmd.Wait()
-		// Background children end with the call; the watcher too, before
-		// it sees the guard pipe close.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		guardW.Close()
-		// A child that left the group may hold the output open: read what
-		// is there, within waitDelay.
-		if !waitTimeout(&copies, waitDelay) {
-			outR.SetReadDeadline(time.Now())
-			errR.SetReadDeadline(time.Now())
-			copies.Wait()
-		}
-	}
-	res.Duration = time.Since(start)
-	res.Stdout = out.String()
-	res.Stderr = errOut.String()
-
-	switch {
-	case ctx.Err() != nil:
-		res.Canceled = true
-	case runCtx.Err() != nil:
-		res.TimedOut = true
-	}
-	switch {
-	case cmd.ProcessState != nil:
-		res.ExitCode = cmd.ProcessState.ExitCode()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			res.ExitCode = 128 + int(ws.Signal())
-		}
-	case err != nil:
-		res.ExitCode = -1
-		res.Stderr += err.Error()
-	}
-	return res
 }
 
 // waitTimeout waits for wg at most d and reports whether it finished.
@@ -296,7 +158,7 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	return &Invocation{
 		Tool: t.name, Kind: t.kind, Title: "bash: " + title, Command: args.Command,
 		run: func(ctx context.Context, inv *Invocation) Result {
-			return bashResult(runShell(ctx, ws.Root(), args.Command, timeout, DefaultOutputCap, false, inv.Env, inv.Output), timeout)
+			return bashResult(ws.shells.Run(ctx, args.Command, timeout, DefaultOutputCap, inv.Env, inv.Output), timeout)
 		},
 	}, nil
 }

@@ -36,6 +36,8 @@ type Workspace struct {
 	guard func(ctx context.Context, abs string) error
 	fs    FS
 
+	shells *Shells
+
 	rgOnce    sync.Once
 	rg        string // rg's path; "" for the built-in search
 	noRipgrep bool   // tests: always use the built-in search
@@ -59,11 +61,14 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("workspace root %s is not a directory", root)
 	}
-	return &Workspace{root: abs, seen: map[string][sha256.Size]byte{}}, nil
+	return &Workspace{root: abs, seen: map[string][sha256.Size]byte{}, shells: NewShells(abs)}, nil
 }
 
 // Root returns the absolute, symlink-free workspace root.
 func (w *Workspace) Root() string { return w.root }
+
+// Shells returns the bash processes of the bash tool's calls.
+func (w *Workspace) Shells() *Shells { return w.shells }
 
 // SetGuard sets a function called with the absolute path before every file
 // write or delete; an error refuses the whole change set. The editor uses it

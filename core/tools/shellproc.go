@@ -1,0 +1,408 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/proc"
+)
+
+// groupGuard is the script every bash call runs. It leaves a watcher in
+// the process group that reads fd 3, a pipe whose write end only the host
+// holds: the kernel closes it when the host dies, however it dies, and the
+// watcher then kills the group. Bash then reads its command from fd 4
+// until the host closes it — so that a bash can be started before its
+// command is known (Shells) — and runs it by eval, with fds 3 and 4 closed
+// and no positional parameters as under bash -c, so that its exit status
+// is bash's. `$(<file)` reads in large blocks without a fork (bash 5.2),
+// where `read` would take a byte per system call from a pipe. The watcher
+// is disowned so that the command's `wait` and `jobs` do not see it, and
+// holds no fd 4, so that a write to a bash that died fails; only the
+// variable holding the command (and $! until it starts a job) remain
+// visible. One line, so that bash's messages give the command's own line
+// numbers.
+const groupGuard = `( read -r _ <&3; kill -KILL 0 ) </dev/null >/dev/null 2>&1 4<&- & disown; exec 3<&-; __coder_nvim_command=$(</dev/fd/4); exec 4<&-; eval "$__coder_nvim_command"`
+
+// shellEnv is the environment of a bash call: the host's, pagers off,
+// then extra.
+func shellEnv(extra []string) []string {
+	return append(append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"), extra...)
+}
+
+// shellProc is a bash started with the group guard, waiting for its
+// command on fd 4.
+type shellProc struct {
+	cmd    *exec.Cmd
+	dir    string
+	env    []string
+	split  bool
+	outR   *os.File // the host's read ends; errR is outR unless split
+	errR   *os.File
+	guardW *os.File // closing it makes the watcher kill the group
+	cmdW   *os.File // the command is written here, then closed
+
+	exited chan struct{} // closed once bash is reaped
+
+	mu sync.Mutex
+	// reaped is set, before the watcher is let go, once bash is reaped
+	// and its group killed: once the watcher is gone too, the group's id
+	// may be another process's, so nothing kills it any more.
+	reaped bool
+}
+
+// startShell starts bash in dir with env, in its own process group, stdin
+// from /dev/null. The whole group is killed when the call ends, when its
+// context ends, and when the host dies, even by SIGKILL.
+func startShell(dir string, env []string, split bool) (*shellProc, error) {
+	p := &shellProc{dir: dir, env: env, split: split, exited: make(chan struct{})}
+	var host, child []*os.File
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		if r, w, err = os.Pipe(); err == nil {
+			host, child = append(host, r), append(child, w)
+		}
+		return r, w, err
+	}
+	outR, outW, err1 := pipe()
+	errR, errW := outR, outW
+	var err2 error
+	if split {
+		errR, errW, err2 = pipe()
+	}
+	guardR, guardW, err3 := os.Pipe()
+	if err3 == nil {
+		host, child = append(host, guardW), append(child, guardR)
+	}
+	cmdR, cmdW, err4 := os.Pipe()
+	if err4 == nil {
+		host, child = append(host, cmdW), append(child, cmdR)
+	}
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		closeAll(host)
+		closeAll(child)
+		return nil, err
+	}
+	p.outR, p.errR, p.guardW, p.cmdW = outR, errR, guardW, cmdW
+
+	cmd := exec.Command("bash", "-c", groupGuard, "bash")
+	cmd.Dir = dir
+	cmd.Env = env
+	// The same file for both: one pipe, output in the order written.
+	// Our own pipes rather than os/exec's copying: Wait returns when bash
+	// exits, so the group is killed at once, not after background
+	// children have held the output open.
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.ExtraFiles = []*os.File{guardR, cmdR} // fds 3 and 4
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
+	p.cmd = cmd
+
+	started := make(chan error, 1)
+	go func() {
+		// The death signal fires when the OS thread that started the
+		// child ends, not the process: this goroutine keeps its thread
+		// until the child is gone (Go ends a thread only when a locked
+		// goroutine exits).
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		proc.Wait(cmd) //nolint:errcheck // the exit status is read from ProcessState
+		close(p.exited)
+	}()
+	err := <-started
+	// The child has its copies; ours would keep the reads from ending.
+	closeAll(child)
+	if err != nil {
+		closeAll(host)
+		return nil, err
+	}
+	return p, nil
+}
+
+// kill kills the process group, unless it is gone.
+func (p *shellProc) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.reaped {
+		// Negative pid: the whole process group.
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // already gone is fine
+	}
+}
+
+// finish kills what is left of the group once bash is reaped, then lets
+// the watcher go.
+func (p *shellProc) finish() {
+	<-p.exited
+	p.kill()
+	p.mu.Lock()
+	p.reaped = true
+	p.mu.Unlock()
+	p.guardW.Close()
+}
+
+// discard ends a bash that never got its command.
+func (p *shellProc) discard() {
+	p.kill()
+	p.finish()
+	p.closeHost()
+}
+
+func (p *shellProc) closeHost() {
+	for _, f := range []*os.File{p.outR, p.errR, p.guardW, p.cmdW} {
+		f.Close()
+	}
+}
+
+// usable reports whether p can run a call in dir (whose identity is
+// dirInfo) with env: the same directory, still the same one on disk, the
+// same environment, and bash still waiting.
+func (p *shellProc) usable(dir string, dirInfo os.FileInfo, env []string) bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+	}
+	if p.dir != dir || !slices.Equal(p.env, env) {
+		return false
+	}
+	st, err := os.Stat(dir)
+	return err == nil && dirInfo != nil && os.SameFile(st, dirInfo)
+}
+
+// run hands command to bash and waits for the call to end: bash's exit,
+// the timeout or ctx. tee, when set, also gets the output as it is read
+// (not with split). Output beyond capBytes is cut in the middle, keeping
+// its head and tail. p is spent afterwards.
+func (p *shellProc) run(ctx context.Context, command string, timeout time.Duration, capBytes int, tee io.Writer) ShellResult {
+	defer p.closeHost()
+	if capBytes <= 0 {
+		capBytes = DefaultOutputCap
+	}
+	res := ShellResult{Command: command}
+	runCtx := ctx
+	var cancel context.CancelFunc = func() {}
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	if err := runCtx.Err(); err != nil {
+		// Ended before it began: the command must not run at all.
+		p.discard()
+		res.ExitCode, res.Stderr = -1, err.Error()
+		res.Canceled, res.TimedOut = ctx.Err() != nil, ctx.Err() == nil
+		return res
+	}
+
+	out := &headTail{limit: capBytes}
+	errOut := &headTail{limit: capBytes}
+	var copies sync.WaitGroup
+	drain := func(r *os.File, w io.Writer) {
+		copies.Add(1)
+		go func() {
+			defer copies.Done()
+			io.Copy(w, r)
+		}()
+	}
+	var w io.Writer = out
+	if tee != nil && !p.split {
+		w = io.MultiWriter(out, tee)
+	}
+	drain(p.outR, w)
+	if p.split {
+		drain(p.errR, errOut)
+	}
+
+	start := time.Now()
+	stop := context.AfterFunc(runCtx, p.kill)
+	// A command longer than the pipe's buffer is written while bash reads
+	// it; a bash that died fails the write (the watcher holds no read end).
+	_, werr := io.WriteString(p.cmdW, command)
+	p.cmdW.Close()
+	<-p.exited
+	stop()
+	// Background children end with the call; the watcher too, before it
+	// sees the guard pipe close.
+	p.finish()
+	// A child that left the group may hold the output open: read what is
+	// there, within waitDelay.
+	if !waitTimeout(&copies, waitDelay) {
+		p.outR.SetReadDeadline(time.Now())
+		p.errR.SetReadDeadline(time.Now())
+		copies.Wait()
+	}
+	res.Duration = time.Since(start)
+	res.Stdout = out.String()
+	res.Stderr = errOut.String()
+
+	switch {
+	case ctx.Err() != nil:
+		res.Canceled = true
+	case runCtx.Err() != nil:
+		res.TimedOut = true
+	}
+	res.ExitCode = p.cmd.ProcessState.ExitCode()
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.ExitCode = 128 + int(ws.Signal())
+	}
+	if werr != nil && !res.Canceled && !res.TimedOut {
+		res.ExitCode = -1
+		res.Stderr += "bash ended before it read the command: " + werr.Error()
+	}
+	return res
+}
+
+// runShell runs command in a bash of its own.
+func runShell(ctx context.Context, dir, command string, timeout time.Duration, capBytes int, split bool, extra []string, tee io.Writer) ShellResult {
+	if err := checkCommand(command); err != nil {
+		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
+	}
+	p, err := startShell(dir, shellEnv(extra), split)
+	if err != nil {
+		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
+	}
+	return p.run(ctx, command, timeout, capBytes, tee)
+}
+
+// checkCommand refuses what bash cannot be given: a NUL byte would end
+// the command early, unseen.
+func checkCommand(command string) error {
+	if strings.IndexByte(command, 0) >= 0 {
+		return errors.New("the command holds a NUL byte, which bash cannot run")
+	}
+	return nil
+}
+
+// Shells keeps one bash started ahead of the bash tool's next call, so
+// that bash's start — most of what a quick command costs — overlaps the
+// model's answer rather than following it. A spare serves only a call in
+// the same directory (the same one on disk) with the same environment it
+// was started with; any other call starts a bash of its own, as without
+// it, and the spare is killed.
+type Shells struct {
+	dir string
+
+	mu         sync.Mutex
+	spare      *shellProc
+	spareDir   os.FileInfo
+	extra      []string      // the last call's extra environment: the next one is likely alike
+	ran        bool          // a call has run: extra is known
+	gen        int           // bumped by Release: a start under way for an older one is dropped
+	starting   chan struct{} // closed when the start under way is done; nil when none is
+	startExtra []string      // the extra environment of the start under way
+	closed     bool
+	starts     sync.WaitGroup
+}
+
+// NewShells returns the shells of calls in dir.
+func NewShells(dir string) *Shells {
+	return &Shells{dir: dir}
+}
+
+// Prestart starts a spare in the background unless one is there. Its
+// extra environment is the last call's; guess until a call has run.
+func (s *Shells) Prestart(guess []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.spare != nil || s.starting != nil {
+		return
+	}
+	started := make(chan struct{})
+	gen, extra := s.gen, s.extra
+	if !s.ran {
+		extra = guess
+	}
+	s.starting, s.startExtra = started, extra
+	s.starts.Add(1)
+	go func() {
+		defer s.starts.Done()
+		st, err := os.Stat(s.dir)
+		var p *shellProc
+		if err == nil {
+			p, err = startShell(s.dir, shellEnv(extra), false)
+		}
+		s.mu.Lock()
+		defer close(started)
+		s.starting = nil
+		if err != nil || s.closed || gen != s.gen || s.spare != nil {
+			s.mu.Unlock()
+			if p != nil {
+				p.discard()
+			}
+			return
+		}
+		s.spare, s.spareDir = p, st
+		s.mu.Unlock()
+	}()
+}
+
+// Run runs command as RunShellEnv does, on the spare when it fits.
+func (s *Shells) Run(ctx context.Context, command string, timeout time.Duration, capBytes int, extra []string, tee io.Writer) ShellResult {
+	if err := checkCommand(command); err != nil {
+		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
+	}
+	env := shellEnv(extra)
+	s.mu.Lock()
+	if started := s.starting; started != nil && slices.Equal(s.startExtra, extra) {
+		// A spare on its way is sooner ready than a bash started now.
+		s.mu.Unlock()
+		<-started
+		s.mu.Lock()
+	}
+	p, dirInfo := s.spare, s.spareDir
+	s.spare, s.spareDir = nil, nil
+	s.extra, s.ran = extra, true
+	s.mu.Unlock()
+	if p != nil && !p.usable(s.dir, dirInfo, env) {
+		p.discard()
+		p = nil
+	}
+	if p == nil {
+		var err error
+		if p, err = startShell(s.dir, env, false); err != nil {
+			return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
+		}
+	}
+	// The next call's bash starts while this one runs and the model
+	// answers it.
+	s.Prestart(extra)
+	return p.run(ctx, command, timeout, capBytes, tee)
+}
+
+// Release kills the spare: nothing is left running between turns.
+func (s *Shells) Release() {
+	s.mu.Lock()
+	p := s.spare
+	s.spare, s.spareDir = nil, nil
+	s.gen++
+	s.mu.Unlock()
+	if p != nil {
+		p.discard()
+	}
+}
+
+// Close kills the spare and starts no more; it returns once no spare is
+// left.
+func (s *Shells) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.starts.Wait()
+	s.Release()
+}
