@@ -103,14 +103,8 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
 // begins a call of the named tool and that tool edits files: the snapshot
 // then runs while the call's arguments stream, not after them.
 func (s *Session) prefetchBefore(t *task, name string) {
-	if t.snaps.start == nil {
-		return
-	}
-	for _, tool := range s.tools {
-		if tool.Spec().Function.Name == name && tool.Kind() == tools.KindEdit {
-			t.snaps.start()
-			return
-		}
+	if tool := s.lookupTool(name); tool != nil && tool.Kind() == tools.KindEdit && t.snaps.start != nil {
+		t.snaps.start()
 	}
 }
 
