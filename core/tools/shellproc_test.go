@@ -36,6 +36,17 @@ func waitsForCommand(pid int) bool {
 	return len(fds) > 5 // 0-4, and /dev/fd/4 opened again
 }
 
+// warmShells returns Shells on a temporary directory whose spare waits
+// for its command; they are closed with the test.
+func warmShells(t *testing.T) *Shells {
+	t.Helper()
+	s := NewShells(t.TempDir())
+	t.Cleanup(s.Close)
+	s.Prestart(nil)
+	waitSpare(t, s)
+	return s
+}
+
 // gone reports whether pid is no process any more (reaped, not a zombie).
 func gone(pid int) bool { return syscall.Kill(pid, 0) == syscall.ESRCH }
 
@@ -138,10 +149,7 @@ func TestShellsReleaseClose(t *testing.T) {
 // What no pipe holds at once reaches bash whole; a NUL byte, which would
 // end the command early unseen, is refused.
 func TestShellsCommandText(t *testing.T) {
-	s := NewShells(t.TempDir())
-	defer s.Close()
-	s.Prestart(nil)
-	waitSpare(t, s)
+	s := warmShells(t)
 	long := strings.Repeat("x", 300_000)
 	if out := shellRun(t, s, ": '"+long+"'\necho \"$LINENO done\""); out != "2 done\n" {
 		t.Errorf("300 kB command: %q", out)
@@ -155,13 +163,10 @@ func TestShellsCommandText(t *testing.T) {
 	}
 }
 
-// A spare runs each call's timeout from the call, and a cancelled call
-// kills what it started.
+// A spare runs each call's timeout from the call, and a call cancelled
+// before it began does not run at all.
 func TestShellsTimeoutAndCancel(t *testing.T) {
-	s := NewShells(t.TempDir())
-	defer s.Close()
-	s.Prestart(nil)
-	waitSpare(t, s)
+	s := warmShells(t)
 	r := s.Run(context.Background(), "sleep 30", 50*time.Millisecond, 0, nil, nil)
 	if !r.TimedOut || r.ExitCode != 128+9 {
 		t.Errorf("timeout: %+v", r)
