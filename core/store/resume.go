@@ -268,42 +268,24 @@ func (d *snapDecoder) skipFor(conv string, p Policy) int {
 
 func (d *snapDecoder) decode() error {
 	dec, s := d.dec, d.s
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
-	}
-	rest := map[string]json.RawMessage{}
 	var times []int64
-	rootSkip := 0
-	for dec.More() {
-		key, err := keyToken(dec)
-		if err != nil {
-			return err
-		}
+	rest, err := decodeObject(dec, func(key string) (bool, error) {
+		var err error
 		switch key {
 		case "messages":
-			rootSkip = d.skipFor("", PolicyFull)
-			if s.Messages, err = d.messages("", 1, rootSkip); err != nil {
-				return err
-			}
-			continue
+			s.Messages, err = d.messages("", 1, d.skipFor("", PolicyFull))
 		case "message_times":
-			if times, err = decodeTimes(dec, 1, d.skipFor("", PolicyFull)); err != nil {
-				return err
-			}
-			continue
+			times, err = decodeTimes(dec, 1, d.skipFor("", PolicyFull))
 		case "conversations":
-			if d.floor != nil {
-				if err := d.conversations(); err != nil {
-					return err
-				}
-				continue
+			if d.floor == nil {
+				return false, nil
 			}
+			err = d.conversations()
+		default:
+			return false, nil
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		rest[key] = raw
+		return true, err
+	}, func(key string, raw json.RawMessage) {
 		// The head decides what may be skipped.
 		switch key {
 		case "layout":
@@ -315,8 +297,8 @@ func (d *snapDecoder) decode() error {
 		case "views":
 			json.Unmarshal(raw, &d.views)
 		}
-	}
-	if err := expectDelim(dec, '}'); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	msgs, convs, skipped := s.Messages, s.Conversations, s.Skipped
@@ -340,56 +322,39 @@ func (d *snapDecoder) decode() error {
 // one message, at a time.
 func (d *snapDecoder) conversations() error {
 	dec := d.dec
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
+	if ok, err := openArray(dec, "conversations"); !ok {
 		return err
 	}
-	if t, ok := tok.(json.Delim); !ok || t != '[' {
-		return fmt.Errorf("conversations: want an array, got %v", tok)
-	}
 	for dec.More() {
-		if err := expectDelim(dec, '{'); err != nil {
-			return err
-		}
-		rest := map[string]json.RawMessage{}
 		var id string
 		var pol Policy
 		var msgs []llm.Message
 		var times []int64
-		for dec.More() {
-			key, err := keyToken(dec)
-			if err != nil {
-				return err
-			}
+		rest, err := decodeObject(dec, func(key string) (bool, error) {
+			var err error
 			switch key {
 			case "messages":
-				if msgs, err = d.messages(id, 0, d.skipFor(id, pol)); err != nil {
-					return err
-				}
-				continue
+				msgs, err = d.messages(id, 0, d.skipFor(id, pol))
 			case "message_times":
-				if times, err = decodeTimes(dec, 0, d.skipFor(id, pol)); err != nil {
-					return err
-				}
-				continue
+				times, err = decodeTimes(dec, 0, d.skipFor(id, pol))
+			default:
+				return false, nil
 			}
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return err
-			}
-			rest[key] = raw
+			return true, err
+		}, func(key string, raw json.RawMessage) {
 			switch key {
 			case "id":
 				json.Unmarshal(raw, &id)
 			case "storage_policy":
 				var name string
 				json.Unmarshal(raw, &name)
+				var err error
 				if pol, err = ParsePolicy(name); err != nil {
 					pol = PolicyNone
 				}
 			}
-		}
-		if err := expectDelim(dec, '}'); err != nil {
+		})
+		if err != nil {
 			return err
 		}
 		buf, _ := json.Marshal(rest)
@@ -407,12 +372,8 @@ func (d *snapDecoder) conversations() error {
 // Skipped) its elements [from, from+skip).
 func (d *snapDecoder) messages(conv string, from, skip int) ([]llm.Message, error) {
 	dec := d.dec
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
+	if ok, err := openArray(dec, "messages"); !ok {
 		return nil, err
-	}
-	if t, ok := tok.(json.Delim); !ok || t != '[' {
-		return nil, fmt.Errorf("messages: want an array, got %v", tok)
 	}
 	var out []llm.Message
 	var k *Skipped
@@ -443,12 +404,8 @@ func (d *snapDecoder) messages(conv string, from, skip int) ([]llm.Message, erro
 // decodeTimes decodes a message_times array without its elements [from,
 // from+skip).
 func decodeTimes(dec *json.Decoder, from, skip int) ([]int64, error) {
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
+	if ok, err := openArray(dec, "message_times"); !ok {
 		return nil, err
-	}
-	if t, ok := tok.(json.Delim); !ok || t != '[' {
-		return nil, fmt.Errorf("message_times: want an array, got %v", tok)
 	}
 	var out []int64
 	for i := 0; dec.More(); i++ {
@@ -461,6 +418,48 @@ func decodeTimes(dec *json.Decoder, from, skip int) ([]int64, error) {
 		}
 	}
 	return out, expectDelim(dec, ']')
+}
+
+// decodeObject reads a JSON object key by key. stream may read a key's
+// value itself (returning true), as the message lists are read one element
+// at a time; every other value is decoded whole, handed to seen, and
+// returned by key.
+func decodeObject(dec *json.Decoder, stream func(key string) (bool, error), seen func(key string, raw json.RawMessage)) (map[string]json.RawMessage, error) {
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, err
+	}
+	rest := map[string]json.RawMessage{}
+	for dec.More() {
+		key, err := keyToken(dec)
+		if err != nil {
+			return nil, err
+		}
+		if done, err := stream(key); err != nil {
+			return nil, err
+		} else if done {
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		rest[key] = raw
+		seen(key, raw)
+	}
+	return rest, expectDelim(dec, '}')
+}
+
+// openArray reads the '[' of the array named what; ok is false, with no
+// error, for a null, which holds no elements.
+func openArray(dec *json.Decoder, what string) (ok bool, err error) {
+	tok, err := dec.Token()
+	if err != nil || tok == nil {
+		return false, err
+	}
+	if t, isDelim := tok.(json.Delim); !isDelim || t != '[' {
+		return false, fmt.Errorf("%s: want an array, got %v", what, tok)
+	}
+	return true, nil
 }
 
 func expectDelim(dec *json.Decoder, want json.Delim) error {
