@@ -371,19 +371,24 @@ function M.append(chunks)
   end
 end
 
+-- rewrite_row replaces transcript row (0-based) of b with s, its gutter
+-- and highlight hl redrawn.
+local function rewrite_row(b, row, s, hl)
+  vim.bo[b].modifiable = true
+  api.nvim_buf_set_lines(b, row, row + 1, false, { s })
+  vim.bo[b].modifiable = false
+  api.nvim_buf_clear_namespace(b, ns, row, row + 1)
+  mark_gutters(b, row, row + 1)
+  if hl and hl ~= '' then
+    pcall(api.nvim_buf_set_extmark, b, ns, row, 0, { end_row = row, end_col = #s, hl_group = hl })
+  end
+end
+
 -- rewrite_last replaces the last line (a tool's "running" line becomes its
 -- summary).
 function M.rewrite_last(s, hl)
   local b = M.transcript_buf()
-  local last = api.nvim_buf_line_count(b) - 1
-  vim.bo[b].modifiable = true
-  api.nvim_buf_set_lines(b, last, last + 1, false, { s })
-  vim.bo[b].modifiable = false
-  api.nvim_buf_clear_namespace(b, ns, last, last + 1)
-  mark_gutters(b, last, last + 1)
-  if hl and hl ~= '' then
-    pcall(api.nvim_buf_set_extmark, b, ns, last, 0, { end_row = last, end_col = #s, hl_group = hl })
-  end
+  rewrite_row(b, api.nvim_buf_line_count(b) - 1, s, hl)
 end
 
 -- A running call's line, with its streamed output below it: a mark keeps
@@ -412,14 +417,7 @@ function M.rewrite_tool(id, s, hl)
   if not row then
     return -- the transcript was cleared meanwhile
   end
-  vim.bo[b].modifiable = true
-  api.nvim_buf_set_lines(b, row, row + 1, false, { s })
-  vim.bo[b].modifiable = false
-  api.nvim_buf_clear_namespace(b, ns, row, row + 1)
-  mark_gutters(b, row, row + 1)
-  if hl and hl ~= '' then
-    pcall(api.nvim_buf_set_extmark, b, ns, row, 0, { end_row = row, end_col = #s, hl_group = hl })
-  end
+  rewrite_row(b, row, s, hl)
 end
 
 -- Folded texts: the host shows the first lines of a long answer or tool
