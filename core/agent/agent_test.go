@@ -121,6 +121,19 @@ func call(id, name string, args any) llm.ToolCall {
 	return llm.ToolCall{ID: id, Type: "function", Function: llm.FunctionCall{Name: name, Arguments: string(data)}}
 }
 
+// mustResume resumes session id with opts, closed with the test (before
+// its temp dirs go: a session still saving in the background would make
+// RemoveAll fail).
+func mustResume(t *testing.T, opts Options, id string) *Session {
+	t.Helper()
+	s, err := Resume(opts, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
 func (f *fixture) run(t *testing.T, input string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -525,13 +538,7 @@ func TestResumeContinuesHistory(t *testing.T) {
 	rec := &recorder{}
 	opts := f.sess.opts
 	opts.OnEvent = rec.handle
-	again, err := Resume(opts, f.sess.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Closed before the temp dirs go: a session still saving in the
-	// background made RemoveAll fail ("directory not empty").
-	t.Cleanup(again.Close)
+	again := mustResume(t, opts, f.sess.ID())
 	f.srv.Enqueue(fakellm.Reply{Content: "second answer"})
 	if err := again.Run(context.Background(), "second"); err != nil {
 		t.Fatal(err)

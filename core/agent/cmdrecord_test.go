@@ -37,11 +37,7 @@ func TestCommandResultsRecorded(t *testing.T) {
 			if !strings.Contains(string(data), `"input":"/diff"`) {
 				t.Errorf("session file lacks the /diff result:\n%.1500s", data)
 			}
-			again, err := Resume(f.sess.opts, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(again.Close)
+			again := mustResume(t, f.sess.opts, id)
 			cmds := again.Commands("")
 			if len(cmds) != 1 || cmds[0].Input != "/diff" || cmds[0].At != 2 {
 				t.Fatalf("resumed commands = %+v, want /diff after the first two messages", cmds)

@@ -47,11 +47,7 @@ func TestCompactionFitsAndKeepsTheRecord(t *testing.T) {
 		}
 		return fakellm.Reply{Content: "continued"}
 	})
-	s, err := Resume(f.sess.opts, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := mustResume(t, f.sess.opts, id)
 	if err := s.Run(context.Background(), "go on"); err != nil {
 		t.Fatal(err)
 	}

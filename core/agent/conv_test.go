@@ -402,11 +402,7 @@ func TestConvResume(t *testing.T) {
 
 	opts := f.sess.opts
 	opts.OnEvent = func(event.Event) {}
-	again, err := Resume(opts, f.sess.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(again.Close)
+	again := mustResume(t, opts, f.sess.ID())
 	after := again.Conversations()
 	if len(after) != len(before) {
 		t.Fatalf("%d conversations after resume, want %d", len(after), len(before))

@@ -223,11 +223,7 @@ func TestSetConversationContext(t *testing.T) {
 	f.sess.Close()
 	opts := f.sess.opts
 	opts.OnEvent = func(event.Event) {}
-	again, err := Resume(opts, f.sess.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(again.Close)
+	again := mustResume(t, opts, f.sess.ID())
 	again.mu.Lock()
 	rc := again.convs[id]
 	again.mu.Unlock()
@@ -254,11 +250,7 @@ func TestSetRootContextJournaled(t *testing.T) {
 	}
 	f.sess.Close()
 	opts := f.sess.opts
-	again, err := Resume(opts, f.sess.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(again.Close)
+	again := mustResume(t, opts, f.sess.ID())
 	again.mu.Lock()
 	got := again.rootConv.Instructions
 	again.mu.Unlock()

@@ -27,11 +27,7 @@ func TestResumeAnswersStartedCallsOutcomeUnknown(t *testing.T) {
 	if err := store.Save(store.Dir(f.root), snap); err != nil {
 		t.Fatal(err)
 	}
-	again, err := Resume(f.sess.opts, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(again.Close)
+	again := mustResume(t, f.sess.opts, id)
 	hist := again.History("")
 	checkValid(t, hist)
 	got := map[string]string{}
@@ -174,11 +170,7 @@ func TestResumeAfterKillMidHandOver(t *testing.T) {
 	if err := store.Save(store.Dir(f.root), snap); err != nil {
 		t.Fatal(err)
 	}
-	again, err := Resume(f.sess.opts, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(again.Close)
+	again := mustResume(t, f.sess.opts, id)
 	if m := toolMsg(again.History(""), "h"); m == nil || m.Content != interruptedHandOver {
 		t.Errorf("hand-over result after resume = %+v", m)
 	}

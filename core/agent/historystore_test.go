@@ -84,11 +84,7 @@ func TestHistoryItemLimitSummary(t *testing.T) {
 	check(f.sess, "live, summarised twice")
 	id := f.sess.ID()
 	f.sess.Close()
-	again, err := Resume(f.sess.opts, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
+	again := mustResume(t, f.sess.opts, id)
 	check(again, "resumed")
 	again.rootConv.mu.Lock()
 	if again.rootConv.base == 0 {

@@ -70,11 +70,7 @@ func TestSessionFileReplaysEveryRequest(t *testing.T) {
 	}
 
 	opts := f.sess.opts
-	again, err := Resume(opts, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(again.Close)
+	again := mustResume(t, opts, id)
 	var images int
 	for _, m := range again.History(ConversationID(conv.ID)) {
 		images += len(m.Images)

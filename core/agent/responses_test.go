@@ -114,11 +114,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 		Provider: provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", Wire: provider.WireResponses, BaseBackoff: time.Millisecond})}
 	opts.Config.Model = "gpt-5-codex"
 	opts.Config.StateDir = filepath.Join(t.TempDir(), "coder-nvim")
-	s2, err := Resume(opts, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := mustResume(t, opts, id)
 	f.sess = s2
 	f.run(t, "and now?")
 	reqs = f.srv.Requests()

@@ -80,11 +80,7 @@ func TestResumeRepairsHistory(t *testing.T) {
 			if err := store.Save(store.Dir(f.root), snap); err != nil {
 				t.Fatal(err)
 			}
-			again, err := Resume(f.sess.opts, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(again.Close)
+			again := mustResume(t, f.sess.opts, id)
 			for _, conv := range []ConversationID{"", "11111111-1111-1111-1111-111111111111"} {
 				hist := again.History(conv)
 				checkValid(t, hist)

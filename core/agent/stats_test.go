@@ -130,11 +130,7 @@ func TestConversationStats(t *testing.T) {
 	f.sess.Close()
 	opts := f.sess.opts
 	opts.OnEvent = func(event.Event) {}
-	again, err := Resume(opts, f.sess.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(again.Close)
+	again := mustResume(t, opts, f.sess.ID())
 	after := again.Conversations()
 	for i := range before {
 		if !reflect.DeepEqual(before[i].Stats, after[i].Stats) {

@@ -136,11 +136,7 @@ func TestUndoAfterRestartUnderNone(t *testing.T) {
 	f.run(t, "write it")
 	id := f.sess.ID()
 	f.sess.Close()
-	again, err := Resume(f.sess.opts, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
+	again := mustResume(t, f.sess.opts, id)
 	if err := again.Run(context.Background(), "/undo"); err != nil {
 		t.Fatal(err)
 	}
@@ -284,11 +280,7 @@ func TestTTLAgesEachMessage(t *testing.T) {
 	// Resumed, the old messages are headers only, the recent ones whole.
 	id := f.sess.ID()
 	f.sess.Close()
-	again, err := Resume(f.sess.opts, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
+	again := mustResume(t, f.sess.opts, id)
 	var hist string
 	for _, m := range again.History("") {
 		hist += m.Content + "\n"
