@@ -29,11 +29,26 @@ func waitSpare(tb testing.TB, s *Shells) int {
 	}
 }
 
-// waitsForCommand reports whether bash pid has opened its command pipe:
-// its start is over.
+// waitsForCommand reports whether bash pid has opened its command pipe
+// (fd 4) again as /dev/fd/4: its start is over. It compares the pipes
+// rather than counting fds, since how many fds bash inherited depends on
+// what ran the tests.
 func waitsForCommand(pid int) bool {
-	fds, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
-	return len(fds) > 5 // 0-4, and /dev/fd/4 opened again
+	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	cmdPipe, err := os.Readlink(fdDir + "4")
+	if err != nil {
+		return false
+	}
+	fds, _ := os.ReadDir(fdDir)
+	for _, fd := range fds {
+		if fd.Name() == "4" {
+			continue
+		}
+		if target, err := os.Readlink(fdDir + fd.Name()); err == nil && target == cmdPipe {
+			return true
+		}
+	}
+	return false
 }
 
 // warmShells returns Shells on a temporary directory whose spare waits
