@@ -89,10 +89,11 @@ func TestUndoTakesBackOnlyThisSessionsFiles(t *testing.T) {
 	}
 
 	others := make([]*Session, 7)
+	otherRecs := make([]*recorder, 7)
 	var wg sync.WaitGroup
 	for i := range others {
-		s, srv, _ := openOn(t, root)
-		others[i] = s
+		s, srv, rec := openOn(t, root)
+		others[i], otherRecs[i] = s, rec
 		srv.Enqueue(
 			fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": fmt.Sprintf("other%d.txt", i), "content": "theirs\n"})}},
 			fakellm.Reply{Content: "done"},
@@ -145,11 +146,27 @@ func TestUndoTakesBackOnlyThisSessionsFiles(t *testing.T) {
 	runOn(t, others[3], "/undo")
 	if got := read(t, filepath.Join(root, "other3.txt")); got != "<missing>" {
 		t.Errorf("other3.txt after its session's /undo = %q", got)
+		logSession(t, others[3], otherRecs[3])
 	}
 	for _, p := range []string{"other2.txt", "other4.txt", "user.txt"} {
 		if read(t, filepath.Join(root, p)) == "<missing>" {
 			t.Errorf("%s removed by another session's /undo", p)
 		}
+	}
+}
+
+// logSession logs what a session said and its turns' undo state.
+func logSession(t *testing.T, s *Session, rec *recorder) {
+	t.Helper()
+	for _, k := range []event.Kind{event.Notice, event.Error, event.CommandOutput} {
+		for _, ev := range rec.find(k) {
+			t.Logf("%s: %s", k, ev.Text)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, turn := range s.turns {
+		t.Logf("turn %q: snapshot %s after %s snaps %v own %+v undone %v", turn.Input, turn.Snapshot, turn.After, turn.Snaps, turn.Own, turn.Undone)
 	}
 }
 
@@ -262,11 +279,12 @@ func TestUndoWithConcurrentCommands(t *testing.T) {
 		writeFile(t, filepath.Join(root, ".gitignore"), ".coder\n")
 		const n = 4
 		sessions := make([]*Session, n)
+		recs := make([]*recorder, n)
 		start := make(chan struct{})
 		var wg sync.WaitGroup
 		for k := range n {
-			s, srv, _ := openOn(t, root)
-			sessions[k] = s
+			s, srv, rec := openOn(t, root)
+			sessions[k], recs[k] = s, rec
 			srv.Enqueue(
 				fakellm.Reply{ToolCalls: []llm.ToolCall{
 					call("w", "write", map[string]any{"path": fmt.Sprintf("f%d.txt", k), "content": "x\n"}),
@@ -286,6 +304,7 @@ func TestUndoWithConcurrentCommands(t *testing.T) {
 		runOn(t, sessions[0], "/undo")
 		if got := read(t, filepath.Join(root, "f0.txt")); got != "<missing>" {
 			t.Errorf("round %d: f0.txt (this session's own write) = %q after /undo", round, got)
+			logSession(t, sessions[0], recs[0])
 		}
 		for k := 1; k < n; k++ {
 			for _, p := range []string{fmt.Sprintf("f%d.txt", k), fmt.Sprintf("own%d.txt", k)} {

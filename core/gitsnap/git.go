@@ -176,6 +176,9 @@ func run(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, er
 	cmd.Env = append(cleanEnv(os.Environ()),
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_OPTIONAL_LOCKS=0", // status-like reads must not rewrite the user's index
+		// git's messages are read (addAll): untranslated, whatever the
+		// user's locale.
+		"LC_ALL=C",
 		"GIT_PAGER=cat",
 		"GIT_EXTERNAL_DIFF=",
 		"GIT_AUTHOR_NAME="+authorName,

@@ -205,10 +205,26 @@ var noCommitRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`error: '([^'\n]+)/' does not have a commit checked out`)
 })
 
+// vanishedRE is how `git add` names a file that went away while it ran:
+// between its directory scan and its stat (fatal), or its read (an error
+// that --ignore-errors turns into exit status 1).
+var vanishedRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:fatal: unable to stat '[^'\n]+'|error: open\("[^"\n]+"\)): No such file or directory$`)
+})
+
+// maxVanished bounds the attempts of one `git add` that files vanishing
+// under it fail.
+const maxVanished = 8
+
 // addAll runs `git add -A` on the workspace. Nested repositories without a
 // commit make it fail; they are left out, found from the error, and their
 // top-relative paths returned. --sparse lets it record files the turn
 // wrote outside a sparse checkout's cone.
+//
+// Editors and other sessions save by writing a temporary file and renaming
+// it: a file git saw in its scan may be gone when it reads it. That is no
+// failure of the snapshot, which is taken again (the file is not there to
+// record).
 //
 // The session store is excluded with a pathspec. When the ignore rules
 // keep .coder (or the store) out, git add names the excluded path as
@@ -218,7 +234,8 @@ var noCommitRE = sync.OnceValue(func() *regexp.Regexp {
 // excluded too.
 func (r *repo) addAll(ctx context.Context, o runOpts, large []largeFile) ([]string, error) {
 	var nested []string
-	for range 64 {
+	vanished := 0
+	for range 64 + maxVanished {
 		args := append([]string{"-c", "advice.addIgnoredFile=false", "add", "-A", "--sparse", "--ignore-errors", "--", "."}, excluded...)
 		for _, l := range large {
 			args = append(args, ":(exclude,literal)"+l.path)
@@ -229,6 +246,10 @@ func (r *repo) addAll(ctx context.Context, o runOpts, large []largeFile) ([]stri
 		_, err := r.git(ctx, o, args...)
 		if err == nil || ignoredOnly(err) {
 			return nested, nil
+		}
+		if ge := (*gitError)(nil); errors.As(err, &ge) && vanishedRE().MatchString(ge.stderr) && vanished < maxVanished && ctx.Err() == nil {
+			vanished++
+			continue
 		}
 		found := noCommitRE().FindAllStringSubmatch(err.Error(), -1)
 		if len(found) == 0 || ctx.Err() != nil {
