@@ -4,6 +4,6 @@ package tools
 
 import "syscall"
 
-// setDeathSignal: no parent-death signal here; the group's watcher alone
+// setDeathSignal: no parent-death signal here; the group watcher alone
 // kills the command when the host dies.
 func setDeathSignal(*syscall.SysProcAttr) {}

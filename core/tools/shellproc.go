@@ -16,21 +16,17 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/proc"
 )
 
-// groupGuard is the script every bash call runs. It leaves a watcher in
-// the process group that reads fd 3, a pipe whose write end only the host
-// holds: the kernel closes it when the host dies, however it dies, and the
-// watcher then kills the group. Bash then reads its command from fd 4
-// until the host closes it — so that a bash can be started before its
-// command is known (Shells) — and runs it by eval, with fds 3 and 4 closed
-// and no positional parameters as under bash -c, so that its exit status
-// is bash's. `$(<file)` reads in large blocks without a fork (bash 5.2),
-// where `read` would take a byte per system call from a pipe. The watcher
-// is disowned so that the command's `wait` and `jobs` do not see it, and
-// holds no fd 4, so that a write to a bash that died fails; only the
-// variable holding the command (and $! until it starts a job) remain
-// visible. One line, so that bash's messages give the command's own line
-// numbers.
-const groupGuard = `( read -r _ <&3; kill -KILL 0 ) </dev/null >/dev/null 2>&1 4<&- & disown; exec 3<&-; __coder_nvim_command=$(</dev/fd/4); exec 4<&-; eval "$__coder_nvim_command"`
+// commandReader is the script every bash call runs: it reads its command
+// from fd 3 until the host closes it — so that a bash can be started
+// before its command is known (Shells) — and runs it by eval, with fd 3
+// closed and no positional parameters as under bash -c, so that its exit
+// status is bash's. `$(<file)` reads in large blocks without a fork (bash
+// 5.2), where `read` would take a byte per system call from a pipe. Only
+// the variable holding the command remains visible. One line, so that
+// bash's messages give the command's own line numbers. A bash whose host
+// died reads an empty command and ends; the group watcher (groupwatch.go)
+// kills what a command started.
+const commandReader = `__coder_nvim_command=$(</dev/fd/3); exec 3<&-; eval "$__coder_nvim_command"`
 
 // shellEnv is the environment of a bash call: the host's, pagers off,
 // then extra.
@@ -38,32 +34,33 @@ func shellEnv(extra []string) []string {
 	return append(append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"), extra...)
 }
 
-// shellProc is a bash started with the group guard, waiting for its
-// command on fd 4.
+// shellProc is a bash started with commandReader, waiting for its
+// command on fd 3.
 type shellProc struct {
-	cmd    *exec.Cmd
-	dir    string
-	env    []string
-	split  bool
-	outR   *os.File // the host's read ends; errR is outR unless split
-	errR   *os.File
-	guardW *os.File // closing it makes the watcher kill the group
-	cmdW   *os.File // the command is written here, then closed
+	cmd   *exec.Cmd
+	dir   string
+	env   []string
+	split bool
+	outR  *os.File // the host's read ends; errR is outR unless split
+	errR  *os.File
+	cmdW  *os.File // the command is written here, then closed
+	watch *groupWatch
 
 	exited chan struct{} // closed once bash is reaped
 
 	mu sync.Mutex
-	// reaped is set, before the watcher is let go, once bash is reaped
-	// and its group killed: once the watcher is gone too, the group's id
-	// may be another process's, so nothing kills it any more.
+	// reaped is set once bash is reaped and its group killed: the group's
+	// id may then be another process's, so nothing kills it any more.
 	reaped bool
+	// watched: the group is registered with the watcher.
+	watched bool
 }
 
 // startShell starts bash in dir with env, in its own process group, stdin
 // from /dev/null. The whole group is killed when the call ends, when its
-// context ends, and when the host dies, even by SIGKILL.
-func startShell(dir string, env []string, split bool) (*shellProc, error) {
-	p := &shellProc{dir: dir, env: env, split: split, exited: make(chan struct{})}
+// context ends, and, by watch, when the host dies, even by SIGKILL.
+func startShell(dir string, env []string, split bool, watch *groupWatch) (*shellProc, error) {
+	p := &shellProc{dir: dir, env: env, split: split, watch: watch, exited: make(chan struct{})}
 	var host, child []*os.File
 	closeAll := func(fs []*os.File) {
 		for _, f := range fs {
@@ -82,22 +79,18 @@ func startShell(dir string, env []string, split bool) (*shellProc, error) {
 	if split {
 		errR, errW, err2 = pipe()
 	}
-	guardR, guardW, err3 := os.Pipe()
+	cmdR, cmdW, err3 := os.Pipe()
 	if err3 == nil {
-		host, child = append(host, guardW), append(child, guardR)
-	}
-	cmdR, cmdW, err4 := os.Pipe()
-	if err4 == nil {
 		host, child = append(host, cmdW), append(child, cmdR)
 	}
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
+	if err := errors.Join(err1, err2, err3); err != nil {
 		closeAll(host)
 		closeAll(child)
 		return nil, err
 	}
-	p.outR, p.errR, p.guardW, p.cmdW = outR, errR, guardW, cmdW
+	p.outR, p.errR, p.cmdW = outR, errR, cmdW
 
-	cmd := exec.Command("bash", "-c", groupGuard, "bash")
+	cmd := exec.Command("bash", "-c", commandReader, "bash")
 	cmd.Dir = dir
 	cmd.Env = env
 	// The same file for both: one pipe, output in the order written.
@@ -105,7 +98,7 @@ func startShell(dir string, env []string, split bool) (*shellProc, error) {
 	// exits, so the group is killed at once, not after background
 	// children have held the output open.
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.ExtraFiles = []*os.File{guardR, cmdR} // fds 3 and 4
+	cmd.ExtraFiles = []*os.File{cmdR} // fd 3
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setDeathSignal(cmd.SysProcAttr)
 	p.cmd = cmd
@@ -146,15 +139,18 @@ func (p *shellProc) kill() {
 	}
 }
 
-// finish kills what is left of the group once bash is reaped, then lets
-// the watcher go.
+// finish kills what is left of the group once bash is reaped, then has
+// the watcher forget it.
 func (p *shellProc) finish() {
 	<-p.exited
 	p.kill()
 	p.mu.Lock()
 	p.reaped = true
+	watched := p.watched
 	p.mu.Unlock()
-	p.guardW.Close()
+	if watched {
+		p.watch.remove(p.cmd.Process.Pid)
+	}
 }
 
 // discard ends a bash that never got its command.
@@ -165,7 +161,7 @@ func (p *shellProc) discard() {
 }
 
 func (p *shellProc) closeHost() {
-	for _, f := range []*os.File{p.outR, p.errR, p.guardW, p.cmdW} {
+	for _, f := range []*os.File{p.outR, p.errR, p.cmdW} {
 		f.Close()
 	}
 }
@@ -209,6 +205,15 @@ func (p *shellProc) run(ctx context.Context, command string, timeout time.Durati
 		res.Canceled, res.TimedOut = ctx.Err() != nil, ctx.Err() == nil
 		return res
 	}
+	// Registered before the command can start anything.
+	if err := p.watch.add(p.cmd.Process.Pid); err != nil {
+		p.discard()
+		res.ExitCode, res.Stderr = -1, err.Error()
+		return res
+	}
+	p.mu.Lock()
+	p.watched = true
+	p.mu.Unlock()
 
 	out := &headTail{limit: capBytes}
 	errOut := &headTail{limit: capBytes}
@@ -232,13 +237,12 @@ func (p *shellProc) run(ctx context.Context, command string, timeout time.Durati
 	start := time.Now()
 	stop := context.AfterFunc(runCtx, p.kill)
 	// A command longer than the pipe's buffer is written while bash reads
-	// it; a bash that died fails the write (the watcher holds no read end).
+	// it; a bash that died fails the write.
 	_, werr := io.WriteString(p.cmdW, command)
 	p.cmdW.Close()
 	<-p.exited
 	stop()
-	// Background children end with the call; the watcher too, before it
-	// sees the guard pipe close.
+	// Background children end with the call.
 	p.finish()
 	// A child that left the group may hold the output open: read what is
 	// there, within waitDelay.
@@ -273,7 +277,10 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 	if err := checkCommand(command); err != nil {
 		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 	}
-	p, err := startShell(dir, shellEnv(extra), split)
+	// A watcher of its own, gone with the call.
+	var watch groupWatch
+	defer watch.close()
+	p, err := startShell(dir, shellEnv(extra), split, &watch)
 	if err != nil {
 		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 	}
@@ -296,7 +303,8 @@ func checkCommand(command string) error {
 // was started with; any other call starts a bash of its own, as without
 // it, and the spare is killed.
 type Shells struct {
-	dir string
+	dir   string
+	watch groupWatch // the calls' process groups, killed if the host dies
 
 	mu         sync.Mutex
 	spare      *shellProc
@@ -335,7 +343,8 @@ func (s *Shells) Prestart(guess []string) {
 		st, err := os.Stat(s.dir)
 		var p *shellProc
 		if err == nil {
-			p, err = startShell(s.dir, shellEnv(extra), false)
+			s.watch.ready()
+			p, err = startShell(s.dir, shellEnv(extra), false, &s.watch)
 		}
 		s.mu.Lock()
 		defer close(started)
@@ -375,7 +384,7 @@ func (s *Shells) Run(ctx context.Context, command string, timeout time.Duration,
 	}
 	if p == nil {
 		var err error
-		if p, err = startShell(s.dir, env, false); err != nil {
+		if p, err = startShell(s.dir, env, false, &s.watch); err != nil {
 			return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 		}
 	}
@@ -398,11 +407,12 @@ func (s *Shells) Release() {
 }
 
 // Close kills the spare and starts no more; it returns once no spare is
-// left.
+// left. The group watcher ends once it has read that every call ended.
 func (s *Shells) Close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	s.starts.Wait()
 	s.Release()
+	s.watch.close()
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // waitSpare waits for the spare Prestart started, until bash waits for
-// its command (it sleeps reading fd 4), and returns its pid.
+// its command (it sleeps reading fd 3), and returns its pid.
 func waitSpare(tb testing.TB, s *Shells) int {
 	tb.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; {
@@ -30,18 +30,18 @@ func waitSpare(tb testing.TB, s *Shells) int {
 }
 
 // waitsForCommand reports whether bash pid has opened its command pipe
-// (fd 4) again as /dev/fd/4: its start is over. It compares the pipes
+// (fd 3) again as /dev/fd/3: its start is over. It compares the pipes
 // rather than counting fds, since how many fds bash inherited depends on
 // what ran the tests.
 func waitsForCommand(pid int) bool {
 	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd/"
-	cmdPipe, err := os.Readlink(fdDir + "4")
+	cmdPipe, err := os.Readlink(fdDir + "3")
 	if err != nil {
 		return false
 	}
 	fds, _ := os.ReadDir(fdDir)
 	for _, fd := range fds {
-		if fd.Name() == "4" {
+		if fd.Name() == "3" {
 			continue
 		}
 		if target, err := os.Readlink(fdDir + fd.Name()); err == nil && target == cmdPipe {

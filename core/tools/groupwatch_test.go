@@ -1,0 +1,66 @@
+package tools
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// When the host dies, the kernel closes the watcher's input: it kills the
+// process groups still registered and leaves those removed alone. A
+// watcher a command killed is replaced at the next call, and told every
+// group still running.
+func TestGroupWatch(t *testing.T) {
+	group := func() int {
+		t.Helper()
+		cmd := exec.Command("sleep", "300")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid := cmd.Process.Pid
+		go cmd.Wait() //nolint:errcheck // reaped, so that waitGone sees it go
+		t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
+		return pid
+	}
+	var g groupWatch
+	a, b := group(), group()
+	for _, pid := range []int{a, b} {
+		if err := g.add(pid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.remove(b)
+
+	g.mu.Lock()
+	first, firstGone := g.pid, g.gone
+	g.mu.Unlock()
+	syscall.Kill(first, syscall.SIGKILL)
+	select {
+	case <-firstGone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the killed watcher was not reaped")
+	}
+	c := group()
+	if err := g.add(c); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	second, secondGone := g.pid, g.gone
+	g.in.Close() // as the kernel does when the host dies
+	g.mu.Unlock()
+	if second == first {
+		t.Fatal("no new watcher after the first was killed")
+	}
+	waitGone(t, a)
+	waitGone(t, c)
+	select {
+	case <-secondGone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watcher did not end with its input")
+	}
+	if err := syscall.Kill(b, 0); err != nil {
+		t.Errorf("removed group %d was killed: %v", b, err)
+	}
+}
