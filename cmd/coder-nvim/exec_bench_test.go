@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -54,6 +56,8 @@ func benchFiles() int {
 //   - 5-bash: the model runs `echo step N` five times (read-only: no
 //     snapshot, not even the turn's first), then answers; budget ≤ 2×
 //     0-tool;
+//   - 5-bash-over-0-tool: the two run in turn, the budget's ratio as a
+//     metric (ratio), with each one's median (0-tool-ms, 5-bash-ms);
 //   - 5-bash-no-git: 5-bash in a directory that is no repository: what
 //     git still adds to 5-bash (nothing but finding it is a repository);
 //   - 0-tool-large: the one-answer turn in a committed repository of
@@ -85,25 +89,45 @@ func BenchmarkExecTurn(b *testing.B) {
 		}
 		return append(replies, fakellm.Reply{Content: "done"})
 	}
+	// once runs one exec turn; each starts without the sessions of the
+	// runs before, removed outside the timing.
+	once := func(b *testing.B, dir string, script func() []fakellm.Reply) time.Duration {
+		b.StopTimer()
+		if err := os.RemoveAll(filepath.Join(dir, ".coder")); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		srv.Enqueue(script()...)
+		cmd := exec.Command(bin, "exec", "--cwd", dir, "go on")
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("exec: %v\n%s", err, out)
+		}
+		return time.Since(start)
+	}
 	run := func(b *testing.B, dir string, script func() []fakellm.Reply) {
 		for b.Loop() {
-			// Each run starts without the sessions of the runs before.
-			b.StopTimer()
-			if err := os.RemoveAll(filepath.Join(dir, ".coder")); err != nil {
-				b.Fatal(err)
-			}
-			b.StartTimer()
-			srv.Enqueue(script()...)
-			cmd := exec.Command(bin, "exec", "--cwd", dir, "go on")
-			cmd.Env = env
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("exec: %v\n%s", err, out)
-			}
+			once(b, dir, script)
 		}
 	}
 	answer := func() []fakellm.Reply { return []fakellm.Reply{{Content: "done"}} }
 	b.Run("0-tool", func(b *testing.B) { run(b, tiny, answer) })
 	b.Run("5-bash", func(b *testing.B) { run(b, tiny, fiveBash) })
+	// The budget's ratio, from turns run in turn, so that the machine's
+	// drift between two blocks of runs does not enter it: the medians of
+	// each and 5-bash's over 0-tool's.
+	b.Run("5-bash-over-0-tool", func(b *testing.B) {
+		var zero, five []time.Duration
+		for b.Loop() {
+			zero = append(zero, once(b, tiny, answer))
+			five = append(five, once(b, tiny, fiveBash))
+		}
+		z, f := median(zero), median(five)
+		b.ReportMetric(float64(z.Microseconds())/1000, "0-tool-ms")
+		b.ReportMetric(float64(f.Microseconds())/1000, "5-bash-ms")
+		b.ReportMetric(float64(f)/float64(z), "ratio")
+	})
 	// The same turn outside any repository: no snapshot at all, so the
 	// difference to 5-bash is all git costs.
 	b.Run("5-bash-no-git", func(b *testing.B) { run(b, b.TempDir(), fiveBash) })
@@ -185,4 +209,11 @@ func codexShellCall(b *testing.B, req fakellm.Request, id, command string) llm.T
 	}
 	b.Errorf("Codex offered no shell tool this benchmark knows: %v", names)
 	return toolCall(id, "shell", map[string]any{"command": []string{"bash", "-lc", command}})
+}
+
+// median is the middle of d (the upper one of an even count).
+func median(d []time.Duration) time.Duration {
+	d = slices.Clone(d)
+	slices.Sort(d)
+	return d[len(d)/2]
 }
