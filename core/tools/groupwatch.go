@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/proc"
 )
@@ -16,14 +17,14 @@ import (
 // watchScript is the group watcher: it reads "+ID" (a process group a
 // command runs in) and "-ID" (that group is gone) until its input ends,
 // then kills every group still registered (the indices of g, a sparse
-// array). Its input is a pipe whose write
-// end only the host holds: the kernel closes it when the host dies,
-// however it dies.
+// array). Its input is a pipe whose write end only the host holds: the
+// kernel closes it when the host dies, however it dies.
 const watchScript = `while read -r op; do case $op in +*) g[${op#+}]=1 ;; -*) unset "g[${op#-}]" ;; esac; done; for id in "${!g[@]}"; do kill -KILL -- "-$id"; done 2>/dev/null`
 
-// groupWatch is one watcher for the calls of a Shells, started with the
-// first call: one bash per session rather than a watcher forked beside
-// every call, which on two cores cost a call as much again as the command.
+// groupWatch is one watcher for the calls of a Shells, started with its
+// first spare (or call): one bash per session rather than a watcher forked
+// beside every call, which on two cores cost about as much as a quick
+// command itself.
 //
 // A group is registered before its command is written and forgotten once
 // it was killed and its bash reaped. The one window is between that reap
@@ -109,14 +110,20 @@ func (g *groupWatch) runningLocked() bool {
 	}
 }
 
-// sendLocked writes lines to the watcher; it fails when none runs.
+// sendLocked writes lines to the watcher; it fails when none runs, and
+// when one stopped reading (a command stopped it) has let its pipe fill:
+// a new one takes over rather than every call waiting.
 func (g *groupWatch) sendLocked(lines string) error {
 	if !g.runningLocked() {
 		return errors.New("no group watcher runs")
 	}
+	g.in.SetWriteDeadline(time.Now().Add(watchWriteTimeout)) //nolint:errcheck // a pipe has deadlines
 	_, err := g.in.WriteString(lines)
 	return err
 }
+
+// watchWriteTimeout bounds a write to a watcher that does not read.
+const watchWriteTimeout = 2 * time.Second
 
 // startLocked starts a watcher and registers every live group with it.
 func (g *groupWatch) startLocked() error {

@@ -64,3 +64,49 @@ func TestGroupWatch(t *testing.T) {
 		t.Errorf("removed group %d was killed: %v", b, err)
 	}
 }
+
+// A watcher that a command stopped (kill -STOP) reads nothing: once its
+// pipe is full, a write gives up after watchWriteTimeout and a new
+// watcher takes over, rather than every bash call waiting for ever.
+func TestGroupWatchStopped(t *testing.T) {
+	var g groupWatch
+	defer g.close()
+	cmd := exec.Command("sleep", "300")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	defer func() { syscall.Kill(-pid, syscall.SIGKILL); cmd.Wait() }()
+	if err := g.add(pid); err != nil {
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	first := g.pid
+	g.mu.Unlock()
+	syscall.Kill(first, syscall.SIGSTOP)
+	defer syscall.Kill(first, syscall.SIGCONT)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Far more than a pipe holds (64 KiB).
+		for range 20_000 {
+			g.remove(pid)
+			if err := g.add(pid); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("calls wait on a stopped watcher")
+	}
+	g.mu.Lock()
+	second := g.pid
+	g.mu.Unlock()
+	if second == first {
+		t.Error("the stopped watcher was not replaced")
+	}
+}
