@@ -272,6 +272,12 @@ function M.reload(paths)
         end
       end,
     })
+    vim.api.nvim_create_autocmd('FileChangedShellPost', {
+      group = group,
+      callback = function(args)
+        require('coder.lsp').reloaded(args.buf)
+      end,
+    })
     pcall(vim.cmd, 'silent! checktime')
     vim.api.nvim_del_augroup_by_id(group)
     return
@@ -288,6 +294,7 @@ function M.reload(paths)
           vim.api.nvim_buf_call(b, function()
             vim.cmd('silent! edit')
           end)
+          require('coder.lsp').reloaded(b)
         else
           -- The file was removed (e.g. /undo of the turn that created it):
           -- drop the unmodified buffer so a later :w cannot bring it back.

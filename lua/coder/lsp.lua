@@ -184,6 +184,21 @@ end
 -- listeners are called (client_id, file) after a server's diagnostics for
 -- a file were handled; by waiting call id.
 local listeners = {}
+-- waits are the targets of the waiting calls, by id: a reload of one of
+-- their buffers makes them wait for the publish that follows it.
+local waits = {}
+
+-- reloaded: buf's text was read again from disk, which clears its
+-- diagnostics. What the servers said before no longer counts.
+function M.reloaded(buf)
+  for _, targets in pairs(waits) do
+    for _, t in ipairs(targets) do
+      if t.buf == buf then
+        t.got, t.n = {}, 0
+      end
+    end
+  end
+end
 local DIAG_METHODS = { 'textDocument/publishDiagnostics', 'textDocument/diagnostic' }
 local ours = setmetatable({}, { __mode = 'k' }) -- our wrapper functions
 
@@ -263,6 +278,7 @@ function M.diagnostics(id, paths, settle_ms)
     end
     finished = true
     listeners[id] = nil
+    waits[id] = nil
     pending[id] = nil
     if timer then
       timer:stop()
@@ -286,19 +302,33 @@ function M.diagnostics(id, paths, settle_ms)
   if need == 0 or settle_ms <= 0 then
     return vim.json.encode(finish(false))
   end
+  local function all_spoke()
+    for _, t in ipairs(targets) do
+      if t.n < t.need then
+        return false
+      end
+    end
+    return true
+  end
+  local scheduled = false
+  waits[id] = targets
   listeners[id] = function(client_id, file)
-    local all = true
     for _, t in ipairs(targets) do
       if t.real == file and t.ids[client_id] and not t.got[client_id] then
         t.got[client_id] = true
         t.n = t.n + 1
       end
-      all = all and t.n >= t.need
     end
-    if all then
-      listeners[id] = nil
+    if all_spoke() and not scheduled then
+      scheduled = true
       t_published = uv.hrtime()
       vim.schedule(function()
+        scheduled = false
+        -- A reload since (M.reloaded) cleared what was published: wait
+        -- for the servers to speak for the text read again.
+        if not all_spoke() then
+          return
+        end
         local r = finish(false)
         if r then
           done(id, r)

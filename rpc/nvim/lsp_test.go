@@ -143,6 +143,43 @@ func TestLSPFeedbackAndTool(t *testing.T) {
 	}
 }
 
+// The buffer is reloaded again (the engine's files-changed event and the
+// wait's own reload reach Neovim in either order) after the server spoke
+// for the new text and before the answer is collected: the reload clears
+// the buffer's diagnostics, so the wait takes the publish that follows it,
+// not the one before (the answer was empty: no new error reported).
+func TestLSPFeedbackReloadedWhileWaiting(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "auto-edit", "lsp": {"settle": "300s"}}`})
+	a := filepath.Join(e.dir, "a.fake")
+	writeFile(t, a, "ERROR old\nfunc helper\n")
+	e.attachFakeLS(nil)
+	e.start()
+	e.cmd("edit " + a)
+	e.waitFor("the server to attach and publish", 10*time.Second, func() bool {
+		return e.boolLua(`return require('coder.lsp').has_lsp(...) and #vim.diagnostic.get(0) == 1`, e.dir)
+	})
+	// Once the new text's two errors are in, a reload is queued: it runs
+	// between the publish and the collection of the answer.
+	e.lua(`
+		local path = ...
+		local buf = vim.api.nvim_get_current_buf()
+		vim.api.nvim_create_autocmd('DiagnosticChanged', { buffer = buf, callback = function()
+			if #vim.diagnostic.get(buf) ~= 2 then return end
+			vim.schedule(function() require('coder.bridge').reload({ path }) end)
+			return true
+		end })`, nil, a)
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("e1", "edit", map[string]any{"path": "a.fake", "old_string": "func helper\n", "new_string": "func helper\nERROR new\n"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	e.run("Coder change a")
+	reqs := e.llm.Requests()
+	res, _ := toolResult(reqs[len(reqs)-1:], "e1")
+	if !strings.HasSuffix(res, "New language-server diagnostics in the changed files:\nerror a.fake:3:1 [fakels] ERROR is not allowed here") {
+		t.Errorf("edit result does not end with the one new error:\n%s", res)
+	}
+}
+
 // A server that never publishes holds a write no longer than the settle
 // time; one that floods diagnostics gives a short, capped list.
 func TestLSPHostileServers(t *testing.T) {
