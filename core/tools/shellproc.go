@@ -52,8 +52,6 @@ type shellProc struct {
 	// reaped is set once bash is reaped and its group killed: the group's
 	// id may then be another process's, so nothing kills it any more.
 	reaped bool
-	// watched: the group is registered with the watcher.
-	watched bool
 }
 
 // startShell starts bash in dir with env, in its own process group, stdin
@@ -146,11 +144,8 @@ func (p *shellProc) finish() {
 	p.kill()
 	p.mu.Lock()
 	p.reaped = true
-	watched := p.watched
 	p.mu.Unlock()
-	if watched {
-		p.watch.remove(p.cmd.Process.Pid)
-	}
+	p.watch.remove(p.cmd.Process.Pid) // nothing to forget for a spare never run
 }
 
 // discard ends a bash that never got its command.
@@ -211,9 +206,6 @@ func (p *shellProc) run(ctx context.Context, command string, timeout time.Durati
 		res.ExitCode, res.Stderr = -1, err.Error()
 		return res
 	}
-	p.mu.Lock()
-	p.watched = true
-	p.mu.Unlock()
 
 	out := &headTail{limit: capBytes}
 	errOut := &headTail{limit: capBytes}
