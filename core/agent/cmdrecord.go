@@ -11,12 +11,11 @@ import (
 // record (seed 001 §4): a resumed session shows it where it ran; it is
 // never sent to the model. Commands that leave the session (/new,
 // /resume) are not kept in it.
-func (s *Session) recordCommand(t *task, input, out string) {
+func (s *Session) recordCommand(c *Conversation, input, out string) {
 	name, _, _ := strings.Cut(strings.TrimPrefix(input, "/"), " ")
 	if name == "new" || name == "resume" {
 		return
 	}
-	c := t.conv
 	s.mu.Lock()
 	c.mu.Lock()
 	cmd := store.Command{At: c.base + len(c.history), Input: input, Output: out, Time: s.opts.Now()}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/todo"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
@@ -173,7 +174,7 @@ func TestTodosAndComplexTasks(t *testing.T) {
 		t.Error("complex task note missing from the user message of the first request, or in the system message")
 	}
 	todos := f.rec.find(event.TodosUpdated)
-	if len(todos) != 2 || todos[0].Todos[0].Status != TodoInProgress || len(todos[1].Todos) != 2 {
+	if len(todos) != 2 || todos[0].Todos[0].Status != todo.InProgress || len(todos[1].Todos) != 2 {
 		t.Fatalf("todo events = %+v", todos)
 	}
 	f.run(t, "/todos")
@@ -373,22 +374,5 @@ func TestModelWithoutList(t *testing.T) {
 	}
 	if errs := f.rec.find(event.Error); len(errs) != 0 {
 		t.Errorf("errors: %+v", errs)
-	}
-}
-
-func TestNearestModels(t *testing.T) {
-	models := []string{"anthropic/claude-sonnet-4", "deepseek/deepseek-chat", "openai/gpt-4o", "openai/gpt-4o-mini", "x-ai/grok-4"}
-	for _, c := range []struct{ name, want string }{
-		{"claude-sonnet-4", "anthropic/claude-sonnet-4"},
-		{"GPT-4o", "openai/gpt-4o"},
-		{"openai/gpt-4p", "openai/gpt-4o"},
-		{"grok", "x-ai/grok-4"},
-	} {
-		if got := nearestModels(c.name, models, 3); len(got) == 0 || got[0] != c.want {
-			t.Errorf("nearestModels(%q) = %v, want %s first", c.name, got, c.want)
-		}
-	}
-	if got := nearestModels("zzz", models, 3); len(got) != 3 {
-		t.Errorf("nothing near: %v, want 3 names anyway", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/compact"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -57,7 +58,7 @@ func TestCompactionFitsAndKeepsTheRecord(t *testing.T) {
 	}
 	var summaries int
 	for i, r := range reqs {
-		if tok := estimateTokens(r.Messages); tok > window {
+		if tok := compact.EstimateTokens(r.Messages); tok > window {
 			t.Errorf("request %d: ~%d tokens, over the %d window", i, tok, window)
 		}
 		if len(r.Raw)/4 > window {
@@ -146,7 +147,7 @@ func BenchmarkRequestBuild(b *testing.B) {
 			c := s.rootConv
 			c.history = hist
 			if n > 200 { // as compaction leaves it: the newest 200 sent
-				c.view = newView(hist, 0, nil, n-200, "summary")
+				c.view = compact.NewView(hist, 0, nil, n-200, "summary")
 			}
 			t := &task{s: s, id: "00000000-bench", conv: c, snaps: &turnSnaps{}}
 			tc := s.turnContext(t)

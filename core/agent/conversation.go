@@ -7,10 +7,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/compact"
+	"github.com/coder-nvim/coder-nvim/core/agent/conv"
+	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // ToolPrefs switch a conversation's built-in tools (seed 000
@@ -63,7 +67,7 @@ type Conversation struct {
 	// times holds when each history message was written (unix ms; 0:
 	// unknown), for storage ttl, which ages each message on its own.
 	times      []int64
-	view       *promptView // compacted prompt (compact.go); nil: all of history is sent
+	view       *compact.View // compacted prompt (compact.go); nil: all of history is sent
 	todos      []store.Todo
 	commands   []store.Command // its / command results, never sent to the model
 	ctxTokens  int
@@ -159,7 +163,7 @@ func restoreConversation(sc store.Conversation, started map[string]bool, skipped
 		Storage:          StoragePolicy(sc.StoragePolicy),
 		created:          sc.CreatedAt,
 		lastActive:       sc.LastActiveAt,
-		history:          repairHistory(sc.Messages, started),
+		history:          toolcalls.Repair(sc.Messages, started),
 		todos:            sc.Todos,
 		commands:         sc.Commands,
 		sentSystem:       sc.System,
@@ -177,7 +181,7 @@ func restoreConversation(sc store.Conversation, started map[string]bool, skipped
 	if sc.Stats != nil {
 		c.stats = sc.Stats.Clone()
 	}
-	c.ctxTokens = estimateTokens(c.history)
+	c.ctxTokens = compact.EstimateTokens(c.history)
 	return c
 }
 
@@ -213,7 +217,7 @@ func (s *Session) tellClamps(id ConversationID, clamps []string) {
 	if len(clamps) == 0 {
 		return
 	}
-	s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: fmt.Sprintf("conversation %s: clamped (a conversation can only narrow what its session allows): %s", shortID(id), strings.Join(clamps, "; "))})
+	s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: fmt.Sprintf("conversation %s: clamped (a conversation can only narrow what its session allows): %s", conv.ShortID(string(id)), strings.Join(clamps, "; "))})
 }
 
 // openConversation creates a conversation from parent's context (root's
@@ -225,7 +229,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 			return nil, nil, fmt.Errorf("conversation policy: %w", err)
 		}
 	}
-	allow, _, err := normalizeAllowlist(spec.MCPAllowlist)
+	allow, _, err := conv.NormalizeAllowlist(spec.MCPAllowlist)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,7 +257,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	s.mu.Unlock()
 	var clamps []string
 	if spec.MCPAllowlist != nil {
-		kept, outside := narrowAllowlist(c.MCPAllowlist, allow)
+		kept, outside := conv.NarrowAllowlist(c.MCPAllowlist, allow)
 		if len(outside) > 0 {
 			clamps = append(clamps, fmt.Sprintf("mcp_allowlist: %s left out (not visible to the parent conversation)", strings.Join(outside, ", ")))
 		}
@@ -286,7 +290,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 		}
 	}
 	if spec.Policy != nil {
-		p, notes := clampPolicy(sessPol, *spec.Policy)
+		p, notes := conv.ClampPolicy(sessPol, *spec.Policy)
 		clamps = append(clamps, notes...)
 		c.Policy = &p
 	}
@@ -302,87 +306,6 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	s.mu.Unlock()
 	s.reportSave(rerr)
 	return c, clamps, nil
-}
-
-// clampPolicy narrows a requested conversation policy to the session's:
-// a wider preset becomes the session's, and allow rules are kept but
-// grant nothing the session does not (policy.Narrow). It says what it
-// clamped.
-func clampPolicy(sess, p policy.Policy) (policy.Policy, []string) {
-	var notes []string
-	if presetRank(p.Preset) > presetRank(sess.Preset) {
-		notes = append(notes, fmt.Sprintf("preset %s clamped to the session's %s", p.Preset, presetName(sess.Preset)))
-		p.Preset = sess.Preset
-	}
-	for _, r := range p.Rules {
-		if strings.EqualFold(string(r.Decision), string(policy.Allow)) {
-			notes = append(notes, fmt.Sprintf("rule %s allows nothing the session does not: where the session asks or denies, it still does", r))
-		}
-	}
-	if t := sess.Remember.TTL; t > 0 && p.Remember.TTL > t {
-		notes = append(notes, fmt.Sprintf("approval ttl %s clamped to the session's %s", p.Remember.TTL, t))
-		p.Remember.TTL = t
-	}
-	return p, notes
-}
-
-// narrowAllowlist keeps the names of want that parent (nil: every tool)
-// lets through, and returns the others.
-func narrowAllowlist(parent, want []string) (kept, outside []string) {
-	if parent == nil {
-		return want, nil
-	}
-	kept = []string{}
-	for _, n := range want {
-		if slices.Contains(parent, n) {
-			kept = append(kept, n)
-		} else {
-			outside = append(outside, n)
-		}
-	}
-	return kept, outside
-}
-
-// presetRank orders presets from narrow to wide.
-func presetRank(p policy.Preset) int {
-	switch policy.Preset(strings.ToLower(string(p))) {
-	case policy.PresetStrict:
-		return 0
-	case policy.PresetAutoEdit:
-		return 2
-	case policy.PresetYolo:
-		return 3
-	}
-	return 1 // balanced, also the zero value
-}
-
-func presetName(p policy.Preset) string {
-	if p == "" {
-		return string(policy.PresetBalanced)
-	}
-	return string(p)
-}
-
-// normalizeAllowlist checks MCP tool names: server__tool stays,
-// server/tool becomes server__tool (deprecated), anything else with
-// characters outside [a-zA-Z0-9_-] is an error. It reports whether a
-// deprecated spelling was seen.
-func normalizeAllowlist(names []string) ([]string, bool, error) {
-	if names == nil {
-		return nil, false, nil
-	}
-	out := make([]string, 0, len(names))
-	deprecated := false
-	for _, n := range names {
-		if server, tool, ok := strings.Cut(n, "/"); ok && !strings.Contains(tool, "/") {
-			n, deprecated = server+"__"+tool, true
-		}
-		if !toolNameChars().MatchString(n) || !strings.Contains(n, "__") {
-			return nil, false, fmt.Errorf("mcp_allowlist: %q is not a fully qualified MCP tool name (want server__tool, letters, digits, _ and - only)", n)
-		}
-		out = append(out, n)
-	}
-	return out, deprecated, nil
 }
 
 // conversation looks a conversation up ("" is the root).
@@ -409,12 +332,12 @@ func (s *Session) Conversations() []ConversationInfo {
 	for _, c := range list {
 		c.mu.Lock()
 		info := ConversationInfo{ID: c.ID, Records: c.base + len(c.history), LastActive: c.lastActive, Running: c.task != "", Stats: c.stats.Clone()}
-		info.Messages, info.FirstLine = c.skipped.Messages, firstLine(c.skipped.FirstUser)
+		info.Messages, info.FirstLine = c.skipped.Messages, text.FirstLine(c.skipped.FirstUser)
 		for _, m := range c.history {
 			if m.Role == llm.RoleUser && info.FirstLine == "" {
-				info.FirstLine = firstLine(m.Content)
+				info.FirstLine = text.FirstLine(m.Content)
 			}
-			if historyMessage(m) {
+			if conv.HistoryMessage(m) {
 				info.Messages++
 			}
 		}
@@ -436,19 +359,6 @@ type ConversationInfo struct {
 	LastActive time.Time
 	Running    bool
 	Stats      Stats
-}
-
-// historyMessage is a message conv_history shows: the user's, and the
-// assistant's with text; tool calls and their results are not messages.
-func historyMessage(m llm.Message) bool {
-	return m.Role == llm.RoleUser || m.Role == llm.RoleAssistant && m.Content != ""
-}
-
-func shortID(id ConversationID) string {
-	if len(id) > 8 {
-		return string(id[:8])
-	}
-	return string(id)
 }
 
 // todoList returns a copy of the todo list.

@@ -2,152 +2,58 @@ package agent
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/conv"
+	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
-// The conversation tools (seed 000). OpenAI function names allow no dots,
-// so conv_create is the wire name of conv.create; a dotted name from the
-// model is mapped back by sanitizeToolNames.
-const (
-	toolConvCreate  = "conv_create"
-	toolConvSend    = "conv_send"
-	toolConvList    = "conv_list"
-	toolConvHistory = "conv_history"
-	toolConvDestroy = "conv_destroy"
-)
+// convHost carries out the conv_* tools (conv.Host) as the task running
+// in ctx.
+type convHost struct{ s *Session }
 
-// convTool is one conversation tool; the session implements it.
-type convTool struct {
-	s      *Session
-	name   string
-	desc   string
-	params string
-	run    func(s *Session, ctx context.Context, t *task, raw json.RawMessage) (string, error)
-}
+func (h convHost) Mode() policy.Mode { return h.s.Mode() }
 
-func (convTool) own() {}
-
-func (convTool) Kind() tools.Kind { return tools.KindOther }
-
-func (c convTool) Spec() llm.Tool {
-	return llm.Tool{Type: "function", Function: llm.FunctionDef{Name: c.name, Description: c.desc, Parameters: json.RawMessage(c.params)}}
-}
-
-func (c convTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMessage) (*tools.Invocation, error) {
-	title := event.ToolDisplayName(c.name)
-	confirm := ""
-	if urls := remoteImages(raw); len(urls) > 0 {
-		if c.s.Mode() == policy.ModePlan {
-			return nil, errors.New("http(s) image URLs are not sent in plan mode; save the image in the workspace and name the file")
-		}
-		confirm = fmt.Sprintf("%s sends the image URL %s to the model provider: a URL chosen by the model can carry data out", c.name, strings.Join(urls, ", "))
+func (h convHost) run(ctx context.Context, raw json.RawMessage, f func(*Session, context.Context, *task, json.RawMessage) (string, error)) (string, error) {
+	t := taskFrom(ctx)
+	if t == nil {
+		return "", fmt.Errorf("%w: no task", ErrInternal)
 	}
-	inv := tools.NewInvocation(c.name, tools.KindOther, title, func(ctx context.Context) tools.Result {
-		t := taskFrom(ctx)
-		if t == nil {
-			return tools.Result{Output: "error: " + ErrInternal.Error() + ": no task", IsError: true}
-		}
-		out, err := c.run(c.s, ctx, t, raw)
-		if err != nil {
-			// Errors are results the model reads, never a failed turn.
-			data, _ := json.Marshal(map[string]string{"error": err.Error()})
-			return tools.Result{Output: string(data), Summary: firstLine(err.Error()), IsError: true}
-		}
-		return tools.Result{Output: out, Summary: "ok"}
-	})
-	inv.Confirm = confirm
-	return inv, nil
+	return f(h.s, ctx, t, raw)
 }
 
-const itemsSchema = `{"type":"array","items":{"type":"object","properties":{"type":{"type":"string","enum":["text","image_url"]},"text":{"type":"string"},"image_url":{"type":"string"}},"required":["type"]}}`
-
-// convTools are the five tools in their fixed order.
-func convTools(s *Session) []tools.Tool {
-	return []tools.Tool{
-		convTool{s, toolConvCreate, "Interrupting: open a sub-conversation with its own context, run it on your brief until it answers, then continue here with its last answer. Unset fields inherit yours.",
-			`{"type":"object","properties":{"base_instruction_text":{"type":"string"},"base_instruction_file":{"type":"string"},"user_instruction":{"type":"string"},"items":` + itemsSchema +
-				`,"mcp_allowlist":{"type":"array","items":{"type":"string"}},"internal_tools":{"type":"object","properties":{"include_plan_tool":{"type":"boolean"},"include_apply_patch_tool":{"type":"boolean"},"web_search_request":{"type":"boolean"},"use_streamable_shell_tool":{"type":"boolean"}},"additionalProperties":false},"model":{"type":"string"},"storage_policy":{"type":"string","enum":["full","headers_only","none","ttl"]}},"additionalProperties":false}`,
-			(*Session).convCreate},
-		convTool{s, toolConvSend, "Interrupting: send a message to a conversation, run it until it answers, then continue here with its last answer.",
-			`{"type":"object","properties":{"conversation_id":{"type":"string"},"text":{"type":"string"},"items":` + itemsSchema + `},"required":["conversation_id"],"additionalProperties":false}`,
-			(*Session).convSend},
-		convTool{s, toolConvList, "List the conversations of this session.", `{"type":"object","properties":{},"additionalProperties":false}`, (*Session).convList},
-		convTool{s, toolConvHistory, "Read a conversation's messages (newest limit).",
-			`{"type":"object","properties":{"conversation_id":{"type":"string"},"limit":{"type":"integer","minimum":1}},"required":["conversation_id"],"additionalProperties":false}`,
-			(*Session).convHistory},
-		convTool{s, toolConvDestroy, "Destroy a sub-conversation.", `{"type":"object","properties":{"conversation_id":{"type":"string"}},"required":["conversation_id"],"additionalProperties":false}`, (*Session).convDestroy},
-	}
+func (h convHost) Create(ctx context.Context, raw json.RawMessage) (string, error) {
+	return h.run(ctx, raw, (*Session).convCreate)
 }
 
-// decodeArgs decodes strictly, naming the tool in errors.
-func decodeArgs(tool string, raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid arguments for %s: %s", event.ToolDisplayName(tool), strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return nil
+func (h convHost) Send(ctx context.Context, raw json.RawMessage) (string, error) {
+	return h.run(ctx, raw, (*Session).convSend)
 }
 
-// inputItem is one seed 000 InputItem: text or an image.
-type inputItem struct {
-	Type     string          `json:"type"`
-	Text     string          `json:"text,omitempty"`
-	ImageURL json.RawMessage `json:"image_url,omitempty"`
+func (h convHost) List(ctx context.Context, raw json.RawMessage) (string, error) {
+	return h.run(ctx, raw, (*Session).convList)
 }
 
-// Limits on what the model hands a conversation: instruction files as the
-// read tool shows at most, images as an ACP prompt may carry.
-const (
-	maxInstructionFile = 256 << 10
-	maxItemImage       = 5 << 20 // decoded bytes of one image
-	maxItemImages      = 8
-)
-
-// remoteImages lists the http(s) image URLs among raw's items: a URL the
-// model chose can carry data out (a secret in its query), so the call is
-// asked about, and refused in plan mode.
-func remoteImages(raw json.RawMessage) []string {
-	var args struct {
-		Items []inputItem `json:"items"`
-	}
-	_ = json.Unmarshal(raw, &args)
-	var urls []string
-	for _, it := range args.Items {
-		if u := itemURL(it); strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
-			urls = append(urls, u)
-		}
-	}
-	return urls
+func (h convHost) History(ctx context.Context, raw json.RawMessage) (string, error) {
+	return h.run(ctx, raw, (*Session).convHistory)
 }
 
-// itemURL is an item's image_url, given as a string or {"url": …}.
-func itemURL(it inputItem) string {
-	var url string
-	if json.Unmarshal(it.ImageURL, &url) != nil {
-		var obj struct {
-			URL string `json:"url"`
-		}
-		_ = json.Unmarshal(it.ImageURL, &obj)
-		url = obj.URL
-	}
-	return strings.TrimSpace(url)
+func (h convHost) Destroy(ctx context.Context, raw json.RawMessage) (string, error) {
+	return h.run(ctx, raw, (*Session).convDestroy)
 }
 
 // splitItems turns items into message text and image URLs. Images are a
 // data: URL of an image type, a workspace image file the conversation may
 // read, or an http(s) URL (asked about in Prepare).
-func (s *Session) splitItems(ctx context.Context, t *task, items []inputItem) (string, []llm.Image, error) {
+func (s *Session) splitItems(ctx context.Context, t *task, items []conv.Item) (string, []llm.Image, error) {
 	var texts []string
 	var images []llm.Image
 	for i, it := range items {
@@ -158,10 +64,10 @@ func (s *Session) splitItems(ctx context.Context, t *task, items []inputItem) (s
 			if !s.opts.Config.AcceptsImages() {
 				return "", nil, fmt.Errorf("items[%d]: this model takes no images (model_images is false); describe the picture in text", i)
 			}
-			if len(images) == maxItemImages {
-				return "", nil, fmt.Errorf("items[%d]: at most %d images per call", i, maxItemImages)
+			if len(images) == conv.MaxItemImages {
+				return "", nil, fmt.Errorf("items[%d]: at most %d images per call", i, conv.MaxItemImages)
 			}
-			img, err := s.itemImage(ctx, t, itemURL(it))
+			img, err := s.itemImage(ctx, t, conv.ItemURL(it))
 			if err != nil {
 				return "", nil, fmt.Errorf("items[%d].image_url: %w", i, err)
 			}
@@ -181,15 +87,8 @@ func (s *Session) itemImage(ctx context.Context, t *task, url string) (llm.Image
 		}
 		return llm.Image{URL: url}, nil // asked about before the call ran
 	case strings.HasPrefix(url, "data:"):
-		mime, data, ok := strings.Cut(strings.TrimPrefix(url, "data:"), ";base64,")
-		if !ok || !llm.ImageType(mime) {
-			return llm.Image{}, errors.New("a data: URL must be base64 PNG, JPEG, GIF or WebP (data:image/png;base64,…)")
-		}
-		if base64.StdEncoding.DecodedLen(len(data)) > maxItemImage {
-			return llm.Image{}, fmt.Errorf("the image is over %d MiB", maxItemImage>>20)
-		}
-		if _, err := base64.StdEncoding.DecodeString(data); err != nil {
-			return llm.Image{}, fmt.Errorf("the data is not valid base64: %v", err)
+		if err := conv.CheckDataURL(url); err != nil {
+			return llm.Image{}, err
 		}
 		return llm.Image{URL: url}, nil
 	case url == "":
@@ -201,7 +100,7 @@ func (s *Session) itemImage(ctx context.Context, t *task, url string) (llm.Image
 	if mime == "" {
 		return llm.Image{}, fmt.Errorf("%s is not a PNG, JPEG, GIF or WebP file (nor a data:image/… URL)", url)
 	}
-	data, err := s.readWorkspaceFile(ctx, t, url, maxItemImage)
+	data, err := s.readWorkspaceFile(ctx, t, url, conv.MaxItemImage)
 	if err != nil {
 		return llm.Image{}, err
 	}
@@ -239,7 +138,7 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 		BaseText      *string     `json:"base_instruction_text"`
 		BaseFile      string      `json:"base_instruction_file"`
 		UserInstr     string      `json:"user_instruction"`
-		Items         []inputItem `json:"items"`
+		Items         []conv.Item `json:"items"`
 		MCPAllowlist  []string    `json:"mcp_allowlist"`
 		InternalTools *struct {
 			Plan      *bool `json:"include_plan_tool"`
@@ -250,7 +149,7 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 		Model   string `json:"model"`
 		Storage string `json:"storage_policy"`
 	}
-	if err := decodeArgs(toolConvCreate, raw, &args); err != nil {
+	if err := conv.Decode(conv.ToolCreate, raw, &args); err != nil {
 		return "", err
 	}
 	if args.BaseText != nil && args.BaseFile != "" {
@@ -294,7 +193,7 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 		}
 		spec.Tools = &prefs
 	}
-	_, deprecated, err := normalizeAllowlist(args.MCPAllowlist)
+	_, deprecated, err := conv.NormalizeAllowlist(args.MCPAllowlist)
 	if err != nil {
 		return "", err
 	}
@@ -328,13 +227,13 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 	if err := s.handOver(t, cl, text, images); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(pendingResult, c.ID), nil
+	return fmt.Sprintf(toolcalls.Pending, c.ID), nil
 }
 
 // readInstructionFile reads a workspace file the conversation may read,
 // by the read tool's rules: a regular file, of a bounded size.
 func (s *Session) readInstructionFile(ctx context.Context, t *task, path string) (string, error) {
-	data, err := s.readWorkspaceFile(ctx, t, path, maxInstructionFile)
+	data, err := s.readWorkspaceFile(ctx, t, path, conv.MaxInstructionFile)
 	if err != nil {
 		return "", fmt.Errorf("base_instruction_file: %w", err)
 	}
@@ -362,9 +261,9 @@ func (s *Session) convSend(ctx context.Context, t *task, raw json.RawMessage) (s
 	var args struct {
 		ID    ConversationID `json:"conversation_id"`
 		Text  string         `json:"text"`
-		Items []inputItem    `json:"items"`
+		Items []conv.Item    `json:"items"`
 	}
-	if err := decodeArgs(toolConvSend, raw, &args); err != nil {
+	if err := conv.Decode(conv.ToolSend, raw, &args); err != nil {
 		return "", err
 	}
 	if strings.TrimSpace(args.Text) == "" && len(args.Items) == 0 {
@@ -374,7 +273,7 @@ func (s *Session) convSend(ctx context.Context, t *task, raw json.RawMessage) (s
 	if err != nil {
 		return "", err
 	}
-	text := strings.TrimSpace(strings.Join(nonEmpty(args.Text, itemText), "\n\n"))
+	text := strings.TrimSpace(strings.Join(conv.NonEmpty(args.Text, itemText), "\n\n"))
 	if _, err := s.conversation(args.ID); err != nil || args.ID == "" {
 		return "", errors.New("conversation not found")
 	}
@@ -387,22 +286,12 @@ func (s *Session) convSend(ctx context.Context, t *task, raw json.RawMessage) (s
 	if err := s.handOver(t, &closure{target: args.ID}, text, images); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(pendingResult, args.ID), nil
-}
-
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			out = append(out, s)
-		}
-	}
-	return out
+	return fmt.Sprintf(toolcalls.Pending, args.ID), nil
 }
 
 func (s *Session) convList(_ context.Context, _ *task, raw json.RawMessage) (string, error) {
 	var args struct{}
-	if err := decodeArgs(toolConvList, raw, &args); err != nil {
+	if err := conv.Decode(conv.ToolList, raw, &args); err != nil {
 		return "", err
 	}
 	type entry struct {
@@ -427,7 +316,7 @@ func (s *Session) convHistory(_ context.Context, _ *task, raw json.RawMessage) (
 		ID    ConversationID `json:"conversation_id"`
 		Limit *int           `json:"limit"`
 	}
-	if err := decodeArgs(toolConvHistory, raw, &args); err != nil {
+	if err := conv.Decode(conv.ToolHistory, raw, &args); err != nil {
 		return "", err
 	}
 	if args.Limit != nil && *args.Limit < 1 {
@@ -448,11 +337,11 @@ func (s *Session) convHistory(_ context.Context, _ *task, raw json.RawMessage) (
 	}
 	entries := []entry{}
 	msgs := c.messages()
-	if c.onDisk() && (args.Limit == nil || countHistory(msgs) < *args.Limit) {
+	if c.onDisk() && (args.Limit == nil || conv.CountHistory(msgs) < *args.Limit) {
 		msgs = s.allMessages(c) // the older part is read back from disk
 	}
 	for _, m := range msgs {
-		if !historyMessage(m) {
+		if !conv.HistoryMessage(m) {
 			continue // tool calls and tool results are not messages
 		}
 		e := entry{Role: m.Role, Text: m.Content}
@@ -470,22 +359,11 @@ func (s *Session) convHistory(_ context.Context, _ *task, raw json.RawMessage) (
 	return string(data), err
 }
 
-// countHistory counts what conv_history shows of msgs.
-func countHistory(msgs []llm.Message) int {
-	n := 0
-	for _, m := range msgs {
-		if historyMessage(m) {
-			n++
-		}
-	}
-	return n
-}
-
 func (s *Session) convDestroy(_ context.Context, t *task, raw json.RawMessage) (string, error) {
 	var args struct {
 		ID ConversationID `json:"conversation_id"`
 	}
-	if err := decodeArgs(toolConvDestroy, raw, &args); err != nil {
+	if err := conv.Decode(conv.ToolDestroy, raw, &args); err != nil {
 		return "", err
 	}
 	result := func(ok bool, reason string) (string, error) {

@@ -3,10 +3,10 @@ package agent
 import (
 	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
@@ -15,57 +15,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
-func TestParseSettings(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		want []Setting
-		rest string
-		err  string
-	}{
-		{"", nil, "", ""},
-		{"model=m fix it", []Setting{{"model", "m"}}, "fix it", ""},
-		{`instructions="be \"brief\"" user='a b' go`, []Setting{{"instructions", `be "brief"`}, {"user", "a b"}}, "go", ""},
-		{"deny=bash:git push* ask=write:src/**", []Setting{{"deny", "bash:git"}}, "push* ask=write:src/**", ""},
-		{`deny="bash:git push*" ask=write:src/**`, []Setting{{"deny", "bash:git push*"}, {"ask", "write:src/**"}}, "", ""},
-		{"note=x model=m", nil, "note=x model=m", ""}, // not a key: the message starts
-		{"fix a=b", nil, "fix a=b", ""},
-		{`model="open`, nil, "", "unterminated"},
-		{`model="a"b`, nil, "", "followed by a space"},
-		{"mcp= model=m", []Setting{{"mcp", ""}, {"model", "m"}}, "", ""},
-	} {
-		got, rest, err := ParseSettings(tc.line, NewKeys)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: error %v, want %q", tc.line, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) || rest != tc.rest {
-			t.Errorf("%q = %q, %q, %v; want %q, %q", tc.line, got, rest, err, tc.want, tc.rest)
-		}
-	}
-	for _, tc := range []struct {
-		line string
-		want []Setting
-	}{
-		{"instructions be brief and kind", []Setting{{"instructions", "be brief and kind"}}},
-		{`instructions "be brief"`, []Setting{{"instructions", "be brief"}}},
-		{"model=a preset=strict", []Setting{{"model", "a"}, {"preset", "strict"}}},
-		{"refresh_mcp", []Setting{{"refresh_mcp", ""}}},
-	} {
-		if got, err := SetArgs(tc.line); err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("SetArgs(%q) = %q, %v; want %q", tc.line, got, err, tc.want)
-		}
-	}
-	if _, err := SetArgs("colour blue"); err == nil {
-		t.Error("SetArgs accepted an unknown key")
-	}
-}
-
-// The user opens a conversation with every setting: base instructions from
-// a file, a model, no MCP tools, less storage, narrower permissions and
-// fewer tools; a wider preset is clamped and the user is told exactly
-// that; it runs on its first message at once.
 func TestUserOpensConversation(t *testing.T) {
 	f := convFixture(t, func(c *config.Config) { c.Permissions.Preset = "balanced" })
 	writeFile(t, filepath.Join(f.root, "brief.md"), "You review Go code.")
@@ -125,7 +74,7 @@ func TestUserOpensConversation(t *testing.T) {
 	}
 
 	// StartConversation runs one opened directly (the Neovim form).
-	id, _, err := f.sess.NewConversation(t.Context(), []Setting{{"user", "count to two"}}, "")
+	id, _, err := f.sess.NewConversation(t.Context(), []command.Setting{{Key: "user", Value: "count to two"}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +117,7 @@ func TestUserOpensConversation(t *testing.T) {
 // change survives a resume.
 func TestSetConversationContext(t *testing.T) {
 	f := convFixture(t, func(c *config.Config) { c.Permissions.Preset = "auto-edit" })
-	id, clamps, err := f.sess.NewConversation(t.Context(), []Setting{{"instructions", "first rules"}}, "")
+	id, clamps, err := f.sess.NewConversation(t.Context(), []command.Setting{{Key: "instructions", Value: "first rules"}}, "")
 	if err != nil || len(clamps) != 0 {
 		t.Fatal(err, clamps)
 	}
@@ -239,13 +188,13 @@ func TestSetRootContextJournaled(t *testing.T) {
 	f := convFixture(t, nil)
 	f.srv.Enqueue(fakellm.Reply{Content: "hi"})
 	f.run(t, "hello")
-	if _, _, err := f.sess.SetConversationContext(t.Context(), "", []Setting{{"instructions", "root rules"}, {"refresh_mcp", ""}}); err != nil {
+	if _, _, err := f.sess.SetConversationContext(t.Context(), "", []command.Setting{{Key: "instructions", Value: "root rules"}, {Key: "refresh_mcp", Value: ""}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := f.sess.SetConversationContext(t.Context(), "", []Setting{{"colour", "blue"}}); err == nil || !strings.Contains(err.Error(), "unknown setting") {
+	if _, _, err := f.sess.SetConversationContext(t.Context(), "", []command.Setting{{Key: "colour", Value: "blue"}}); err == nil || !strings.Contains(err.Error(), "unknown setting") {
 		t.Errorf("unknown key: %v", err)
 	}
-	if _, _, err := f.sess.SetConversationContext(t.Context(), "nope", []Setting{{"model", "x"}}); err == nil {
+	if _, _, err := f.sess.SetConversationContext(t.Context(), "nope", []command.Setting{{Key: "model", Value: "x"}}); err == nil {
 		t.Error("unknown conversation accepted")
 	}
 	f.sess.Close()
@@ -302,7 +251,7 @@ func TestSetConversationMCPView(t *testing.T) {
 	if got := strings.Join(toolNames(f.srv.Requests()[0].Tools), " "); !strings.Contains(got, "web__echo web__picture web__write") {
 		t.Fatalf("first request offered %s", got)
 	}
-	if _, _, err := f.sess.SetConversationContext(t.Context(), "", []Setting{{"mcp", "web__nope"}}); err == nil || !strings.Contains(err.Error(), "web__nope") {
+	if _, _, err := f.sess.SetConversationContext(t.Context(), "", []command.Setting{{Key: "mcp", Value: "web__nope"}}); err == nil || !strings.Contains(err.Error(), "web__nope") {
 		t.Errorf("unknown MCP name: %v", err)
 	}
 	f.run(t, "/conversation set mcp web__echo")

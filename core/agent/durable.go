@@ -4,10 +4,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
-// unknownResult answers, on resume, a tool call that had started when the
-// host died: it may have done all, some or none of its work.
-const unknownResult = "outcome unknown: the host stopped while this ran; check before running it again"
-
 // lockFor takes the OS lock of session id, or returns nil when this session
 // holds it already. Another process holding it is store.ErrLocked.
 func (s *Session) lockFor(id string) (*store.Lock, error) {
@@ -49,7 +45,7 @@ func (s *Session) setLock(l *store.Lock) {
 
 // markStarted records durably that a tool call is about to run, so that
 // if the host dies before its result is on disk, resume answers it with
-// unknownResult rather than claiming it never ran. Read-only tools are
+// toolcalls.Unknown rather than claiming it never ran. Read-only tools are
 // marked in memory only (in a snapshot taken while they run): running them
 // again is harmless, so they are not worth a synchronous write.
 func (s *Session) markStarted(callID string, durable bool) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
@@ -38,7 +39,7 @@ func TestResumeAnswersStartedCallsOutcomeUnknown(t *testing.T) {
 	}
 	// a started and has no result: unknown; b never started: aborted; c
 	// started and finished: its own result.
-	want := map[string]string{"a": unknownResult, "b": abortedResult, "c": "c ran"}
+	want := map[string]string{"a": toolcalls.Unknown, "b": toolcalls.Aborted, "c": "c ran"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("result of %s = %q, want %q", k, got[k], v)
@@ -166,12 +167,12 @@ func TestResumeAfterKillMidHandOver(t *testing.T) {
 	snap := &store.Snapshot{ID: id, Model: "test-model", Mode: "default", Started: []string{"h"},
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: "delegate"},
 			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{cc}},
-			{Role: llm.RoleTool, ToolCallID: "h", Name: "conv_create", Content: fmt.Sprintf(pendingResult, "00000000-0000-4000-8000-000000000009")}}}
+			{Role: llm.RoleTool, ToolCallID: "h", Name: "conv_create", Content: fmt.Sprintf(toolcalls.Pending, "00000000-0000-4000-8000-000000000009")}}}
 	if err := store.Save(store.Dir(f.root), snap); err != nil {
 		t.Fatal(err)
 	}
 	again := mustResume(t, f.sess.opts, id)
-	if m := toolMsg(again.History(""), "h"); m == nil || m.Content != interruptedHandOver {
+	if m := toolMsg(again.History(""), "h"); m == nil || m.Content != toolcalls.InterruptedHandOver {
 		t.Errorf("hand-over result after resume = %+v", m)
 	}
 }

@@ -81,7 +81,7 @@ func (s *Session) evictSaved(snap *store.Snapshot) {
 		key := s.convKeyLocked(c)
 		c.mu.Lock()
 		if c.view != nil {
-			c.evictLocked(min(c.view.upto, held[key]))
+			c.evictLocked(min(c.view.Upto, held[key]))
 		}
 		c.mu.Unlock()
 	}

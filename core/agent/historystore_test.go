@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/compact"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -40,7 +41,7 @@ func TestHistoryItemLimitSummary(t *testing.T) {
 	}
 	var summarised bool
 	for _, m := range last {
-		summarised = summarised || strings.Contains(m.Content, "SUMMARY of questions 0-2") && strings.HasPrefix(m.Content, compactedNote)
+		summarised = summarised || strings.Contains(m.Content, "SUMMARY of questions 0-2") && strings.HasPrefix(m.Content, compact.Note)
 		if m.Content == "answer 0" {
 			t.Error("a summarised message was sent again")
 		}

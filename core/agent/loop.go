@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
+	"github.com/coder-nvim/coder-nvim/core/agent/compact"
+	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
@@ -14,31 +17,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
-
-// abortedResult is the tool message of a call that never ran because the
-// turn stopped: every call needs exactly one result or the next request is
-// invalid.
-const abortedResult = "aborted: the turn was interrupted before this tool call ran"
-
-// FailedResult recognises, in a saved history, the tool results the
-// engine writes for calls that did not succeed (front ends replaying a
-// session show them as failed).
-func FailedResult(content string) bool {
-	for _, p := range []string{"error:", "denied", "aborted", "not run:", "not applied:", "interrupted", "outcome unknown:", `{"error":`} {
-		if strings.HasPrefix(content, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// notRunResult answers the calls after an interrupting one in the same
-// assistant message: every call keeps exactly one tool message (seed 003).
-const notRunResult = "not run: the turn was handed to conversation %s; call again if still needed"
-
-// pendingResult holds an interrupting call's place until its continuation
-// writes the result under the same call id.
-const pendingResult = "pending: handed to conversation %s; the result is written here when it answers"
 
 // errReplaced ends a task whose call handed the turn to another
 // conversation (TurnAborted(Replaced)).
@@ -83,7 +61,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		return
 	case strings.HasPrefix(trimmed, "/"):
 		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
-		out, err := s.runCommand(ctx, t, trimmed)
+		out, err := command.Run(ctx, slash{s, t}, trimmed)
 		if err != nil && ctx.Err() != nil {
 			// Interrupted (/compact, /undo): not an error to show with
 			// Go's "context canceled" in it.
@@ -98,7 +76,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 			s.emit(with(ev))
 		} else if out != "" {
 			s.emit(with(event.Event{Kind: event.CommandOutput, Text: out}))
-			s.recordCommand(t, trimmed, out)
+			s.recordCommand(t.conv, trimmed, out)
 		}
 		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
 		if t.runs != "" && err == nil {
@@ -235,9 +213,9 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	msg := resp.Message
 	msg.Role = llm.RoleAssistant
 	t.conv.mu.Lock()
-	uniqueCallIDs(t.conv.history, msg.ToolCalls)
+	toolcalls.UniqueIDs(t.conv.history, msg.ToolCalls)
 	t.conv.mu.Unlock()
-	sanitizeToolNames(msg.ToolCalls)
+	toolcalls.SanitizeNames(msg.ToolCalls)
 	for i := range msg.ToolCalls {
 		msg.ToolCalls[i].Type = "function"
 	}
@@ -250,7 +228,7 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 	for i, call := range msg.ToolCalls {
 		if ctx.Err() != nil {
 			for _, rest := range msg.ToolCalls[i:] {
-				s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: rest.ID, Name: rest.Function.Name, Content: abortedResult})
+				s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: rest.ID, Name: rest.Function.Name, Content: toolcalls.Aborted})
 				s.emit(with(event.Event{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: rest.ID, Name: rest.Function.Name, Status: event.ToolAborted, Summary: "aborted"}}))
 			}
 			return false, ctx.Err()
@@ -264,9 +242,9 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 			// The interrupting call keeps its place; calls after it do
 			// not run.
 			target := string(ho.closure.target)
-			s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: fmt.Sprintf(pendingResult, target)})
+			s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: fmt.Sprintf(toolcalls.Pending, target)})
 			for _, rest := range msg.ToolCalls[i+1:] {
-				text := fmt.Sprintf(notRunResult, target)
+				text := fmt.Sprintf(toolcalls.NotRun, target)
 				s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: rest.ID, Name: rest.Function.Name, Content: text})
 				s.emit(with(event.Event{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: rest.ID, Name: rest.Function.Name, Status: event.ToolAborted, Summary: "not run: handed over"}}))
 			}
@@ -338,7 +316,7 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 		tok.Context = u.PromptTokens + u.CompletionTokens
 		tok.Cached, tok.Cost = u.Cached(), u.Cost
 	} else {
-		tok.Context = estimateTokens(req.Messages) + estimateTokens([]llm.Message{resp.Message})
+		tok.Context = compact.EstimateTokens(req.Messages) + compact.EstimateTokens([]llm.Message{resp.Message})
 	}
 	t.conv.countModelCall(req, resp)
 	t.conv.mu.Lock()
@@ -370,17 +348,4 @@ func offersTool(specs []llm.Tool, name string) bool {
 		}
 	}
 	return false
-}
-
-// estimateTokens is the chars/4 estimate used where the provider reports
-// nothing.
-func estimateTokens(msgs []llm.Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += len(m.Content) + len(m.Reasoning)
-		for _, c := range m.ToolCalls {
-			n += len(c.Function.Name) + len(c.Function.Arguments)
-		}
-	}
-	return n / 4
 }

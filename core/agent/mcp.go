@@ -12,6 +12,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -196,7 +197,7 @@ func (m mcpTool) Spec() llm.Tool   { return m.t.Spec() }
 func (m mcpTool) Kind() tools.Kind { return KindMCP }
 
 func (m mcpTool) Prepare(_ context.Context, _ *tools.Workspace, args json.RawMessage) (*tools.Invocation, error) {
-	title := fmt.Sprintf("%s: %s %s", m.t.Server, m.t.Name, truncate(compactJSON(args), 300))
+	title := fmt.Sprintf("%s: %s %s", m.t.Server, m.t.Name, text.Truncate(compactJSON(args), 300))
 	inv := tools.NewInvocation(m.t.FQN, KindMCP, title, func(ctx context.Context) tools.Result {
 		res := m.view.Call(ctx, m.cat, m.t.FQN, args, 0)
 		if t := taskFrom(ctx); t != nil && len(res.Images) > 0 {
@@ -250,7 +251,7 @@ func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
 			b.WriteString(", trusted")
 		}
 		if st.LastError != "" {
-			b.WriteString("; last error: " + firstLine(st.LastError))
+			b.WriteString("; last error: " + text.FirstLine(st.LastError))
 		}
 		b.WriteString("\n")
 	}
@@ -272,7 +273,7 @@ func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
 		if mt.ReadOnly {
 			ro = " (read-only)"
 		}
-		fmt.Fprintf(&b, "  %-30s %-10s %s%s: %s\n", mt.FQN, mt.Server, state, ro, firstLine(mt.Description))
+		fmt.Fprintf(&b, "  %-30s %-10s %s%s: %s\n", mt.FQN, mt.Server, state, ro, text.FirstLine(mt.Description))
 	}
 	for _, cf := range cat.Conflicts {
 		fmt.Fprintf(&b, "  conflict: %s\n", cf)

@@ -7,14 +7,16 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/outstream"
+	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/editor"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/review"
 	"github.com/coder-nvim/coder-nvim/core/shellcheck"
+	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 	"github.com/google/uuid"
 )
@@ -25,93 +27,138 @@ import (
 // fails, since every call needs a result.
 func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) string {
 	t.ranDurable = false
-	name := call.Function.Name
-	info := &event.Tool{CallID: call.ID, Name: name, Kind: string(tools.KindOther), Title: name, Arguments: call.Function.Arguments}
-	start := time.Now()
-	end := func(status, summary, output, content string) string {
-		info.Status, info.Summary, info.Output = status, summary, output
-		d := time.Since(start)
-		info.DurationMS = d.Milliseconds()
-		t.conv.countToolCall(name, status, info.Server != "", d)
-		t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
-		return content
+	c := &toolCall{t: t, call: call, name: call.Function.Name, start: time.Now()}
+	c.info = &event.Tool{CallID: call.ID, Name: c.name, Kind: string(tools.KindOther), Title: c.name, Arguments: call.Function.Arguments}
+	if msg := s.switchTool(c); msg != "" {
+		return c.fail(msg)
 	}
-	fail := func(msg string) string {
-		t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
-		return end(event.ToolFailed, firstLine(msg), msg, "error: "+msg)
+	if msg := s.prepareCall(ctx, c); msg != "" {
+		return c.fail(msg)
 	}
+	if result, stop := s.decide(ctx, c); stop {
+		return result
+	}
+	return s.execute(ctx, c)
+}
 
-	// 1. The tool switch: the tool must exist and be offered in this mode.
-	tool := s.lookupTool(name)
-	mode := s.Mode()
-	var mt mcpTool
-	isMCP, isEditor := false, false
-	if tool == nil && name == editor.ToolName {
+// toolCall is one call on its way through the pipeline.
+type toolCall struct {
+	t     *task
+	call  llm.ToolCall
+	name  string
+	info  *event.Tool
+	start time.Time
+	mode  policy.Mode // when the call arrived: one mode decides it
+
+	tool     tools.Tool
+	mt       mcpTool
+	isMCP    bool
+	isEditor bool
+	own      bool // the session's own tool: no policy, no approval
+	inv      *tools.Invocation
+	// readOnly: a command proven read-only, run with git kept off the
+	// repository's configuration, changes no file: it takes no snapshot.
+	readOnly bool
+}
+
+// end reports the call's end and returns content, its tool message.
+func (c *toolCall) end(status, summary, output, content string) string {
+	c.info.Status, c.info.Summary, c.info.Output = status, summary, output
+	d := time.Since(c.start)
+	c.info.DurationMS = d.Milliseconds()
+	c.t.conv.countToolCall(c.name, status, c.info.Server != "", d)
+	c.t.emit(event.Event{Kind: event.ToolCallEnd, Tool: c.info})
+	return content
+}
+
+// fail announces and ends a call refused before its verdict.
+func (c *toolCall) fail(msg string) string {
+	c.t.emit(event.Event{Kind: event.ToolCallBegin, Tool: c.info})
+	return c.end(event.ToolFailed, text.FirstLine(msg), msg, "error: "+msg)
+}
+
+// switchTool is step 1, the tool switch: the tool must exist and be
+// offered in this mode. It returns why not, or "".
+func (s *Session) switchTool(c *toolCall) string {
+	c.tool = s.lookupTool(c.name)
+	c.mode = s.Mode()
+	mode := c.mode
+	if c.tool == nil && c.name == editor.ToolName {
 		// Offered while a server is attached; a call just after the last
 		// one went away gets the tool's own "no server" answer.
-		if tool = s.lspTool(); tool != nil {
-			isEditor = true
+		if c.tool = s.lspTool(); c.tool != nil {
+			c.isEditor = true
 		}
 	}
-	if tool == nil { // MCP names hold "__", no built-in does
-		if mt, isMCP = s.lookupMCP(t, name, mode); isMCP {
-			tool = mt
+	if c.tool == nil { // MCP names hold "__", no built-in does
+		if c.mt, c.isMCP = s.lookupMCP(c.t, c.name, mode); c.isMCP {
+			c.tool = c.mt
 		}
 	}
-	if tool == nil {
-		return fail(fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(s.offeredNames(t.conv), ", ")))
+	if c.tool == nil {
+		return fmt.Sprintf("unknown tool %q; available tools: %s", c.name, strings.Join(s.offeredNames(c.t.conv), ", "))
 	}
-	info.Kind = string(tool.Kind())
-	if isMCP {
-		info.Server = mt.t.Server
+	c.info.Kind = string(c.tool.Kind())
+	if c.isMCP {
+		c.info.Server = c.mt.t.Server
 	}
-	if !isMCP && !isEditor && !s.offered(t.conv, name) {
+	if !c.isMCP && !c.isEditor && !s.offered(c.t.conv, c.name) {
 		if mode != policy.ModePlan {
-			return fail(fmt.Sprintf("tool %q is not enabled in this conversation", name))
+			return fmt.Sprintf("tool %q is not enabled in this conversation", c.name)
 		}
-		return fail(fmt.Sprintf("tool %q is not available in %s mode (read-only: no file changes)", name, mode))
+		return fmt.Sprintf("tool %q is not available in %s mode (read-only: no file changes)", c.name, mode)
 	}
-	args := strings.TrimSpace(call.Function.Arguments)
+	_, c.own = c.tool.(ownTool)
+	return ""
+}
+
+// prepareCall checks the arguments and lets the tool plan the call
+// without doing it. It returns why the call cannot run, or "".
+func (s *Session) prepareCall(ctx context.Context, c *toolCall) string {
+	args := strings.TrimSpace(c.call.Function.Arguments)
 	if args == "" {
 		args = "{}"
 	}
 	if !json.Valid([]byte(args)) {
-		return fail(fmt.Sprintf("the arguments of %s are not valid JSON: %s", name, truncate(args, 200)))
+		return fmt.Sprintf("the arguments of %s are not valid JSON: %s", c.name, text.Truncate(args, 200))
 	}
-	inv, err := tool.Prepare(ctx, s.ws, json.RawMessage(args))
+	inv, err := c.tool.Prepare(ctx, s.ws, json.RawMessage(args))
 	if err != nil {
-		return fail(err.Error())
+		return err.Error()
 	}
-	info.Title, info.Paths = inv.Title, inv.Paths
-	info.Diffs = diffs(inv.Changes)
+	c.inv = inv
+	c.info.Title, c.info.Paths = inv.Title, inv.Paths
+	c.info.Diffs = diffs(inv.Changes)
+	return ""
+}
 
-	// 2–3. Policy and the tool's own check; yolo skips both for bash. The
-	// verdict is pure: it is known before the call is announced, so front
-	// ends can show a call that waits for approval as pending.
-	action := policy.Action{Tool: name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(t.conv.ID)}
-	if isMCP {
-		action.ReadOnly, action.NonDestructive, action.Trusted = mt.t.ReadOnly, mt.t.NonDestructive, mt.t.Trusted
+// decide is steps 2–3: policy and the tool's own check (yolo skips both
+// for bash), then approval when the verdict asks. The verdict is pure: it
+// is known before the call is announced, so front ends can show a call
+// that waits for approval as pending. stop: the call ends here with
+// result.
+func (s *Session) decide(ctx context.Context, c *toolCall) (result string, stop bool) {
+	mode, inv := c.mode, c.inv
+	action := policy.Action{Tool: c.name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(c.t.conv.ID)}
+	if c.isMCP {
+		action.ReadOnly, action.NonDestructive, action.Trusted = c.mt.t.ReadOnly, c.mt.t.NonDestructive, c.mt.t.Trusted
 	}
 	verdict := policy.Verdict{Decision: policy.Allow}
-	_, own := tool.(ownTool)
-	if !own && !(mode == policy.ModeYolo && name == "bash") {
-		verdict = policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
+	if !c.own && !(mode == policy.ModeYolo && c.name == "bash") {
+		verdict = policy.Evaluate(mode, s.policyFor(c.t.conv), action, s.root)
 	}
 	if inv.Confirm != "" && verdict.Decision != policy.Deny {
 		// A skill write: asked in every mode, yolo too; without keys
 		// nothing remembers or settles it.
 		verdict = policy.Verdict{Decision: policy.Ask, Reason: inv.Confirm, Scope: "this call only: writes to skills are never remembered"}
 	}
-	info.Asks = verdict.Decision == policy.Ask && !s.settled(action, verdict)
-	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
+	c.info.Asks = verdict.Decision == policy.Ask && !s.settled(action, verdict)
+	c.t.emit(event.Event{Kind: event.ToolCallBegin, Tool: c.info})
 	// The editor's unsaved-buffer guard speaks before an approval is asked:
 	// approving a change that is then refused wastes the user's time.
 	if err := s.ws.CheckGuard(ctx, inv.Changes); err != nil {
-		return end(event.ToolFailed, firstLine(err.Error()), err.Error(), "error: "+err.Error())
+		return c.end(event.ToolFailed, text.FirstLine(err.Error()), err.Error(), "error: "+err.Error()), true
 	}
-	// readOnly: a command proven read-only, run with git kept off the
-	// repository's configuration, changes no file: it takes no snapshot.
-	readOnly := false
 	switch verdict.Decision {
 	case policy.Allow:
 		an := verdict.Analysis
@@ -123,51 +170,55 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 			// Runs unasked as read-only: git must not load a repository
 			// or configuration the model could have written.
 			inv.Env = shellcheck.ReadOnlyEnv()
-			readOnly = true
+			c.readOnly = true
 		}
 	case policy.Deny:
 		msg := "denied by policy: " + verdict.Reason
-		return end(event.ToolDenied, msg, "", msg)
+		return c.end(event.ToolDenied, msg, "", msg), true
 	case policy.Ask:
-		ok, msg := s.approve(ctx, t, call, inv, action, verdict)
-		if !ok {
+		if ok, msg := s.approve(ctx, c.t, c.call, inv, action, verdict); !ok {
 			status := event.ToolDenied
 			if ctx.Err() != nil {
 				status = event.ToolAborted
 			}
 			// The summary is cut; the whole message says how to allow it.
 			detail := ""
-			if firstLine(msg) != msg {
+			if text.FirstLine(msg) != msg {
 				detail = msg
 			}
-			return end(status, firstLine(msg), detail, msg)
+			return c.end(status, text.FirstLine(msg), detail, msg), true
 		}
 	}
 	if ctx.Err() != nil {
-		return end(event.ToolAborted, "aborted", "", abortedResult)
+		return c.end(event.ToolAborted, "aborted", "", toolcalls.Aborted), true
 	}
+	return "", false
+}
 
-	// 4. Run, once its start is recorded: a crash from here on leaves
-	// "outcome unknown", never "did not run".
-	if inv.Kind == tools.KindExecute && !readOnly || len(inv.Changes) > 0 {
+// execute is step 4: the run, once its start is recorded (a crash from
+// here on leaves "outcome unknown", never "did not run"), and its result
+// with the language servers' word on the files it changed.
+func (s *Session) execute(ctx context.Context, c *toolCall) string {
+	t, inv, call := c.t, c.inv, c.call
+	if inv.Kind == tools.KindExecute && !c.readOnly || len(inv.Changes) > 0 {
 		s.awaitBefore(t) // the turn's snapshot first: that wait is no start
 	}
 	before := s.editorBefore(ctx, inv.Changes)
 	// A command proven read-only is, like a read tool, harmless to run
 	// again: its start marker is not worth a synchronous write.
-	durable := inv.Kind != tools.KindRead && !own && !readOnly
+	durable := inv.Kind != tools.KindRead && !c.own && !c.readOnly
 	t.ranDurable = durable
 	s.markStarted(call.ID, durable)
-	var out *outputStream
-	if name == "bash" && !isMCP && t.conv.Tools.Shell {
-		out = streamOutput(t, info) // use_streamable_shell_tool
+	var out *outstream.Stream
+	if c.name == "bash" && !c.isMCP && t.conv.Tools.Shell {
+		out = streamOutput(t, c.info) // use_streamable_shell_tool
 		inv.Output = out
 	}
-	res := s.runTracked(ctx, t, inv, readOnly)
-	out.close() // every delta before the call's end
+	res := s.runTracked(ctx, t, inv, c.readOnly)
+	out.Close() // every delta before the call's end
 	s.markEnded(call.ID)
 	if ho := t.handover; ho != nil && ho.closure.callID == call.ID {
-		t.conv.countToolCall(name, event.ToolCompleted, false, 0)
+		t.conv.countToolCall(c.name, event.ToolCompleted, false, 0)
 		return res.Output // handed over: the continuation ends the call
 	}
 	status := event.ToolCompleted
@@ -178,13 +229,13 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 		status = event.ToolAborted
 		res.Output += "\n[aborted: the user interrupted the turn]"
 	}
-	info.Diffs = diffs(inv.Changes)
+	c.info.Diffs = diffs(inv.Changes)
 	if len(inv.Changes) > 0 && !res.IsError {
 		var paths []string
-		for _, c := range inv.Changes {
-			paths = append(paths, c.Path)
-			if c.MoveTo != "" {
-				paths = append(paths, c.MoveTo)
+		for _, ch := range inv.Changes {
+			paths = append(paths, ch.Path)
+			if ch.MoveTo != "" {
+				paths = append(paths, ch.MoveTo)
 			}
 		}
 		t.edited = append(t.edited, paths...)
@@ -202,7 +253,7 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 			display += fb
 		}
 	}
-	return end(status, res.Summary, display, res.Output)
+	return c.end(status, res.Summary, display, res.Output)
 }
 
 // settled reports whether an ask is answered without asking: a remembered
@@ -252,7 +303,7 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		delete(s.approvals, req.ID)
 		s.mu.Unlock()
 		t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: "cancelled"})
-		return false, abortedResult
+		return false, toolcalls.Aborted
 	}
 	t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: string(ans.Decision)})
 	switch ans.Decision {
@@ -326,22 +377,6 @@ func diffs(changes []tools.FileChange) []event.Diff {
 	return out
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return truncate(line, 160)
-}
-
-// truncate cuts s to at most n bytes on a character boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 // applyReview narrows planned changes to the hunks the user accepted and
 // returns how many changes still do something.
 func applyReview(inv *tools.Invocation, accepted map[string][]bool) (int, error) {
@@ -367,4 +402,17 @@ func applyReview(inv *tools.Invocation, accepted map[string][]bool) (int, error)
 	}
 	inv.Changes = kept
 	return len(kept), nil
+}
+
+// streamOutput is the stream of one bash call, sending deltas as the
+// task's events.
+func streamOutput(t *task, info *event.Tool) *outstream.Stream {
+	call := &event.Tool{CallID: info.CallID, Name: info.Name, Kind: info.Kind, Title: info.Title}
+	return outstream.New(func(text string, atLimit bool) {
+		ev := event.Event{Kind: event.ToolOutputDelta, Tool: call, Text: text}
+		if atLimit {
+			ev.Reason = event.ReasonOutputLimit
+		}
+		t.emit(ev)
+	})
 }

@@ -9,11 +9,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // checkValid asserts what real providers require of a request's history,
@@ -87,7 +89,7 @@ func TestResumeRepairsHistory(t *testing.T) {
 				var got []bool
 				for _, m := range hist {
 					if m.Role == llm.RoleTool {
-						got = append(got, m.Content == abortedResult)
+						got = append(got, m.Content == toolcalls.Aborted)
 					}
 				}
 				if len(got) != len(tt.aborted) {
@@ -232,8 +234,8 @@ func TestInvalidToolNamesAreSanitized(t *testing.T) {
 
 func TestTruncateKeepsCharacters(t *testing.T) {
 	for n := 0; n < 8; n++ {
-		if got := truncate("héllo wörld", n); !utf8.ValidString(got) {
-			t.Errorf("truncate(%d) = %q is not valid UTF-8", n, got)
+		if got := text.Truncate("héllo wörld", n); !utf8.ValidString(got) {
+			t.Errorf("text.Truncate(%d) = %q is not valid UTF-8", n, got)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/conv"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -389,5 +390,5 @@ func (s *Session) setToolResult(c *Conversation, callID, content string) {
 // handTool describes an interrupting call for events.
 func handTool(c *closure) *event.Tool {
 	name := event.ToolDisplayName(c.tool)
-	return &event.Tool{CallID: c.callID, Name: c.tool, Kind: "think", Title: fmt.Sprintf("%s → conversation %s", name, shortID(c.target)), Arguments: c.arguments}
+	return &event.Tool{CallID: c.callID, Name: c.tool, Kind: "think", Title: fmt.Sprintf("%s → conversation %s", name, conv.ShortID(string(c.target))), Arguments: c.arguments}
 }

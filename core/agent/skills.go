@@ -9,6 +9,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/skills"
+	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -77,7 +78,8 @@ func (s *Session) discoverSkills() []skills.Problem {
 	return problems
 }
 
-func (s *Session) cmdSkills(_ context.Context, _ *task, _ string) (string, error) {
+func (c slash) Skills(_ context.Context, _ string) (string, error) {
+	s := c.s
 	problems := s.discoverSkills()
 	s.mu.Lock()
 	list := s.skills
@@ -87,7 +89,7 @@ func (s *Session) cmdSkills(_ context.Context, _ *task, _ string) (string, error
 		fmt.Fprintf(&b, "no skills (add them as %s/<name>/SKILL.md)\n", skills.WorkspaceDir(s.root))
 	}
 	for _, sk := range list {
-		fmt.Fprintf(&b, "  %-20s %s  [%s]\n", sk.Name, firstLine(sk.Description), sk.Source)
+		fmt.Fprintf(&b, "  %-20s %s  [%s]\n", sk.Name, text.FirstLine(sk.Description), sk.Source)
 	}
 	for _, p := range problems {
 		fmt.Fprintf(&b, "  broken: %s: %s\n", p.Path, p.Reason)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/compact"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -22,7 +23,7 @@ func (c *Conversation) countModelCall(req llm.Request, resp llm.Response) {
 	if u := resp.Usage; u != nil {
 		in, out, cached = u.PromptTokens, u.CompletionTokens, u.Cached()
 	} else {
-		in, out = estimateTokens(req.Messages), estimateTokens([]llm.Message{resp.Message})
+		in, out = compact.EstimateTokens(req.Messages), compact.EstimateTokens([]llm.Message{resp.Message})
 	}
 	c.mu.Lock()
 	c.stats.ModelCalls++

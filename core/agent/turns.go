@@ -14,6 +14,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -399,9 +400,10 @@ func (s *Session) unusedLocked(i int, candidates ...string) []string {
 	return unused
 }
 
-// cmdUndo takes back the file changes of the most recent turn not yet
+// Undo takes back the file changes of the most recent turn not yet
 // undone that changed files; run again, it takes back the turn before.
-func (s *Session) cmdUndo(ctx context.Context, t *task, arg string) (string, error) {
+func (c slash) Undo(ctx context.Context, arg string) (string, error) {
+	s, t := c.s, c.t
 	if err := s.git.Available(ctx); err != nil {
 		return "", fmt.Errorf("/undo needs git and a git repository: %w", err)
 	}
@@ -451,9 +453,9 @@ func (s *Session) cmdUndo(ctx context.Context, t *task, arg string) (string, err
 			t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
 		}
 		// The model must not believe its old edits still stand.
-		note := fmt.Sprintf("[undo] The user undid the file changes of the turn %q.\n%s\nThose changes no longer exist; re-read files before relying on them.", truncate(turn.Input, 200), rep.String())
+		note := fmt.Sprintf("[undo] The user undid the file changes of the turn %q.\n%s\nThose changes no longer exist; re-read files before relying on them.", text.Truncate(turn.Input, 200), rep.String())
 		s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: note})
-		out := fmt.Sprintf("undid the turn %q:\n%s", truncate(firstLine(turn.Input), 80), strings.TrimRight(rep.String(), "\n"))
+		out := fmt.Sprintf("undid the turn %q:\n%s", text.Truncate(text.FirstLine(turn.Input), 80), strings.TrimRight(rep.String(), "\n"))
 		if len(rep.TooLarge) > 0 {
 			out += fmt.Sprintf("\nuntracked files over %d MiB are not snapshotted (undo.max_file_mb)", s.opts.Config.Undo.MaxFileMB)
 		}
@@ -504,14 +506,15 @@ func (s *Session) undoOthers(ctx context.Context, t *task) (string, error) {
 	if changed := append(append([]string(nil), rep.Restored...), rep.Removed...); len(changed) > 0 {
 		t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
 	}
-	note := fmt.Sprintf("[undo] The user also reverted files changed by others during the turn %q.\n%s", truncate(turn.Input, 200), rep.String())
+	note := fmt.Sprintf("[undo] The user also reverted files changed by others during the turn %q.\n%s", text.Truncate(turn.Input, 200), rep.String())
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: note})
 	return "reverted the files changed by others during the turn:\n" + strings.TrimRight(rep.String(), "\n"), nil
 }
 
-// cmdDiff summarises the workspace's changes; the full diff goes in the
+// Diff summarises the workspace's changes; the full diff goes in the
 // event's detail for front ends that expand it.
-func (s *Session) cmdDiff(ctx context.Context, t *task, _ string) (string, error) {
+func (c slash) Diff(ctx context.Context, _ string) (string, error) {
+	s, t := c.s, c.t
 	if err := s.git.Available(ctx); err != nil {
 		return "", fmt.Errorf("/diff needs git and a git repository: %w", err)
 	}
@@ -523,6 +526,6 @@ func (s *Session) cmdDiff(ctx context.Context, t *task, _ string) (string, error
 		return "no changes in the workspace", nil
 	}
 	t.emit(event.Event{Kind: event.CommandOutput, Text: ch.Summary(), Detail: ch.Patch})
-	s.recordCommand(t, "/diff", ch.Summary()) // the summary, as the transcript shows it
+	s.recordCommand(t.conv, "/diff", ch.Summary()) // the summary, as the transcript shows it
 	return "", nil
 }

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -202,7 +202,7 @@ func (r *runner) answer(ctx context.Context, timeout time.Duration) (string, err
 		if strings.TrimSpace(ans.Hover) == "" {
 			return fmt.Sprintf("nothing to show at %s:%d:%d", r.rel(pos.Path), pos.Line, pos.Col), nil
 		}
-		return cut(strings.TrimSpace(ans.Hover), maxHover), nil
+		return text.Truncate(strings.TrimSpace(ans.Hover), maxHover), nil
 	}
 	return r.locations(ans.Locations, fmt.Sprintf("no %s found at %s:%d:%d", a.Operation, r.rel(pos.Path), pos.Line, pos.Col), ans.Servers), nil
 }
@@ -351,15 +351,4 @@ func (r *runner) diagnostics(ds []Diagnostic, where string) string {
 		b.WriteString(formatDiagnostic(d, r.rel) + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// cut keeps the first n bytes of s, on a character boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -2,11 +2,12 @@
 // model call, outside every conversation, that rewrites a selection of a
 // buffer. The front end sends the selection with some lines around it and
 // the instruction; the answer is the selection's new text, which the
-// front end shows as the usual hunk review (core/review).
+// front end shows as the usual hunk review (core/review). The request,
+// the answer's parsing and its hunks are here; the call is the session's
+// (agent.Session.Rewrite), made like every other model call.
 package inline
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,11 +15,6 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/review"
 )
-
-// Provider streams one chat completion (agent.Provider).
-type Provider interface {
-	Stream(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error)
-}
 
 // Request is one inline edit.
 type Request struct {
@@ -92,18 +88,6 @@ func tail(lines []string, n int) []string {
 	return lines
 }
 
-// Rewrite asks the model and returns the selection's new lines.
-func Rewrite(ctx context.Context, p Provider, model string, r Request) ([]string, error) {
-	if err := r.Check(); err != nil {
-		return nil, err
-	}
-	resp, err := p.Stream(ctx, llm.Request{Model: model, Messages: r.Messages()}, func(llm.Delta) {})
-	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	return Parse(resp.Message.Content, r.Selection)
-}
-
 // Parse turns the model's answer into lines: a code fence around it and
 // the <selection> tags are dropped; an empty answer is refused (deleting
 // a selection is done with d, not with a model).
@@ -129,6 +113,19 @@ func Parse(answer string, selection []string) ([]string, error) {
 	}
 	return lines, nil
 }
+
+// Edit is an answered inline edit: the selection, from buffer line First,
+// and the model's new lines for it.
+type Edit struct {
+	First    int
+	Old, New []string
+}
+
+// Hunks are the edit's changes, with line numbers of the whole buffer.
+func (e Edit) Hunks() []review.Hunk { return Hunks(e.First, e.Old, e.New) }
+
+// Apply returns the selection's lines with the accepted hunks applied.
+func (e Edit) Apply(accepted []bool) ([]string, error) { return Apply(e.Old, e.New, accepted) }
 
 // Hunks are the changes from the selection to its new lines, with line
 // numbers of the whole buffer.

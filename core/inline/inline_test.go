@@ -1,14 +1,8 @@
 package inline
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/coder-nvim/coder-nvim/core/fakellm"
-	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
 func TestParse(t *testing.T) {
@@ -48,33 +42,20 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// The model gets the selection with its surroundings (cut to the
-// limits) and the instruction; hunks carry buffer line numbers and apply
-// per choice.
-func TestRewriteAndReview(t *testing.T) {
-	srv := fakellm.New()
-	t.Cleanup(srv.Close)
-	srv.Enqueue(fakellm.Reply{Content: "```\nONE\ntwo\nTHREE\n```"})
-	p := provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 1})
-	var before []string
-	for i := range 100 {
-		before = append(before, fmt.Sprintf("line %d", i+1))
-	}
-	r := Request{Path: "a.txt", Filetype: "text", Instruction: "upper-case the odd lines", First: 101, Before: before, Selection: []string{"one", "two", "three"}, After: []string{"after"}}
-	got, err := Rewrite(context.Background(), p, "m", r)
+// The model's answer, fenced, is the selection's new lines; hunks carry
+// buffer line numbers and apply per choice.
+func TestParseAndReview(t *testing.T) {
+	r := Request{Path: "a.txt", Instruction: "upper-case the odd lines", First: 101, Selection: []string{"one", "two", "three"}}
+	got, err := Parse("```\nONE\ntwo\nTHREE\n```", r.Selection)
 	if err != nil || strings.Join(got, "|") != "ONE|two|THREE" {
-		t.Fatalf("Rewrite = %q, %v", got, err)
+		t.Fatalf("Parse = %q, %v", got, err)
 	}
-	msg := srv.Requests()[0].Messages[1].Content
-	if !strings.Contains(msg, "Instruction: upper-case the odd lines") || !strings.Contains(msg, "<selection lines=\"101-103\">\none\ntwo\nthree\n</selection>") ||
-		strings.Contains(msg, "line 60\n") || !strings.Contains(msg, "line 61\n") || !strings.Contains(msg, "<after>\nafter\n</after>") {
-		t.Errorf("request:\n%s", msg)
-	}
-	hunks := Hunks(r.First, r.Selection, got)
+	e := Edit{First: r.First, Old: r.Selection, New: got}
+	hunks := e.Hunks()
 	if len(hunks) != 2 || hunks[0].OldStart != 101 || hunks[1].OldStart != 103 {
 		t.Fatalf("hunks %+v", hunks)
 	}
-	out, err := Apply(r.Selection, got, []bool{true, false})
+	out, err := e.Apply([]bool{true, false})
 	if err != nil || strings.Join(out, "|") != "ONE|two|three" {
 		t.Errorf("Apply = %q, %v", out, err)
 	}

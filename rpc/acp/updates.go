@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
+	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	sdk "github.com/coder/acp-go-sdk"
@@ -43,9 +45,9 @@ var commandHints = map[string]string{
 }
 
 func availableCommands() sdk.SessionUpdate {
-	help := agent.CommandHelp()
+	help := command.Help()
 	cmds := []sdk.AvailableCommand{}
-	for _, name := range agent.CommandNames() {
+	for _, name := range command.Names() {
 		if hiddenCommands[name] {
 			continue
 		}
@@ -336,7 +338,7 @@ func replay(root string, history []llm.Message) []sdk.SessionUpdate {
 			}
 		case llm.RoleTool:
 			status := sdk.ToolCallStatusCompleted
-			if agent.FailedResult(m.Content) {
+			if toolcalls.Failed(m.Content) {
 				status = sdk.ToolCallStatusFailed
 			}
 			out = append(out, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{

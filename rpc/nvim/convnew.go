@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/event"
 )
 
 // conversationNewRequest is `:Coder conversation new`: line holds its
 // arguments as typed (`/conversation new` syntax), form the answers of the
-// plugin's form (agent.NewKeys; empty answers are left out). The new
+// plugin's form (command.NewKeys; empty answers are left out). The new
 // conversation becomes the input's target and, with user instructions,
 // runs on them at once. It returns {id, name, clamped, text}.
 func (h *host) conversationNewRequest(line string, form map[string]string) (map[string]any, error) {
@@ -21,13 +22,13 @@ func (h *host) conversationNewRequest(line string, form map[string]string) (map[
 	if err != nil {
 		return nil, err
 	}
-	settings, first, err := agent.ParseSettings(line, agent.NewKeys)
+	settings, first, err := command.ParseSettings(line, command.NewKeys)
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range agent.NewKeys {
+	for _, k := range command.NewKeys {
 		if v := strings.TrimSpace(form[k]); v != "" {
-			settings = append(settings, agent.Setting{Key: k, Value: v})
+			settings = append(settings, command.Setting{Key: k, Value: v})
 		}
 	}
 	id, clamps, err := sess.NewConversation(context.Background(), settings, first)
@@ -59,7 +60,7 @@ func (h *host) conversationSetRequest(line string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	settings, err := agent.SetArgs(line)
+	settings, err := command.SetArgs(line)
 	if err != nil {
 		return "", err
 	}

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/backend"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/cpuprio"
@@ -346,7 +347,7 @@ func (h *host) readyLocked(resumed bool) {
 	}
 	st := h.sess.Status()
 	id := h.sess.ID()
-	h.out.add(op{"t": "ready", "version": h.version, "commands": agent.CommandNames(), "command_help": agent.CommandHelp(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
+	h.out.add(op{"t": "ready", "version": h.version, "commands": command.Names(), "command_help": command.Help(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
 	h.renderMu.Lock()
 	h.render.header(h.version, st, id, resumed)
 	h.out.add(h.render.statusOp(), true)
@@ -547,7 +548,7 @@ func (h *host) fullTextRequest(id int) (map[string]any, error) {
 }
 
 func (h *host) commandsRequest() ([]string, error) {
-	return agent.CommandNames(), nil
+	return command.Names(), nil
 }
 
 // guard refuses a write to a file whose Neovim buffer has unsaved edits. It

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coder-nvim/coder-nvim/core/inline"
+	"github.com/coder-nvim/coder-nvim/core/agent"
 )
 
 // inlineTimeout bounds one inline edit's model call.
@@ -35,26 +35,17 @@ type inlineArgs struct {
 // inlineEdits are the inline edits being asked or reviewed.
 type inlineEdits struct {
 	mu     sync.Mutex
-	cancel context.CancelFunc // the running model call
-	kept   map[int]inlineKept // answered, under review
+	cancel context.CancelFunc        // the running model call
+	kept   map[int]agent.RewriteEdit // answered, under review
 	order  []int
 }
 
-type inlineKept struct{ old, new []string }
-
-// inlineEdit runs one inline edit: a model call outside the chat, then
-// the hunk review in the buffer. A new edit stops the one still asking.
+// inlineEdit runs one inline edit: the session's Rewrite, then the hunk
+// review in the buffer. A new edit stops the one still asking.
 func (h *host) inlineEdit(a inlineArgs) {
 	sess, err := h.session()
 	if err != nil {
 		h.inlineFailed(a.ID, err)
-		return
-	}
-	h.mu.Lock()
-	be := h.be
-	h.mu.Unlock()
-	if be == nil {
-		h.inlineFailed(a.ID, errors.New("no model provider"))
 		return
 	}
 	path := a.Name
@@ -64,7 +55,7 @@ func (h *host) inlineEdit(a inlineArgs) {
 			path = filepath.Base(path) // outside the workspace: its name only
 		}
 	}
-	req := inline.Request{Path: path, Filetype: a.Filetype, Instruction: a.Instruction, First: a.First, Before: a.Before, Selection: a.Selection, After: a.After}
+	req := agent.RewriteRequest{Path: path, Filetype: a.Filetype, Instruction: a.Instruction, First: a.First, Before: a.Before, Selection: a.Selection, After: a.After}
 	if err := req.Check(); err != nil {
 		h.inlineFailed(a.ID, err)
 		return
@@ -78,7 +69,7 @@ func (h *host) inlineEdit(a inlineArgs) {
 	h.inline.mu.Unlock()
 	go func() {
 		defer cancel()
-		lines, err := inline.Rewrite(ctx, be.Provider, sess.Status().Model, req)
+		edit, err := sess.Rewrite(ctx, req)
 		if err != nil {
 			if errors.Is(ctx.Err(), context.Canceled) {
 				err = errors.New("stopped")
@@ -88,9 +79,9 @@ func (h *host) inlineEdit(a inlineArgs) {
 		}
 		h.inline.mu.Lock()
 		if h.inline.kept == nil {
-			h.inline.kept = map[int]inlineKept{}
+			h.inline.kept = map[int]agent.RewriteEdit{}
 		}
-		h.inline.kept[a.ID] = inlineKept{old: a.Selection, new: lines}
+		h.inline.kept[a.ID] = edit
 		h.inline.order = append(h.inline.order, a.ID)
 		for len(h.inline.order) > maxInlineKept {
 			delete(h.inline.kept, h.inline.order[0])
@@ -98,7 +89,7 @@ func (h *host) inlineEdit(a inlineArgs) {
 		}
 		h.inline.mu.Unlock()
 		hunks := []any{}
-		for _, hk := range inline.Hunks(a.First, a.Selection, lines) {
+		for _, hk := range edit.Hunks() {
 			hunks = append(hunks, map[string]any{"old_start": hk.OldStart, "old_lines": trimNewlines(hk.OldLines), "new_lines": trimNewlines(hk.NewLines)})
 		}
 		h.out.add(op{"t": "inline_review", "id": a.ID, "buf": a.Buf, "tick": a.Tick, "first": a.First, "last": a.First + len(a.Selection) - 1,
@@ -134,7 +125,7 @@ func (h *host) inlineResult(id int, decision string, accepted []bool) ([]string,
 	if decision == "deny" {
 		return []string{}, nil
 	}
-	lines, err := inline.Apply(k.old, k.new, accepted)
+	lines, err := k.Apply(accepted)
 	if err != nil {
 		return nil, fmt.Errorf("inline edit: %s", strings.TrimPrefix(err.Error(), "review: "))
 	}

@@ -3,7 +3,7 @@ package nvimhost
 import (
 	"strings"
 
-	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -55,7 +55,7 @@ func (r *renderer) replayTitled(name string, header []string, msgs []llm.Message
 				switch res, ok := results[tc.ID]; {
 				case !ok:
 					r.line(hlToolFailed, "✗ "+name+" — no result was recorded")
-				case agent.FailedResult(res):
+				case toolcalls.Failed(res):
 					r.line(hlToolFailed, "✗ "+name+" — "+oneLine(res, 100))
 				default:
 					r.line(hlToolOK, "✓ "+name)

@@ -1,4 +1,4 @@
-package agent
+package todo
 
 import (
 	"strings"
@@ -14,8 +14,8 @@ func TestTypedText(t *testing.T) {
 		{"fix\n" + code, "fix"},
 		{"half open\n```\nrest", "half open"},
 	} {
-		if got := typedText(tc.in); got != tc.want {
-			t.Errorf("typedText(%.30q…) = %q, want %q", tc.in, got, tc.want)
+		if got := TypedText(tc.in); got != tc.want {
+			t.Errorf("TypedText(%.30q…) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

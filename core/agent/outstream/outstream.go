@@ -1,30 +1,32 @@
-package agent
+// Package outstream passes a running command's output on as it comes: it
+// buffers what the command writes and hands it to a send function at most
+// once an interval, up to a budget, never splitting a character. It knows
+// nothing of events or sessions; it may not import any engine package.
+package outstream
 
 import (
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/coder-nvim/coder-nvim/core/event"
 )
 
 // A bash call in a conversation whose use_streamable_shell_tool is on
 // streams its output to front ends as ToolOutputDelta events while it
 // runs; the model still gets the capped result at the end.
 const (
-	// streamInterval: at most one delta per call this often, so a flood
+	// Interval: at most one delta per call this often, so a flood
 	// of output is a few events, not one per read.
-	streamInterval = 50 * time.Millisecond
-	// streamBudget is the most a call streams; the rest is only in its
+	Interval = 50 * time.Millisecond
+	// Budget is the most a call streams; the rest is only in its
 	// result.
-	streamBudget = 1 << 20
+	Budget = 1 << 20
 )
 
-// outputStream is the io.Writer a streaming bash call's output goes
+// Stream is the io.Writer a streaming bash call's output goes
 // through (tools.Invocation.Output). Write only buffers, so the command's
 // pipe is never held up by a front end; a timer sends what was buffered.
-type outputStream struct {
+type Stream struct {
 	send     func(text string, atLimit bool)
 	interval time.Duration
 	budget   int
@@ -40,26 +42,14 @@ type outputStream struct {
 	closed  bool
 }
 
-// streamOutput is the stream of one bash call, sending deltas as the
-// task's events.
-func streamOutput(t *task, info *event.Tool) *outputStream {
-	call := &event.Tool{CallID: info.CallID, Name: info.Name, Kind: info.Kind, Title: info.Title}
-	return &outputStream{
-		interval: streamInterval,
-		budget:   streamBudget,
-		send: func(text string, atLimit bool) {
-			ev := event.Event{Kind: event.ToolOutputDelta, Tool: call, Text: text}
-			if atLimit {
-				ev.Reason = event.ReasonOutputLimit
-			}
-			t.emit(ev)
-		},
-	}
+// New is a stream with the standard interval and budget.
+func New(send func(text string, atLimit bool)) *Stream {
+	return &Stream{interval: Interval, budget: Budget, send: send}
 }
 
 // Write buffers p (up to the budget) and makes sure a send follows within
 // the interval. It never fails.
-func (o *outputStream) Write(p []byte) (int, error) {
+func (o *Stream) Write(p []byte) (int, error) {
 	n := len(p)
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -80,7 +70,7 @@ func (o *outputStream) Write(p []byte) (int, error) {
 
 // flush sends what is buffered; a character cut by the read waits for its
 // other bytes unless this is the last send.
-func (o *outputStream) flush(final bool) {
+func (o *Stream) flush(final bool) {
 	o.flushMu.Lock()
 	defer o.flushMu.Unlock()
 	o.mu.Lock()
@@ -101,8 +91,8 @@ func (o *outputStream) flush(final bool) {
 	}
 }
 
-// close sends the rest; nothing is sent after it returns. Nil-safe.
-func (o *outputStream) close() {
+// Close sends the rest; nothing is sent after it returns. Nil-safe.
+func (o *Stream) Close() {
 	if o == nil {
 		return
 	}

@@ -1,4 +1,9 @@
-package agent
+// Package toolcalls keeps a conversation's message list valid for the next
+// model request: every tool call has a unique id and exactly one result,
+// and the fixed result texts the engine writes for calls that did not run.
+// It knows messages (core/llm) only; it may not import core/agent or any
+// other engine package.
+package toolcalls
 
 import (
 	"regexp"
@@ -9,14 +14,42 @@ import (
 	"github.com/google/uuid"
 )
 
-// pendingPrefix starts pendingResult; interruptedHandOver replaces it in a
-// history loaded after the process ended during the hand-over.
+// The tool results the engine writes itself.
 const (
-	pendingPrefix       = "pending: handed to conversation "
-	interruptedHandOver = "interrupted: the conversation did not answer (the session ended during the hand-over); call again if still needed"
+	// Aborted is the result of a call that never ran because the turn
+	// stopped: every call needs exactly one result or the next request is
+	// invalid.
+	Aborted = "aborted: the turn was interrupted before this tool call ran"
+	// Unknown answers, on resume, a tool call that had started when the
+	// host died: it may have done all, some or none of its work.
+	Unknown = "outcome unknown: the host stopped while this ran; check before running it again"
+	// NotRun answers the calls after an interrupting one in the same
+	// assistant message (a format with the target conversation's id):
+	// every call keeps exactly one tool message (seed 003).
+	NotRun = "not run: the turn was handed to conversation %s; call again if still needed"
+	// Pending holds an interrupting call's place (a format with the target
+	// conversation's id) until its continuation writes the result under
+	// the same call id.
+	Pending = PendingPrefix + "%s; the result is written here when it answers"
+	// PendingPrefix starts Pending; InterruptedHandOver replaces it in a
+	// history loaded after the process ended during the hand-over.
+	PendingPrefix       = "pending: handed to conversation "
+	InterruptedHandOver = "interrupted: the conversation did not answer (the session ended during the hand-over); call again if still needed"
 )
 
-// repairHistory makes a saved history valid for the next request. A
+// Failed recognises, in a saved history, the tool results the engine
+// writes for calls that did not succeed (front ends replaying a session
+// show them as failed).
+func Failed(content string) bool {
+	for _, p := range []string{"error:", "denied", "aborted", "not run:", "not applied:", "interrupted", "outcome unknown:", `{"error":`} {
+		if strings.HasPrefix(content, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Repair makes a saved history valid for the next request. A
 // session killed mid-turn (kill -9) is saved with tool calls whose results
 // were never written, and an edited or older file may hold calls without
 // ids, duplicate ids or stray tool messages; any of these makes real
@@ -25,7 +58,7 @@ const (
 // message (when it had none: "outcome unknown" if it is in started, the
 // calls that had begun running, else "aborted"); tool messages answering
 // no call are dropped.
-func repairHistory(msgs []llm.Message, started map[string]bool) []llm.Message {
+func Repair(msgs []llm.Message, started map[string]bool) []llm.Message {
 	out := make([]llm.Message, 0, len(msgs))
 	used := map[string]bool{}
 	for i := 0; i < len(msgs); {
@@ -46,9 +79,9 @@ func repairHistory(msgs []llm.Message, started map[string]bool) []llm.Message {
 		calls := append([]llm.ToolCall(nil), m.ToolCalls...)
 		var answers []llm.Message
 		for j, c := range calls {
-			res := llm.Message{Role: llm.RoleTool, Name: c.Function.Name, Content: abortedResult}
+			res := llm.Message{Role: llm.RoleTool, Name: c.Function.Name, Content: Aborted}
 			if c.ID != "" && started[c.ID] {
-				res.Content = unknownResult
+				res.Content = Unknown
 			}
 			if c.ID != "" {
 				for k, r := range results {
@@ -58,12 +91,12 @@ func repairHistory(msgs []llm.Message, started map[string]bool) []llm.Message {
 					}
 				}
 			}
-			if strings.HasPrefix(res.Content, pendingPrefix) {
+			if strings.HasPrefix(res.Content, PendingPrefix) {
 				// Saved mid-hand-over: nothing will answer it now.
-				res.Content = interruptedHandOver
+				res.Content = InterruptedHandOver
 			}
 			if c.ID == "" || used[c.ID] {
-				calls[j].ID = newCallID()
+				calls[j].ID = NewID()
 			}
 			used[calls[j].ID] = true
 			res.ToolCallID, res.Name = calls[j].ID, c.Function.Name
@@ -76,11 +109,11 @@ func repairHistory(msgs []llm.Message, started map[string]bool) []llm.Message {
 	return out
 }
 
-// uniqueCallIDs gives every call of a new assistant message an id that no
+// UniqueIDs gives every call of a new assistant message an id that no
 // call in the conversation has used yet. Servers may send no ids (the
 // provider then numbers them from call_0 in every response) or repeat one;
 // results are matched by id, so duplicates make the next request invalid.
-func uniqueCallIDs(history []llm.Message, calls []llm.ToolCall) {
+func UniqueIDs(history []llm.Message, calls []llm.ToolCall) {
 	used := map[string]bool{}
 	for _, m := range history {
 		for _, c := range m.ToolCalls {
@@ -89,28 +122,31 @@ func uniqueCallIDs(history []llm.Message, calls []llm.ToolCall) {
 	}
 	for i := range calls {
 		if calls[i].ID == "" || used[calls[i].ID] {
-			calls[i].ID = newCallID()
+			calls[i].ID = NewID()
 		}
 		used[calls[i].ID] = true
 	}
 }
 
-// newCallID returns a fresh tool call id in OpenAI's style.
-func newCallID() string {
+// NewID returns a fresh tool call id in OpenAI's style.
+func NewID() string {
 	return "call_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:24]
 }
 
 // toolNameChars matches what OpenAI accepts in a function name.
 var toolNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
-// sanitizeToolNames rewrites function names a provider would reject in the
+// ValidName reports whether OpenAI accepts name as a function name.
+func ValidName(name string) bool { return toolNameChars().MatchString(name) }
+
+// SanitizeNames rewrites function names a provider would reject in the
 // history (empty, dots, spaces, too long), so one bad call from the model
 // cannot make every later request invalid. Such calls are unknown tools
 // anyway and get an error result.
-func sanitizeToolNames(calls []llm.ToolCall) {
+func SanitizeNames(calls []llm.ToolCall) {
 	for i := range calls {
 		name := calls[i].Function.Name
-		if toolNameChars().MatchString(name) {
+		if ValidName(name) {
 			continue
 		}
 		clean := strings.Map(func(r rune) rune {

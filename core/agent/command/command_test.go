@@ -1,0 +1,75 @@
+package command
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseSettings(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []Setting
+		rest string
+		err  string
+	}{
+		{"", nil, "", ""},
+		{"model=m fix it", []Setting{{"model", "m"}}, "fix it", ""},
+		{`instructions="be \"brief\"" user='a b' go`, []Setting{{"instructions", `be "brief"`}, {"user", "a b"}}, "go", ""},
+		{"deny=bash:git push* ask=write:src/**", []Setting{{"deny", "bash:git"}}, "push* ask=write:src/**", ""},
+		{`deny="bash:git push*" ask=write:src/**`, []Setting{{"deny", "bash:git push*"}, {"ask", "write:src/**"}}, "", ""},
+		{"note=x model=m", nil, "note=x model=m", ""}, // not a key: the message starts
+		{"fix a=b", nil, "fix a=b", ""},
+		{`model="open`, nil, "", "unterminated"},
+		{`model="a"b`, nil, "", "followed by a space"},
+		{"mcp= model=m", []Setting{{"mcp", ""}, {"model", "m"}}, "", ""},
+	} {
+		got, rest, err := ParseSettings(tc.line, NewKeys)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want %q", tc.line, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) || rest != tc.rest {
+			t.Errorf("%q = %q, %q, %v; want %q, %q", tc.line, got, rest, err, tc.want, tc.rest)
+		}
+	}
+	for _, tc := range []struct {
+		line string
+		want []Setting
+	}{
+		{"instructions be brief and kind", []Setting{{"instructions", "be brief and kind"}}},
+		{`instructions "be brief"`, []Setting{{"instructions", "be brief"}}},
+		{"model=a preset=strict", []Setting{{"model", "a"}, {"preset", "strict"}}},
+		{"refresh_mcp", []Setting{{"refresh_mcp", ""}}},
+	} {
+		if got, err := SetArgs(tc.line); err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("SetArgs(%q) = %q, %v; want %q", tc.line, got, err, tc.want)
+		}
+	}
+	if _, err := SetArgs("colour blue"); err == nil {
+		t.Error("SetArgs accepted an unknown key")
+	}
+}
+
+// The user opens a conversation with every setting: base instructions from
+// a file, a model, no MCP tools, less storage, narrower permissions and
+// fewer tools; a wider preset is clamped and the user is told exactly
+// that; it runs on its first message at once.
+func TestNearestModels(t *testing.T) {
+	models := []string{"anthropic/claude-sonnet-4", "deepseek/deepseek-chat", "openai/gpt-4o", "openai/gpt-4o-mini", "x-ai/grok-4"}
+	for _, c := range []struct{ name, want string }{
+		{"claude-sonnet-4", "anthropic/claude-sonnet-4"},
+		{"GPT-4o", "openai/gpt-4o"},
+		{"openai/gpt-4p", "openai/gpt-4o"},
+		{"grok", "x-ai/grok-4"},
+	} {
+		if got := NearestModels(c.name, models, 3); len(got) == 0 || got[0] != c.want {
+			t.Errorf("NearestModels(%q) = %v, want %s first", c.name, got, c.want)
+		}
+	}
+	if got := NearestModels("zzz", models, 3); len(got) != 3 {
+		t.Errorf("nothing near: %v, want 3 names anyway", got)
+	}
+}

@@ -1,0 +1,82 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/inline"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// RewriteRequest is one inline edit: the selection, the lines around it
+// and the instruction.
+type RewriteRequest = inline.Request
+
+// RewriteEdit is an answered inline edit, its hunks and how to apply
+// the accepted ones.
+type RewriteEdit = inline.Edit
+
+// Rewrite is the inline assistant (`:'<,'>Coder edit`): one model call,
+// outside every conversation's history, that rewrites a selection and
+// returns its new lines. It takes the path every model call takes: the
+// session's endpoint and model (the root conversation's own model first),
+// its tokens counted in the root's stats and reported as a TokenCount
+// event of a task of its own, and its outcome recorded like a `/`
+// command's result (shown, kept on resume, never sent to the model). It
+// runs beside a turn: it takes no place in the scheduler's queue.
+func (s *Session) Rewrite(ctx context.Context, req RewriteRequest) (RewriteEdit, error) {
+	if err := req.Check(); err != nil {
+		return RewriteEdit{}, err
+	}
+	s.mu.Lock()
+	c := s.rootConv // read under s.mu: reset replaces it
+	s.mu.Unlock()
+	t := &task{s: s, id: TaskID(s.newID()), conv: c}
+	model, window := s.modelOf(t)
+	r := llm.Request{Model: model, Messages: req.Messages()}
+	resp, err := s.currentEndpoint().provider.Stream(ctx, r, func(d llm.Delta) {
+		if d.Retry != nil {
+			t.emit(retryEvent(*d.Retry))
+		}
+	})
+	s.countRewrite(t, r, resp, window)
+	if err != nil {
+		return RewriteEdit{}, fmt.Errorf("model: %w", err)
+	}
+	lines, err := inline.Parse(resp.Message.Content, req.Selection)
+	if err != nil {
+		return RewriteEdit{}, err
+	}
+	edit := RewriteEdit{First: req.First, Old: req.Selection, New: lines}
+	input := fmt.Sprintf("edit %s:%d-%d: %s", orUnnamed(req.Path), req.First, req.First+len(req.Selection)-1, req.Instruction)
+	out := fmt.Sprintf("proposed %d lines for the %d selected, %d hunks to review", len(lines), len(req.Selection), len(edit.Hunks()))
+	t.emit(event.Event{Kind: event.CommandOutput, Text: input + "\n" + out})
+	s.recordCommand(c, input, out)
+	return edit, nil
+}
+
+// countRewrite counts an inline edit's model call in the conversation's
+// stats and reports its tokens. Unlike a turn's call it leaves what the
+// conversation sent (context size, tools, system message) as it was.
+func (s *Session) countRewrite(t *task, req llm.Request, resp llm.Response, window int) {
+	t.conv.countModelCall(req, resp)
+	t.conv.mu.Lock()
+	tok := &event.Tokens{Window: window, Context: t.conv.ctxTokens}
+	t.conv.mu.Unlock()
+	use := event.TurnUsage{Calls: 1}
+	if u := resp.Usage; u != nil {
+		tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
+		tok.Cached, tok.Cost = u.Cached(), u.Cost
+		use.In, use.Out, use.Cached, use.Cost = tok.Prompt, tok.Completion, tok.Cached, tok.Cost
+	}
+	tok.Turn = &use
+	t.emit(event.Event{Kind: event.TokenCount, Tokens: tok})
+}
+
+func orUnnamed(path string) string {
+	if path == "" {
+		return "[unnamed buffer]"
+	}
+	return path
+}
