@@ -14,55 +14,6 @@ import (
 	"syscall"
 )
 
-// Report says what Undo did. Paths are relative to the workspace root.
-type Report struct {
-	Restored    []string          // files written back to their content before the turn
-	Removed     []string          // files the turn created, deleted again
-	Skipped     []string          // files left alone; SkipReasons says why
-	SkipReasons map[string]string // path → reason
-	// Others changed during the turn but not by it (UndoOwn only):
-	// another session or the user. They are left alone.
-	Others []string
-	// TooLarge are untracked files the turn may have changed that were
-	// over the snapshot size limit, so not snapshotted: neither restored
-	// nor removed.
-	TooLarge []string
-}
-
-// String is a short account of the undo for the user, one line per file.
-func (rep Report) String() string {
-	if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped)+len(rep.Others)+len(rep.TooLarge) == 0 {
-		return "nothing to undo: the turn changed no files"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "restored %d, removed %d, skipped %d file(s)", len(rep.Restored), len(rep.Removed), len(rep.Skipped))
-	if len(rep.Others) > 0 {
-		fmt.Fprintf(&b, "; %d changed by others left alone", len(rep.Others))
-	}
-	b.WriteByte('\n')
-	for _, p := range rep.Restored {
-		fmt.Fprintf(&b, "  restored %s\n", p)
-	}
-	for _, p := range rep.Removed {
-		fmt.Fprintf(&b, "  removed  %s\n", p)
-	}
-	for _, p := range rep.Skipped {
-		fmt.Fprintf(&b, "  skipped  %s: %s\n", p, rep.SkipReasons[p])
-	}
-	for _, p := range rep.Others {
-		fmt.Fprintf(&b, "  left     %s: changed during the turn, but not by it (another session or you)\n", p)
-	}
-	for _, p := range rep.TooLarge {
-		fmt.Fprintf(&b, "  not covered %s: larger than the snapshot size limit, so not snapshotted; neither restored nor removed\n", p)
-	}
-	return b.String()
-}
-
-func (rep *Report) skip(path, reason string) {
-	rep.Skipped = append(rep.Skipped, path)
-	rep.SkipReasons[path] = reason
-}
-
 // Git tree entry modes.
 const (
 	modeNone    = "000000"
@@ -104,6 +55,46 @@ func undo(ctx context.Context, root, before, after string, own []Owned) (Report,
 
 func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Report, error) {
 	rep := Report{SkipReasons: map[string]string{}}
+	entries, err := r.undoEntries(ctx, before, after, own, &rep)
+	if err != nil {
+		return rep, err
+	}
+
+	// Without core.fileMode git does not track the executable bit, and
+	// the snapshots' modes say nothing about the disk.
+	out, err := r.git(ctx, runOpts{}, "config", "--type=bool", "--default=true", "core.fileMode")
+	if err != nil {
+		return rep, fmt.Errorf("undo: %w", err)
+	}
+	r.fileMode = strings.TrimSpace(string(out)) == "true"
+
+	// Decide everything before changing anything.
+	removals, restores, err := r.plan(ctx, entries, &rep)
+	if err != nil {
+		return rep, err
+	}
+	dirs := map[string]bool{} // parents of removed files, swept when empty
+	removals, restores = r.undoIgnoreRules(ctx, removals, restores, &rep, dirs)
+
+	// Removals next: a path the turn turned from a file into a directory
+	// (or back) must be cleared before the old one is restored.
+	for _, e := range removals {
+		r.remove(e, &rep, dirs)
+	}
+	sweepDirs(dirs)
+	for _, e := range restores {
+		r.restoreReport(ctx, e, &rep)
+	}
+	for _, l := range [][]string{rep.Restored, rep.Removed, rep.Skipped, rep.Others, rep.TooLarge} {
+		slices.Sort(l)
+	}
+	return rep, nil
+}
+
+// undoEntries lists what changed between before and after that undo may
+// touch: only own's files when own is not nil, and none whose content
+// before the turn was too large to be snapshotted.
+func (r *repo) undoEntries(ctx context.Context, before, after string, own []Owned, rep *Report) ([]rawEntry, error) {
 	ids := []string{before, after}
 	for _, o := range own {
 		if !slices.Contains(ids, o.Base) {
@@ -112,25 +103,25 @@ func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Rep
 	}
 	for _, id := range ids {
 		if err := r.commit(ctx, id); err != nil {
-			return rep, err
+			return nil, err
 		}
 	}
 	entries, err := r.rawDiff(ctx, before, after)
 	if err != nil {
-		return rep, fmt.Errorf("undo: %w", err)
+		return nil, fmt.Errorf("undo: %w", err)
 	}
 	largeBefore, err := r.largeFiles(ctx, before)
 	if err != nil {
-		return rep, fmt.Errorf("undo: %w", err)
+		return nil, fmt.Errorf("undo: %w", err)
 	}
 	largeAfter, err := r.largeFiles(ctx, after)
 	if err != nil {
-		return rep, fmt.Errorf("undo: %w", err)
+		return nil, fmt.Errorf("undo: %w", err)
 	}
 	rep.TooLarge = largeChanged(largeBefore, largeAfter)
 	if own != nil {
-		if entries, err = r.ownEntries(ctx, before, after, entries, own, &rep); err != nil {
-			return rep, fmt.Errorf("undo: %w", err)
+		if entries, err = r.ownEntries(ctx, before, after, entries, own, rep); err != nil {
+			return nil, fmt.Errorf("undo: %w", err)
 		}
 	}
 	// A file that was too large for the snapshot before the turn and
@@ -143,43 +134,16 @@ func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Rep
 		}
 		kept = append(kept, e)
 	}
-	entries = kept
+	return kept, nil
+}
 
-	// Without core.fileMode git does not track the executable bit, and
-	// the snapshots' modes say nothing about the disk.
-	out, err := r.git(ctx, runOpts{}, "config", "--type=bool", "--default=true", "core.fileMode")
-	if err != nil {
-		return rep, fmt.Errorf("undo: %w", err)
-	}
-	r.fileMode = strings.TrimSpace(string(out)) == "true"
-
-	// Decide everything before changing anything.
-	states := make(map[string]fileState, len(entries))
-	var hashPaths []string
-	for _, e := range entries {
-		// Behind a link the path is not in the workspace at all: git saw
-		// nothing there, and undo must not reach through the link.
-		if link := r.linkedParent(e.path); link != "" {
-			if e.newMode != modeNone {
-				rep.skip(e.path, linkReason(link))
-				continue
-			}
-			states[e.path] = stAbsent
-			continue
-		}
-		st, err := lstatState(filepath.Join(r.root, filepath.FromSlash(e.path)))
-		if err != nil {
-			rep.skip(e.path, fmt.Sprintf("cannot inspect it: %v", err))
-			continue
-		}
-		states[e.path] = st
-		if st == stFile && (e.newMode == modeFile || e.newMode == modeExec) {
-			hashPaths = append(hashPaths, e.path)
-		}
-	}
+// plan sorts the entries into the files undo removes and those it
+// restores; every other one is skipped, with its reason in rep.
+func (r *repo) plan(ctx context.Context, entries []rawEntry, rep *Report) (removals, restores []rawEntry, err error) {
+	states, hashPaths := r.inspect(entries, rep)
 	hashes, err := r.hashFiles(ctx, hashPaths)
 	if err != nil {
-		return rep, fmt.Errorf("undo: %w", err)
+		return nil, nil, fmt.Errorf("undo: %w", err)
 	}
 	// Nested repositories of before: snapshots hold no file inside them,
 	// so a file there that shows up after the turn (whose .git went away)
@@ -190,7 +154,6 @@ func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Rep
 			nestedBefore = append(nestedBefore, e.path+"/")
 		}
 	}
-	var removals, restores []rawEntry
 	for _, e := range entries {
 		st, ok := states[e.path]
 		if !ok {
@@ -214,20 +177,51 @@ func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Rep
 			restores = append(restores, e)
 		}
 	}
+	return removals, restores, nil
+}
 
-	// Ignore rules first. If the turn changed a .gitignore, files it made
-	// visible (say node_modules/ after dropping that line) are in after but
-	// not in before, and would look created by the turn. Putting the old
-	// rules back first lets git tell which of them were ignored before;
-	// those are left alone like every ignored file.
-	dirs := map[string]bool{} // parents of removed files, swept when empty
+// inspect looks at what is on disk at each entry's path now; hashPaths
+// are the files whose content must be compared with after.
+func (r *repo) inspect(entries []rawEntry, rep *Report) (states map[string]fileState, hashPaths []string) {
+	states = make(map[string]fileState, len(entries))
+	for _, e := range entries {
+		// Behind a link the path is not in the workspace at all: git saw
+		// nothing there, and undo must not reach through the link.
+		if link := r.linkedParent(e.path); link != "" {
+			if e.newMode != modeNone {
+				rep.skip(e.path, linkReason(link))
+				continue
+			}
+			states[e.path] = stAbsent
+			continue
+		}
+		st, err := lstatState(filepath.Join(r.root, filepath.FromSlash(e.path)))
+		if err != nil {
+			rep.skip(e.path, fmt.Sprintf("cannot inspect it: %v", err))
+			continue
+		}
+		states[e.path] = st
+		if st == stFile && (e.newMode == modeFile || e.newMode == modeExec) {
+			hashPaths = append(hashPaths, e.path)
+		}
+	}
+	return states, hashPaths
+}
+
+// undoIgnoreRules undoes the .gitignore files first and returns the
+// removals and restores left. If the turn changed a .gitignore, files it
+// made visible (say node_modules/ after dropping that line) are in after
+// but not in before, and would look created by the turn. Putting the old
+// rules back first lets git tell which of them were ignored before; those
+// are left alone like every ignored file.
+func (r *repo) undoIgnoreRules(ctx context.Context, removals, restores []rawEntry, rep *Report, dirs map[string]bool) ([]rawEntry, []rawEntry) {
 	removals, ruleRemovals := partition(removals, isIgnoreFile)
 	restores, ruleRestores := partition(restores, isIgnoreFile)
 	for _, e := range ruleRemovals {
-		r.remove(e, &rep, dirs)
+		r.remove(e, rep, dirs)
 	}
 	for _, e := range ruleRestores {
-		r.restoreReport(ctx, e, &rep)
+		r.restoreReport(ctx, e, rep)
 	}
 	if len(ruleRemovals)+len(ruleRestores) > 0 && len(removals) > 0 {
 		ignored, err := r.ignored(ctx, removals)
@@ -245,13 +239,12 @@ func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Rep
 		}
 		removals = kept
 	}
+	return removals, restores
+}
 
-	// Removals next: a path the turn turned from a file into a directory
-	// (or back) must be cleared before the old one is restored.
-	for _, e := range removals {
-		r.remove(e, &rep, dirs)
-	}
-	// Deepest first, so parents empty out after their children went.
+// sweepDirs removes the directories removals emptied, deepest first, so
+// parents empty out after their children went.
+func sweepDirs(dirs map[string]bool) {
 	dirList := make([]string, 0, len(dirs))
 	for d := range dirs {
 		dirList = append(dirList, d)
@@ -262,13 +255,6 @@ func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Rep
 	for _, d := range dirList {
 		os.Remove(d) // fails, as wanted, when the directory still holds anything
 	}
-	for _, e := range restores {
-		r.restoreReport(ctx, e, &rep)
-	}
-	for _, l := range [][]string{rep.Restored, rep.Removed, rep.Skipped, rep.Others, rep.TooLarge} {
-		slices.Sort(l)
-	}
-	return rep, nil
 }
 
 func lstatState(path string) (fileState, error) {

@@ -164,31 +164,11 @@ func longAny(args []arg, min int, opts ...string) bool {
 	return false
 }
 
+// gitSub is the table of git subcommands: what each does with its
+// arguments, for the workspace's own repository.
 func (w *walker) gitSub(sub string, args []arg) effect {
 	if gitReadOnly[sub] {
-		for i, a := range args {
-			if !a.lit {
-				// Paths and revisions are usually literal; an expansion could hide --output.
-				return notLiteral
-			}
-			switch {
-			case longOpt(a.s, "--output", 3): // git accepts abbreviations: --outp=x
-				if v, ok := optValue(a.s); ok {
-					return w.writeTarget(v)
-				}
-				if i+1 < len(args) {
-					return w.writeArg(args[i+1])
-				}
-				return effect{Unknown, "git --output writes a file"}
-			case longOpt(a.s, "--ext-diff", 4):
-				return effect{Unknown, "git --ext-diff runs an external diff program"}
-			case sub == "grep" && (longOpt(a.s, "--open-files-in-pager", 4) || (isShortFlags(a.s) && strings.Contains(a.s, "O"))):
-				return effect{Unknown, "git grep -O opens a pager"}
-			case sub == "help" && (longOpt(a.s, "--web", 3) || longOpt(a.s, "--info", 3) || (isShortFlags(a.s) && strings.ContainsAny(a.s, "wi"))):
-				return effect{Unknown, "git help --web starts a browser"}
-			}
-		}
-		return readOnly
+		return w.gitInspect(sub, args)
 	}
 	if !allLit(args) {
 		switch sub {
@@ -200,29 +180,7 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 	}
 	switch sub {
 	case "branch":
-		del := hasArg(args, shortHas("d")) || longAny(args, 5, "--delete")
-		force := hasArg(args, shortHas("f")) || longAny(args, 4, "--force")
-		if hasArg(args, shortHas("D")) || (del && force) {
-			return effect{Dangerous, "git branch -D force-deletes a branch"}
-		}
-		list := hasArg(args, eq("--list", "-l"))
-		for i := 0; i < len(args); i++ {
-			a := args[i]
-			if !a.lit {
-				return gitUnknown
-			}
-			switch {
-			case eq("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format")(a.s):
-				i++
-			case eq("-a", "-r", "-v", "-vv", "--all", "--remotes", "--list", "-l", "--show-current", "--color", "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--verbose")(a.s),
-				strings.HasPrefix(a.s, "--sort="), strings.HasPrefix(a.s, "--format="), strings.HasPrefix(a.s, "--contains="),
-				strings.HasPrefix(a.s, "--merged="), strings.HasPrefix(a.s, "--no-merged="), strings.HasPrefix(a.s, "--color="), strings.HasPrefix(a.s, "--points-at="):
-			case !strings.HasPrefix(a.s, "-") && list:
-			default:
-				return effect{Unknown, "git branch creates, renames or deletes branches"}
-			}
-		}
-		return readOnly
+		return gitBranch(args)
 	case "tag":
 		if len(args) == 0 || hasArg(args, eq("-l", "--list")) && !hasArg(args, eq("-d", "--delete", "-a", "-s", "-f")) {
 			return readOnly
@@ -288,21 +246,7 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 		}
 		return effect{Dangerous, "git clean deletes untracked files"}
 	case "push":
-		if longAny(args, 3, "--force", "--force-with-lease", "--mirror", "--delete", "--prune") ||
-			hasArg(args, shortHas("fd")) {
-			return effect{Dangerous, "git push that can overwrite or delete remote history"}
-		}
-		ops := 0
-		for _, a := range args {
-			if strings.HasPrefix(a.s, "-") {
-				continue
-			}
-			ops++
-			if ops > 1 && (strings.HasPrefix(a.s, "+") || strings.HasPrefix(a.s, ":")) {
-				return effect{Dangerous, "git push " + a.s + " force-pushes or deletes a remote ref"}
-			}
-		}
-		return effect{Unknown, "git push publishes commits"}
+		return gitPush(args)
 	case "checkout":
 		if hasArg(args, eq("--", ".", "--ours", "--theirs")) || hasArg(args, shortHas("f")) || longAny(args, 4, "--force") {
 			return effect{Dangerous, "git checkout of paths discards uncommitted changes"}
@@ -334,4 +278,73 @@ func (w *walker) gitSub(sub string, args []arg) effect {
 		return gitUnknown
 	}
 	return gitUnknown
+}
+
+// gitInspect handles the subcommands that only read the repository:
+// still, some options write a file or run a program.
+func (w *walker) gitInspect(sub string, args []arg) effect {
+	for i, a := range args {
+		if !a.lit {
+			// Paths and revisions are usually literal; an expansion could hide --output.
+			return notLiteral
+		}
+		switch {
+		case longOpt(a.s, "--output", 3): // git accepts abbreviations: --outp=x
+			v, ok := optValue(a.s)
+			return w.optionFile(v, ok, args, i, effect{Unknown, "git --output writes a file"})
+		case longOpt(a.s, "--ext-diff", 4):
+			return effect{Unknown, "git --ext-diff runs an external diff program"}
+		case sub == "grep" && (longOpt(a.s, "--open-files-in-pager", 4) || (isShortFlags(a.s) && strings.Contains(a.s, "O"))):
+			return effect{Unknown, "git grep -O opens a pager"}
+		case sub == "help" && (longOpt(a.s, "--web", 3) || longOpt(a.s, "--info", 3) || (isShortFlags(a.s) && strings.ContainsAny(a.s, "wi"))):
+			return effect{Unknown, "git help --web starts a browser"}
+		}
+	}
+	return readOnly
+}
+
+// gitBranch is read-only only when it lists branches.
+func gitBranch(args []arg) effect {
+	del := hasArg(args, shortHas("d")) || longAny(args, 5, "--delete")
+	force := hasArg(args, shortHas("f")) || longAny(args, 4, "--force")
+	if hasArg(args, shortHas("D")) || (del && force) {
+		return effect{Dangerous, "git branch -D force-deletes a branch"}
+	}
+	list := hasArg(args, eq("--list", "-l"))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !a.lit {
+			return gitUnknown
+		}
+		switch {
+		case eq("--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format")(a.s):
+			i++
+		case eq("-a", "-r", "-v", "-vv", "--all", "--remotes", "--list", "-l", "--show-current", "--color", "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--verbose")(a.s),
+			strings.HasPrefix(a.s, "--sort="), strings.HasPrefix(a.s, "--format="), strings.HasPrefix(a.s, "--contains="),
+			strings.HasPrefix(a.s, "--merged="), strings.HasPrefix(a.s, "--no-merged="), strings.HasPrefix(a.s, "--color="), strings.HasPrefix(a.s, "--points-at="):
+		case !strings.HasPrefix(a.s, "-") && list:
+		default:
+			return effect{Unknown, "git branch creates, renames or deletes branches"}
+		}
+	}
+	return readOnly
+}
+
+// gitPush is dangerous when it can overwrite or delete remote history.
+func gitPush(args []arg) effect {
+	if longAny(args, 3, "--force", "--force-with-lease", "--mirror", "--delete", "--prune") ||
+		hasArg(args, shortHas("fd")) {
+		return effect{Dangerous, "git push that can overwrite or delete remote history"}
+	}
+	ops := 0
+	for _, a := range args {
+		if strings.HasPrefix(a.s, "-") {
+			continue
+		}
+		ops++
+		if ops > 1 && (strings.HasPrefix(a.s, "+") || strings.HasPrefix(a.s, ":")) {
+			return effect{Dangerous, "git push " + a.s + " force-pushes or deletes a remote ref"}
+		}
+	}
+	return effect{Unknown, "git push publishes commits"}
 }

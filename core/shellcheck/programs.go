@@ -1,8 +1,9 @@
 package shellcheck
 
-// Classifiers of programs whose options decide whether they write: find,
-// sed, sort, awk, date, pagers, man, go. The table of the others is in
-// classify.go.
+// Classifiers of programs whose options decide whether they write or run
+// other programs: find, sed, sort, uniq, awk, date, pagers, man, go, rg,
+// fd, tree, base64, iconv, wget. The table that picks them is
+// classifyName in classify.go.
 
 import (
 	"path/filepath"
@@ -250,20 +251,11 @@ func (w *walker) sortCmd(rest []arg) effect {
 		case longOpt(a.s, "--compress-program", 4):
 			return effect{Unknown, "sort --compress-program runs a program"}
 		case a.s == "-o" || longOpt(a.s, "--output", 3):
-			if v, ok := optValue(a.s); ok {
-				return w.writeTarget(v)
-			}
-			if i+1 < len(rest) {
-				return w.writeArg(rest[i+1])
-			}
+			v, ok := optValue(a.s)
+			return w.optionFile(v, ok, rest, i, readOnly)
 		case isShortFlags(a.s) && strings.Contains(a.s, "o"):
 			k := strings.IndexByte(a.s, 'o')
-			if k+1 < len(a.s) {
-				return w.writeTarget(a.s[k+1:])
-			}
-			if i+1 < len(rest) {
-				return w.writeArg(rest[i+1])
-			}
+			return w.optionFile(a.s[k+1:], k+1 < len(a.s), rest, i, readOnly)
 		}
 	}
 	return readOnly
@@ -450,4 +442,87 @@ func goCmd(rest []arg) effect {
 		return readOnly
 	}
 	return effect{Unknown, "not known to be read-only"}
+}
+
+func rgCmd(rest []arg) effect {
+	for _, a := range rest {
+		if !a.lit {
+			return notLiteral
+		}
+		if a.s == "--pre" || strings.HasPrefix(a.s, "--pre=") {
+			return effect{Unknown, "rg --pre runs a preprocessor command"}
+		}
+		if strings.HasPrefix(a.s, "--hostname-bin") {
+			return effect{Unknown, "rg --hostname-bin runs a program"}
+		}
+	}
+	return readOnly
+}
+
+func fdCmd(rest []arg) effect {
+	for _, a := range rest {
+		if !a.lit {
+			return notLiteral
+		}
+		if (isShortFlags(a.s) && strings.ContainsAny(a.s, "xX")) || strings.HasPrefix(a.s, "--exec") {
+			return effect{Unknown, "fd --exec runs commands"}
+		}
+	}
+	return readOnly
+}
+
+// treeCmd: tree writes HTML files with -R and its listing with -o.
+func (w *walker) treeCmd(rest []arg) effect {
+	for i, a := range rest {
+		switch {
+		case !a.lit:
+			return notLiteral
+		case isShortFlags(a.s) && strings.Contains(a.s, "R"):
+			return effect{Unknown, "tree -R writes 00Tree.html files"}
+		}
+		if e, ok := w.outputOption(rest, i, 4, readOnly, readOnly); ok {
+			return e
+		}
+	}
+	return readOnly
+}
+
+// base64Cmd handles base64, base32 and basenc; BSD/macOS base64 writes
+// its output file with -o / --output.
+func (w *walker) base64Cmd(name string, rest []arg) effect {
+	for i, a := range rest {
+		if !a.lit {
+			return notLiteral
+		}
+		if e, ok := w.outputOption(rest, i, 3, effect{Unknown, name + " -o writes a file"}, effect{Unknown, name + " --output writes a file"}); ok {
+			return e
+		}
+	}
+	return readOnly
+}
+
+func (w *walker) iconvCmd(rest []arg) effect {
+	for i, a := range rest {
+		switch {
+		case !a.lit:
+			return notLiteral
+		case longOpt(a.s, "--output", 4):
+			v, ok := optValue(a.s)
+			return w.optionFile(v, ok, rest, i, readOnly)
+		case isShortFlags(a.s) && strings.Contains(a.s, "o"):
+			return effect{Unknown, "iconv -o writes a file"}
+		}
+	}
+	return readOnly
+}
+
+// wgetCmd: wget is network access and writes the file -O names.
+func (w *walker) wgetCmd(rest []arg) effect {
+	e := effect{Unknown, "network access"}
+	for i, a := range rest {
+		if a.lit && (a.s == "-O" || a.s == "--output-document") && i+1 < len(rest) && rest[i+1].s != "-" {
+			e = e.max(w.writeArg(rest[i+1]))
+		}
+	}
+	return e
 }

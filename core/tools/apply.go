@@ -1,0 +1,230 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Apply writes a set of changes, all or nothing. Before writing anything it
+// resolves every path again, calls the guard for every path, and checks each
+// file on disk still has the content the change was computed from. If a
+// write then fails, the files already written are restored (best effort).
+// Afterwards the read tracking is updated so the agent can keep editing.
+func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
+	w.applyMu.Lock()
+	defer w.applyMu.Unlock()
+	steps, err := w.resolveSteps(changes)
+	if err != nil {
+		return err
+	}
+	if err := w.guardSteps(ctx, steps); err != nil {
+		return err
+	}
+	if err := w.checkSteps(ctx, steps); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("not applied: %w", err)
+	}
+	if err := w.writeSteps(ctx, steps); err != nil {
+		return err
+	}
+	w.trackSteps(steps)
+	return nil
+}
+
+// applyStep is one change of a set with its paths resolved.
+type applyStep struct {
+	c        FileChange
+	abs, dst string // dst: move target, "" if none
+}
+
+// resolveSteps resolves the paths of every change and refuses a set that
+// changes one file twice or asks for an operation it cannot do.
+func (w *Workspace) resolveSteps(changes []FileChange) ([]applyStep, error) {
+	steps := make([]applyStep, 0, len(changes))
+	touched := map[string]string{}
+	claim := func(abs, rel string) error {
+		if prev, ok := touched[abs]; ok {
+			return fmt.Errorf("%s is changed twice in one set (also as %s); combine the changes", rel, prev)
+		}
+		touched[abs] = rel
+		return nil
+	}
+	for _, c := range changes {
+		s := applyStep{c: c}
+		var err error
+		if s.abs, s.dst, err = w.resolveChange(c); err != nil {
+			return nil, err
+		}
+		if err := claim(s.abs, c.Path); err != nil {
+			return nil, err
+		}
+		switch c.Op {
+		case OpAdd, OpDelete:
+			if c.MoveTo != "" {
+				return nil, fmt.Errorf("%s: only an update can move a file", c.Path)
+			}
+		case OpUpdate:
+			if s.dst != "" {
+				if err := claim(s.dst, c.MoveTo); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			return nil, fmt.Errorf("%s: unknown change operation %q", c.Path, c.Op)
+		}
+		steps = append(steps, s)
+	}
+	return steps, nil
+}
+
+// guardSteps asks the guard about every path the set writes.
+func (w *Workspace) guardSteps(ctx context.Context, steps []applyStep) error {
+	_, guard := w.fileSystem()
+	if guard == nil {
+		return nil
+	}
+	for _, s := range steps {
+		for _, abs := range []string{s.abs, s.dst} {
+			if abs == "" {
+				continue
+			}
+			if err := guard(ctx, abs); err != nil {
+				return fmt.Errorf("%s: change refused: %w", s.c.Path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkSteps checks that the disk is still as each change expects it; a
+// change without a mode takes the file's.
+func (w *Workspace) checkSteps(ctx context.Context, steps []applyStep) error {
+	for i := range steps {
+		s := &steps[i]
+		st, ok := exists(s.abs)
+		switch s.c.Op {
+		case OpAdd:
+			if ok {
+				return fmt.Errorf("%s already exists on disk (it was created after the change was prepared); read it and try again", s.c.Path)
+			}
+			continue
+		}
+		if !ok {
+			return fmt.Errorf("%s no longer exists on disk; it was removed after the change was prepared", s.c.Path)
+		}
+		if s.c.Link != "" {
+			if s.c.Op == OpUpdate && (s.dst == "" || s.c.New != s.c.Old) {
+				return fmt.Errorf("%s is a symbolic link: a change to it can only delete or move the link itself", s.c.Path)
+			}
+			if s.dst != "" {
+				if _, ok := exists(s.dst); ok {
+					return fmt.Errorf("cannot move %s to %s: the destination already exists", s.c.Path, s.c.MoveTo)
+				}
+			}
+			continue
+		}
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", s.c.Path)
+		}
+		cur, err := w.ReadFile(ctx, s.abs)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", s.c.Path, err)
+		}
+		if string(cur) != s.c.Old {
+			return fmt.Errorf("%s changed on disk since it was read; read it again", s.c.Path)
+		}
+		if s.c.Mode == 0 {
+			s.c.Mode = st.Mode().Perm()
+		}
+		if s.dst != "" {
+			if _, ok := exists(s.dst); ok {
+				return fmt.Errorf("cannot move %s to %s: the destination already exists", s.c.Path, s.c.MoveTo)
+			}
+		}
+	}
+	return nil
+}
+
+// writeSteps writes the set. Each completed step pushes its undo; a
+// failure unwinds them.
+func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
+	var undo []func()
+	rollback := func(failed string, err error) error {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+		return fmt.Errorf("writing %s failed: %w; no files were changed (earlier writes of this set were rolled back)", failed, err)
+	}
+	// Undo writes must run even if ctx is canceled.
+	bg := context.WithoutCancel(ctx)
+	for _, s := range steps {
+		c := s.c
+		switch c.Op {
+		case OpAdd:
+			if err := w.writeFile(ctx, s.abs, []byte(c.New), c.Mode); err != nil {
+				return rollback(c.Path, err)
+			}
+			undo = append(undo, func() { os.Remove(s.abs) })
+		case OpUpdate:
+			if c.Link != "" {
+				// Moving a link renames the link; its target is untouched.
+				if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
+					return rollback(c.Path, err)
+				}
+				if err := os.Rename(s.abs, s.dst); err != nil {
+					return rollback(c.Path, err)
+				}
+				undo = append(undo, func() { os.Rename(s.dst, s.abs) })
+				continue
+			}
+			target := s.abs
+			if s.dst != "" {
+				target = s.dst
+			}
+			if err := w.writeFile(ctx, target, []byte(c.New), c.Mode); err != nil {
+				return rollback(c.Path, err)
+			}
+			if s.dst == "" {
+				undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+				continue
+			}
+			undo = append(undo, func() { os.Remove(s.dst) })
+			if err := os.Remove(s.abs); err != nil {
+				return rollback(c.Path, err)
+			}
+			undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+		case OpDelete:
+			if err := os.Remove(s.abs); err != nil {
+				return rollback(c.Path, err)
+			}
+			if c.Link != "" {
+				undo = append(undo, func() { os.Symlink(c.Link, s.abs) })
+				continue
+			}
+			undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+		}
+	}
+	return nil
+}
+
+// trackSteps updates the read tracking to the written set, so the agent
+// can keep editing without reading its own writes again.
+func (w *Workspace) trackSteps(steps []applyStep) {
+	for _, s := range steps {
+		switch {
+		case s.c.Op == OpDelete:
+			w.forget(s.abs)
+		case s.c.Link != "":
+			w.forget(s.abs)
+		case s.dst != "":
+			w.forget(s.abs)
+			w.markSeen(s.dst, []byte(s.c.New))
+		default:
+			w.markSeen(s.abs, []byte(s.c.New))
+		}
+	}
+}
