@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/policy"
-	"github.com/coder-nvim/coder-nvim/core/provider"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -34,13 +33,13 @@ func (s *session) listModels() {
 	}
 	ctx, cancel := context.WithTimeout(s.srv.ctx, modelsTimeout)
 	defer cancel()
-	models, err := be.Models(ctx)
+	models, err := be.ModelIDs(ctx)
 	if err != nil {
 		s.srv.log.Debug("no model list", "session", s.id, "err", err)
 		return
 	}
 	s.mu.Lock()
-	s.models = provider.ModelIDs(models)
+	s.models = models
 	s.mu.Unlock()
 }
 

@@ -43,6 +43,30 @@ func (r *renderer) indent(s string) string {
 	return b.String()
 }
 
+// handOverEvent renders what a hand-over (core/event) changes and reports
+// that the event is done with: the user's turn goes on through
+// TurnAborted(Replaced) and the target's own end.
+func (r *renderer) handOverEvent(ev event.Event) bool {
+	switch {
+	case ev.Kind == event.HandOver:
+		r.handOver(ev)
+	case ev.Kind == event.HandBack:
+		r.handBack()
+	case ev.Kind == event.TurnAborted && ev.Reason == event.ReasonReplaced:
+		r.chain = true // the call's line stays the last line: HandOver rewrites it
+	case r.depth() > 0 && (ev.Kind == event.TaskComplete || ev.Kind == event.TurnAborted && ev.Reason != event.ReasonInterrupted):
+		r.newline()
+		r.stream = ""
+	case ev.Kind == event.TaskStarted && r.chain:
+	case ev.Kind == event.UserMessage && r.depth() > 0:
+		r.line(hlUser, "» "+ev.Text) // the message handed to the target
+		r.stream = ""
+	default:
+		return false
+	}
+	return true
+}
+
 // handOver ends the interrupting call's line with its target and opens
 // the indented block the target's output goes into; the Lua side folds
 // it (fold_start … fold_end).

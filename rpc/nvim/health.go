@@ -2,15 +2,9 @@ package nvimhost
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/backend"
-	"github.com/coder-nvim/coder-nvim/core/config"
-	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
 // reachTimeout bounds the provider reachability check of :checkhealth.
@@ -61,34 +55,14 @@ func (h *host) healthRequest() (map[string]any, error) {
 		out["reach"] = "built-in offline demo"
 		return out, nil
 	}
-	ok, msg := reach(h.ctx, cfg, be)
+	ok, msg := reach(h.ctx, be)
 	out["reachable"], out["reach"] = ok, msg
 	return out, nil
 }
 
-// reach lists the endpoint's models the way the session does (be.Models:
-// the preset's headers, the Copilot token), so a Copilot endpoint is asked
-// with its token rather than with no key.
-func reach(ctx context.Context, cfg config.Config, be *backend.Backend) (bool, string) {
+// reach is the endpoint check of be (Backend.Check) within reachTimeout.
+func reach(ctx context.Context, be *backend.Backend) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
 	defer cancel()
-	url := strings.TrimRight(cfg.BaseURL, "/") + "/models"
-	if be == nil || be.Models == nil {
-		return false, "no provider"
-	}
-	how := ""
-	if cfg.Provider == config.ProviderCopilot {
-		how = " with the Copilot token"
-	}
-	models, err := be.Models(ctx)
-	var pe *provider.Error
-	switch {
-	case err == nil:
-		return true, fmt.Sprintf("GET %s%s: HTTP 200 (%d models)", url, how, len(models))
-	case errors.As(err, &pe) && (pe.StatusCode == http.StatusUnauthorized || pe.StatusCode == http.StatusForbidden):
-		return true, fmt.Sprintf("GET %s%s: HTTP %d, the endpoint answers but refuses the credentials: %s", url, how, pe.StatusCode, pe.Message)
-	case errors.As(err, &pe) && pe.StatusCode >= 400:
-		return true, fmt.Sprintf("GET %s%s: HTTP %d (the endpoint answers; some servers have no /models)", url, how, pe.StatusCode)
-	}
-	return false, fmt.Sprintf("GET %s%s: %v", url, how, err)
+	return be.Check(ctx)
 }

@@ -61,7 +61,7 @@ func TestReachCopilot(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer be.Close()
-			ok, msg := reach(context.Background(), be.Config, be)
+			ok, msg := reach(context.Background(), be)
 			if !ok || strings.Contains(msg, "gho_") || strings.Contains(msg, "API key") {
 				t.Fatalf("reach = %v %q", ok, msg)
 			}
@@ -84,15 +84,15 @@ func TestReachKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	if ok, msg := reach(context.Background(), be.Config, be); !ok || !strings.Contains(msg, "HTTP 404") {
+	if ok, msg := reach(context.Background(), be); !ok || !strings.Contains(msg, "HTTP 404") {
 		t.Errorf("no /models: %v %q", ok, msg)
 	}
 	srv.SetModels([]string{"m"})
-	if ok, msg := reach(context.Background(), be.Config, be); !ok || !strings.Contains(msg, "HTTP 200 (1 models)") {
+	if ok, msg := reach(context.Background(), be); !ok || !strings.Contains(msg, "HTTP 200 (1 models)") {
 		t.Errorf("listed: %v %q", ok, msg)
 	}
 	srv.Close()
-	if ok, msg := reach(context.Background(), be.Config, be); ok || !strings.Contains(msg, "cannot reach") {
+	if ok, msg := reach(context.Background(), be); ok || !strings.Contains(msg, "cannot reach") {
 		t.Errorf("closed: %v %q", ok, msg)
 	}
 }

@@ -1,0 +1,195 @@
+package acp
+
+// How each family of engine events (core/event) becomes session/update
+// notifications: the agent's text, tool calls, approvals, the status and
+// the end of a turn. Hand-overs are in handover.go.
+
+import (
+	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// handle maps one engine event onto the protocol. It runs on the pump.
+func (s *session) handle(ev event.Event) {
+	if ev.Kind != event.AgentMessageDelta && ev.Kind != event.ToolOutputDelta {
+		s.flushBlocks() // the streamed text goes out before what follows it
+	}
+	if s.handOverEvent(ev) {
+		return
+	}
+	switch ev.Kind {
+	case event.AgentMessageDelta, event.AgentReasoningDelta, event.CommandOutput, event.Notice, event.Retrying, event.Error:
+		s.textEvent(ev)
+	case event.ToolCallBegin, event.ToolOutputDelta, event.ToolCallEnd:
+		if ev.Tool != nil {
+			s.toolEvent(ev)
+		}
+	case event.ApprovalRequested, event.ApprovalResolved:
+		if ev.Approval != nil {
+			s.approvalEvent(ev)
+		}
+	case event.TodosUpdated:
+		s.send(planUpdate(ev.Todos))
+	case event.StatusChanged:
+		if ev.Status != nil {
+			s.statusChanged(ev.Status)
+		}
+	case event.TaskComplete, event.TurnAborted:
+		s.turnEnd(ev)
+	}
+}
+
+// textEvent sends the agent's text and thoughts, command output, notes
+// and errors.
+func (s *session) textEvent(ev event.Event) {
+	switch ev.Kind {
+	case event.AgentMessageDelta:
+		s.send(sdk.UpdateAgentMessageText(ev.Text))
+	case event.AgentReasoningDelta:
+		s.send(sdk.UpdateAgentThoughtText(ev.Text))
+	case event.CommandOutput:
+		text := ev.Text
+		if ev.Detail != "" {
+			// ACP has no expandable output: the full diff follows.
+			text += "\n\n```diff\n" + strings.TrimRight(ev.Detail, "\n") + "\n```\n"
+		}
+		s.send(sdk.UpdateAgentMessageText(text))
+	case event.Notice:
+		// A note about the turn (a todo list started, compaction, a
+		// resume in plan mode), not part of the answer a client keeps.
+		s.send(sdk.UpdateAgentThoughtText(ev.Text + "\n\n"))
+	case event.Retrying:
+		// A thought, not the answer: it says why nothing arrives yet and
+		// must not become part of the text a client keeps as the reply.
+		s.send(sdk.UpdateAgentThoughtText(ev.Text + "\n\n"))
+	case event.Error:
+		// Held until the end: a failed model turn returns it as the
+		// prompt's error; a command shows it as its answer.
+		if t := s.currentTurn(); t != nil {
+			t.errs = append(t.errs, ev.Text)
+		} else {
+			s.send(sdk.UpdateAgentMessageText("Error: " + ev.Text + "\n"))
+		}
+	}
+}
+
+// toolEvent sends a tool call's start, its streamed output and its end;
+// ev.Tool is set.
+func (s *session) toolEvent(ev event.Event) {
+	switch ev.Kind {
+	case event.ToolCallBegin:
+		s.calls[ev.Tool.CallID] = true
+		s.send(toolStart(s.root, ev.Tool))
+	case event.ToolOutputDelta:
+		s.toolOutput(ev.Tool.CallID, ev.Text, ev.Reason == event.ReasonOutputLimit)
+	case event.ToolCallEnd:
+		s.toolCallEnd(ev.Tool)
+	}
+}
+
+// toolCallEnd sends the end of a call; a hand-over's call keeps the
+// target's text as its content.
+func (s *session) toolCallEnd(tool *event.Tool) {
+	delete(s.outputs, tool.CallID) // the end's content replaces it
+	if !s.calls[tool.CallID] {
+		// Calls skipped by an interrupt end without a beginning.
+		s.send(toolStart(s.root, tool))
+	}
+	delete(s.calls, tool.CallID)
+	u := toolEnd(s.root, tool)
+	if b := s.handed[tool.CallID]; b != nil && u.ToolCallUpdate != nil {
+		// The content stays what the target wrote, not only its
+		// last answer.
+		delete(s.handed, tool.CallID)
+		if b.text.Len() > 0 && tool.Status == event.ToolCompleted {
+			u.ToolCallUpdate.Content = textContent(b.text.String())
+		}
+		u.ToolCallUpdate.Meta = map[string]any{"conversation_id": b.target}
+	}
+	s.send(u)
+}
+
+// approvalEvent puts an approval request to the client, and marks an
+// allowed call as running again; ev.Approval is set.
+func (s *session) approvalEvent(ev event.Event) {
+	switch ev.Kind {
+	case event.ApprovalRequested:
+		t := s.currentTurn()
+		if t == nil {
+			s.answer(ev.Approval.ID, agent.Deny) // nobody waits for this turn
+			return
+		}
+		go s.askPermission(t, ev.Approval)
+	case event.ApprovalResolved:
+		if ev.Reason == string(agent.AllowOnce) || ev.Reason == string(agent.AllowAlways) {
+			s.send(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+				ToolCallId: sdk.ToolCallId(ev.Approval.CallID),
+				Status:     sdk.Ptr(sdk.ToolCallStatusInProgress),
+			}})
+		}
+	}
+}
+
+// statusChanged announces a new mode, and the options when the mode or
+// the model changed.
+func (s *session) statusChanged(st *event.Status) {
+	changed := false
+	if st.Mode != "" && st.Mode != s.mode {
+		s.mode, changed = st.Mode, true
+		s.send(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(st.Mode)}})
+	}
+	if st.Model != "" && st.Model != s.model {
+		s.model, changed = st.Model, true
+	}
+	if changed {
+		s.send(s.configUpdate())
+	}
+}
+
+// turnEnd ends the prompt turn: with its stop reason when the task
+// completed, as cancelled or with the model's error when it was aborted.
+func (s *session) turnEnd(ev event.Event) {
+	switch ev.Kind {
+	case event.TaskComplete:
+		t := s.currentTurn()
+		if t != nil && len(t.errs) > 0 {
+			s.send(sdk.UpdateAgentMessageText("Error: " + strings.Join(t.errs, "\nError: ") + "\n"))
+		}
+		s.sendStats()
+		stop := sdk.StopReasonEndTurn
+		switch ev.Reason {
+		case event.StopMaxSteps:
+			stop = sdk.StopReasonMaxTurnRequests
+		case event.StopRefusal:
+			stop = sdk.StopReasonRefusal
+		}
+		s.finish(result{stop: stop})
+	case event.TurnAborted:
+		s.clearCalls()
+		s.sendStats()
+		if ev.Reason == event.ReasonError {
+			msg := ev.Text
+			if t := s.currentTurn(); t != nil && msg == "" && len(t.errs) > 0 {
+				msg = t.errs[len(t.errs)-1]
+			}
+			s.finish(result{err: modelError(msg)})
+			return
+		}
+		s.finish(result{stop: sdk.StopReasonCancelled})
+	}
+}
+
+func (s *session) clearCalls() {
+	for id := range s.calls {
+		delete(s.calls, id)
+	}
+	for id := range s.handed {
+		delete(s.handed, id)
+	}
+	for id := range s.outputs {
+		delete(s.outputs, id)
+	}
+}

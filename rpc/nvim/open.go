@@ -1,0 +1,218 @@
+package nvimhost
+
+// Opening the session: coder_start, the configuration and provider it
+// opens with, reopening it when the workspace is trusted, and the wait of
+// requests that overtook coder_start.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
+	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/cpuprio"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
+)
+
+// startArgs is what the plugin sends with coder_start.
+type startArgs struct {
+	Cwd    string `msgpack:"cwd"`
+	Resume string `msgpack:"resume"`
+	// MCPServers is setup({ mcp_servers }) as a JSON object ("" for none).
+	MCPServers string `msgpack:"mcp_servers"`
+	// OpenKey is the key that opens a folded text (keys.open_full); the
+	// fold notices name it. "": unmapped.
+	OpenKey string `msgpack:"open_key"`
+	// Nice is setup({ host_nice }): how far below the editor the host and
+	// the tools it runs take the CPU (0: level with it).
+	Nice int `msgpack:"nice"`
+	// EditorPID is Neovim's pid: the host stays below its session.
+	EditorPID int `msgpack:"editor_pid"`
+}
+
+// start opens the session for the editor's working directory. A second
+// start only repeats the ready message.
+func (h *host) start(args startArgs) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.started {
+		h.readyLocked(false)
+		return
+	}
+	h.started = true
+	defer close(h.opened)
+	// Before any tool runs, so that every child inherits it.
+	switch how, err := cpuprio.Lower(args.Nice, args.EditorPID); {
+	case err != nil:
+		h.priority = "not lowered: " + err.Error()
+		h.log.Printf("host_nice: %v", err)
+	case how == "":
+		h.priority = "level with Neovim"
+	default:
+		h.priority = "below Neovim: " + how
+	}
+	h.args = args
+	h.openLocked(args.Resume)
+}
+
+// openLocked loads the configuration and opens the session, resuming the
+// one with the given id when it can. h.mu is held.
+func (h *host) openLocked(resume string) {
+	args := h.args
+	root := args.Cwd
+	if root == "" {
+		root, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	h.root = root
+	cfg, err := config.Load(root, os.Getenv)
+	if err != nil {
+		h.failLocked(fmt.Errorf("configuration: %w", err))
+		return
+	}
+	if args.MCPServers != "" {
+		servers, err := config.DecodeMCPServers([]byte(args.MCPServers))
+		if err != nil {
+			h.failLocked(fmt.Errorf("setup({ mcp_servers }): %w", err))
+			return
+		}
+		cfg.AddMCPServers(servers)
+	}
+	be, err := backend.New(cfg)
+	if err != nil {
+		h.cfg = cfg
+		h.failLocked(fmt.Errorf("provider: %w", err))
+		return
+	}
+	cfg = be.Config // after detection
+	h.cfg = cfg
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models, Editor: h.editor}
+	var sess *agent.Session
+	resumed := false
+	if resume != "" {
+		if sess, err = agent.Resume(opts, resume); err == nil {
+			resumed = true
+		} else {
+			h.log.Printf("resume %s: %v; opening a new session", resume, err)
+			if errors.Is(err, store.ErrLocked) {
+				// Another Neovim has it: say so, rather than silently
+				// continuing in a new session.
+				h.notify("warn", err.Error()+"\nThis editor continues in a new session.")
+			}
+		}
+	}
+	if sess == nil {
+		if sess, err = agent.Open(opts); err != nil {
+			be.Close()
+			h.failLocked(fmt.Errorf("open session: %w", err))
+			return
+		}
+	}
+	h.sess, h.be = sess, be
+	// An Ollama that answers after start-up: from the next turn.
+	be.Follow(sess, func(nb *backend.Backend) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.be == be {
+			h.be, h.cfg = nb, nb.Config
+		}
+	})
+	sess.Workspace().SetGuard(h.guard)
+	// List the files for @ completion now, in the background (the host
+	// runs below Neovim's priority): the first @ then has them.
+	h.fileIndex(sess.Workspace()).Warm()
+	h.renderMu.Lock()
+	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
+	h.render.history = func() ([]llm.Message, []store.Command) { return sess.History(""), sess.Commands("") }
+	h.render.openKey = args.OpenKey
+	h.renderMu.Unlock()
+	h.readyLocked(resumed)
+	h.renderMu.Lock()
+	for _, ev := range h.early {
+		h.render.event(ev)
+	}
+	h.early = nil
+	h.renderMu.Unlock()
+	if cfg.Workspace.Restricted() {
+		// The workspace's own config asked for more than it got: the
+		// plugin asks the user whether to trust it.
+		h.out.add(op{"t": "trust", "file": cfg.Workspace.File, "ignored": cfg.Workspace.Ignored, "root": root}, true)
+	}
+}
+
+// trustRequest records the user's trust in the workspace's config file as
+// it is now (the plugin's trust float) and reopens the session under it.
+func (h *host) trustRequest() (string, error) {
+	h.waitOpened()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, err := config.TrustWorkspace(h.root, os.Getenv); err != nil {
+		return "", fmt.Errorf("trust: %w", err)
+	}
+	resume := ""
+	if h.sess != nil {
+		resume = h.sess.ID()
+		if st := h.sess.Status(); st.Busy {
+			return "", errors.New("trust: a turn is running; stop it or wait, then trust again")
+		}
+		h.sess.Close()
+		h.sess = nil
+	}
+	if h.be != nil && h.be.Close != nil {
+		h.be.Close()
+		h.be = nil
+	}
+	h.cfgErr = nil
+	h.openLocked(resume)
+	if h.cfgErr != nil {
+		return "", h.cfgErr
+	}
+	return "trusted " + config.WorkspaceFile(h.root), nil
+}
+
+// readyLocked tells the plugin the session is open and writes the
+// transcript header. h.mu is held.
+func (h *host) readyLocked(resumed bool) {
+	if h.sess == nil {
+		if h.cfgErr != nil {
+			h.out.add(op{"t": "notify", "level": "error", "msg": "coder: " + h.cfgErr.Error()}, true)
+		}
+		return
+	}
+	st := h.sess.Status()
+	id := h.sess.ID()
+	h.out.add(op{"t": "ready", "version": h.version, "commands": command.Names(), "command_help": command.Help(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
+	h.renderMu.Lock()
+	h.render.header(h.version, st, id, resumed)
+	h.out.add(h.render.statusOp(), true)
+	h.renderMu.Unlock()
+}
+
+func (h *host) failLocked(err error) {
+	h.cfgErr = err
+	h.log.Print(err)
+	h.out.add(op{"t": "notify", "level": "error", "msg": "coder: " + err.Error()}, true)
+}
+
+// openTimeout bounds how long a request waits for coder_start.
+const openTimeout = 10 * time.Second
+
+// waitOpened waits until coder_start has been handled, so a request that
+// overtook it does not see a session that is about to open as missing.
+func (h *host) waitOpened() {
+	t := time.NewTimer(openTimeout)
+	defer t.Stop()
+	select {
+	case <-h.opened:
+	case <-h.ctx.Done():
+	case <-t.C:
+	}
+}
