@@ -1,9 +1,7 @@
 -- Approval requests: one floating window at a time (filetype
 -- coder-approval), later requests queue behind it. The agent waits in Go;
 -- nothing here blocks Neovim. A request with file changes also starts the
--- inline diff review: the proposed change is drawn in the file's own buffer
--- (removed lines highlighted in place, added lines as virtual lines under
--- them) and each hunk can be accepted or rejected. Lua only sends the
+-- inline diff review (coder.review) of each hunk. Lua only sends the
 -- choices; Go computes the resulting file. An inline edit (coder.inline)
 -- uses the same review on a buffer: req.inline receives the answer, and
 -- the review ends by itself once every hunk was accepted (ga) or
@@ -11,6 +9,7 @@
 local M = {}
 
 local api = vim.api
+local review = require('coder.review')
 local ns = api.nvim_create_namespace('coder_review')
 
 local queue = {}
@@ -20,13 +19,8 @@ local function keys()
   return require('coder.config').current.keys
 end
 
-local function valid_win(w)
-  return w ~= nil and api.nvim_win_is_valid(w)
-end
-
-local function valid_buf(b)
-  return b ~= nil and api.nvim_buf_is_valid(b)
-end
+local chat = require('coder.ui')
+local valid_win, valid_buf = chat.valid_win, chat.valid_buf
 
 -- one_line keeps a value on a single float line.
 local function one_line(s)
@@ -35,6 +29,7 @@ end
 
 local function render_lines()
   local r = cur.req
+  local rv = cur.review
   local k = keys()
   local lines = {}
   local function add(s)
@@ -55,16 +50,16 @@ local function render_lines()
   if r.danger then
     add('⚠ this command can do damage that is hard to undo')
   end
-  if #cur.hunks > 0 then
+  if #rv.hunks > 0 then
     local marks = {}
-    for i, h in ipairs(cur.hunks) do
+    for i, h in ipairs(rv.hunks) do
       local m = ('%d%s'):format(i, h.accepted and '✓' or '✗')
-      if i == cur.idx then
+      if i == rv.idx then
         m = '[' .. m .. ']'
       end
       table.insert(marks, m)
     end
-    local h = cur.hunks[cur.idx]
+    local h = rv.hunks[rv.idx]
     add(('hunks: %s   (%s:%d)'):format(table.concat(marks, ' '), h.path, h.old_start))
   end
   local function key(name, label)
@@ -72,7 +67,7 @@ local function render_lines()
   end
   local choices = {}
   for _, c in ipairs({
-    key('approve', #cur.hunks > 0 and 'apply accepted hunks once' or 'allow once'),
+    key('approve', #rv.hunks > 0 and 'apply accepted hunks once' or 'allow once'),
     key('deny', 'deny'),
     key('deny_alt', 'deny'),
   }) do
@@ -83,7 +78,7 @@ local function render_lines()
   if always and not r.inline then
     add(always)
   end
-  if #cur.hunks > 0 then
+  if #rv.hunks > 0 then
     local nav = {}
     for _, c in ipairs({
       key('next_hunk', 'next'),
@@ -141,8 +136,8 @@ local function refresh_float()
   local raw = render_lines()
   -- Prefer the bottom of the reviewed (or previous) window, so the float
   -- covers neither the chat nor the hunks at the top of the view.
-  local anchor = valid_win(cur.file_win) and cur.file_win or nil
-  local ui = require('coder.ui').state
+  local anchor = valid_win(cur.review.file_win) and cur.review.file_win or nil
+  local ui = chat.state
   if not anchor and valid_win(cur.prev) and cur.prev ~= ui.twin and cur.prev ~= ui.iwin
     and api.nvim_win_get_config(cur.prev).relative == '' then
     anchor = cur.prev
@@ -192,292 +187,16 @@ local function refresh_float()
   end
 end
 
--- Inline diff review -----------------------------------------------------
-
-local function hunk_rows(h)
-  local n = api.nvim_buf_line_count(h.buf)
-  local start = math.max(0, math.min(h.old_start - 1, n - 1))
-  local stop = start
-  if #h.old_lines > 0 then
-    stop = math.min(h.old_start - 1 + #h.old_lines - 1, n - 1)
-  end
-  return start, stop
-end
-
--- expand_tabs replaces tabs with the spaces the buffer would show:
--- virtual text draws a tab as one cell, and the added lines would lose
--- their indentation.
-local function expand_tabs(s, ts)
-  if not s:find('\t', 1, true) then
-    return s
-  end
-  ts = ts > 0 and ts or 8
-  local out, col = {}, 0
-  for _, ch in ipairs(vim.fn.split(s, '\\zs')) do
-    if ch == '\t' then
-      local n = ts - col % ts
-      table.insert(out, string.rep(' ', n))
-      col = col + n
-    else
-      table.insert(out, ch)
-      col = col + vim.fn.strdisplaywidth(ch)
-    end
-  end
-  return table.concat(out)
-end
-
-local function draw(buf)
-  api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  local n = api.nvim_buf_line_count(buf)
-  local empty = n == 1 and (api.nvim_buf_get_lines(buf, 0, 1, false)[1] or '') == ''
-  for i, h in ipairs(cur.hunks) do
-    if h.buf == buf then
-      local del = h.accepted and 'CoderDiffDelete' or 'CoderHunkRejected'
-      local add = h.accepted and 'CoderDiffAdd' or 'CoderHunkRejected'
-      for k = 0, #h.old_lines - 1 do
-        local row = h.old_start - 1 + k
-        if row < n then
-          pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, { line_hl_group = del, sign_text = '-', sign_hl_group = del })
-        end
-      end
-      local start, stop = hunk_rows(h)
-      if #h.new_lines > 0 then
-        local virt = {}
-        local ts = vim.bo[buf].tabstop
-        for _, l in ipairs(h.new_lines) do
-          table.insert(virt, { { '+ ' .. expand_tabs(l, ts), add } })
-        end
-        local row, above = stop, false
-        if #h.old_lines == 0 and h.old_start - 1 < n and not empty then
-          row, above = h.old_start - 1, true
-        end
-        pcall(api.nvim_buf_set_extmark, buf, ns, row, 0, { virt_lines = virt, virt_lines_above = above })
-      end
-      local label = (' %s hunk %d/%d: %s'):format(
-        i == cur.idx and '▶' or '◆',
-        i,
-        #cur.hunks,
-        h.accepted and 'accept' or 'reject'
-      )
-      local hl = i == cur.idx and 'CoderHunkCurrent' or (h.accepted and 'CoderHunkAccepted' or 'CoderHunkRejected')
-      pcall(api.nvim_buf_set_extmark, buf, ns, start, 0, { virt_text = { { label, hl } }, virt_text_pos = 'eol' })
-    end
-  end
-end
-
-local function draw_all()
-  local seen = {}
-  for _, h in ipairs(cur.hunks) do
-    if valid_buf(h.buf) and not seen[h.buf] then
-      seen[h.buf] = true
-      draw(h.buf)
-    end
-  end
-end
-
--- review_win finds (or makes) a window in this tab to show buf.
-local function review_win(buf)
-  local ui = require('coder.ui').state
-  local wins = api.nvim_tabpage_list_wins(0)
-  for _, w in ipairs(wins) do
-    if api.nvim_win_get_buf(w) == buf then
-      return w
-    end
-  end
-  local function show_in(w)
-    local old = api.nvim_win_get_buf(w)
-    if pcall(api.nvim_win_set_buf, w, buf) then
-      if cur.restore[w] == nil then
-        cur.restore[w] = old
-      end
-      return true
-    end
-    return false
-  end
-  -- Never swap the buffer of the window the user is typing in: keys typed
-  -- ahead would land in the reviewed file.
-  local typing = api.nvim_get_mode().mode ~= 'n' and api.nvim_get_current_win() or nil
-  if valid_win(cur.file_win) and cur.file_win ~= typing and show_in(cur.file_win) then
-    return cur.file_win
-  end
-  for _, w in ipairs(wins) do
-    if api.nvim_win_get_config(w).relative == '' and w ~= ui.twin and w ~= ui.iwin and w ~= typing and show_in(w) then
-      return w
-    end
-  end
-  local prev = api.nvim_get_current_win()
-  vim.cmd('topleft vsplit')
-  local w = api.nvim_get_current_win()
-  api.nvim_win_set_buf(w, buf)
-  if valid_win(prev) then
-    api.nvim_set_current_win(prev)
-  end
-  return w
-end
-
-local function jump(i)
-  if not cur or #cur.hunks == 0 then
-    return
-  end
-  cur.idx = ((i - 1) % #cur.hunks) + 1
-  local h = cur.hunks[cur.idx]
-  if not valid_buf(h.buf) then
-    return
-  end
-  local w = review_win(h.buf)
-  cur.file_win = w
-  local start = hunk_rows(h)
-  pcall(api.nvim_win_set_cursor, w, { start + 1, 0 })
-  pcall(api.nvim_win_call, w, function()
-    vim.cmd('normal! zz')
-  end)
-  draw_all()
-  refresh_float()
-end
-
--- hunk_at returns the index of the hunk under the cursor of buf, or the
--- current one.
-local function hunk_at(buf)
-  if api.nvim_get_current_buf() ~= buf then
-    return cur.idx
-  end
-  local row = api.nvim_win_get_cursor(0)[1] - 1
-  local best
-  for i, h in ipairs(cur.hunks) do
-    if h.buf == buf then
-      local start, stop = hunk_rows(h)
-      if row >= start and row <= stop then
-        return i
-      end
-      if start <= row then
-        best = i
-      end
-    end
-  end
-  return best or cur.idx
-end
-
-local function set_hunk(accepted, buf)
-  if not cur or #cur.hunks == 0 then
-    return
-  end
-  cur.idx = buf and hunk_at(buf) or cur.idx
-  cur.hunks[cur.idx].accepted = accepted
-  cur.hunks[cur.idx].decided = true
-  if cur.req.inline then
-    local all = true
-    for _, h in ipairs(cur.hunks) do
-      all = all and h.decided
-    end
-    if all then
-      M.answer('once')
-      return
-    end
-    -- On to the next hunk still to decide.
-    for i = 1, #cur.hunks do
-      local j = (cur.idx + i - 1) % #cur.hunks + 1
-      if not cur.hunks[j].decided then
-        jump(j)
-        return
-      end
-    end
-  end
-  draw_all()
-  refresh_float()
-end
-
-M.next_hunk = function()
-  if cur then
-    jump(cur.idx + 1)
-  end
-end
-M.prev_hunk = function()
-  if cur then
-    jump(cur.idx - 1)
-  end
-end
-M.accept_hunk = function(buf)
-  set_hunk(true, buf)
-end
-M.reject_hunk = function(buf)
-  set_hunk(false, buf)
-end
-
-local function map_file_buffer(buf)
-  local k = keys()
-  cur.maps[buf] = cur.maps[buf] or {}
-  local actions = {
-    { k.next_hunk, M.next_hunk, 'next hunk' },
-    { k.prev_hunk, M.prev_hunk, 'previous hunk' },
-    { k.accept_hunk, function() M.accept_hunk(buf) end, 'accept hunk' },
-    { k.reject_hunk, function() M.reject_hunk(buf) end, 'reject hunk' },
-    { cur.req.inline and k.reject_all or nil, function() M.answer('deny') end, 'reject all' },
-  }
-  for _, a in ipairs(actions) do
-    local lhs = a[1]
-    -- Never replace a buffer-local mapping the user has.
-    if lhs and vim.fn.maparg(lhs, 'n', false, true).buffer ~= 1 then
-      vim.keymap.set('n', lhs, a[2], { buffer = buf, nowait = true, silent = true, desc = 'coder review: ' .. a[3] })
-      table.insert(cur.maps[buf], lhs)
-    end
-  end
-end
-
-local function start_review()
-  for _, d in ipairs(cur.req.diffs or {}) do
-    local buf = d.buf -- an inline edit's buffer, maybe unnamed
-    if not buf then
-      if vim.fn.bufexists(d.abs) == 0 then
-        cur.created[d.abs] = true
-      end
-      buf = vim.fn.bufadd(d.abs)
-      pcall(vim.fn.bufload, buf)
-      vim.bo[buf].buflisted = true
-    end
-    for hi, h in ipairs(d.hunks or {}) do
-      table.insert(cur.hunks, {
-        buf = buf,
-        path = d.path,
-        index = hi,
-        old_start = h.old_start,
-        old_lines = h.old_lines or {},
-        new_lines = h.new_lines or {},
-        accepted = true,
-      })
-    end
-    if #(d.hunks or {}) > 0 then
-      cur.files[d.path] = true
-      api.nvim_buf_call(buf, function()
-        map_file_buffer(buf)
-      end)
-    end
-  end
-end
-
--- Float --------------------------------------------------------------------
-
--- teardown closes the float and removes the review. applied: the change
--- goes ahead, so reviewed files stay on screen; otherwise windows get their
--- previous buffers back and buffers made for a new file are dropped.
+-- teardown closes the float and ends the review. applied: the change
+-- goes ahead, so reviewed files stay on screen; otherwise review puts them
+-- back.
 local function teardown(applied)
   if not cur then
     return
   end
   local c = cur
   cur = nil
-  for buf, lhss in pairs(c.maps) do
-    if valid_buf(buf) then
-      api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-      for _, lhs in ipairs(lhss) do
-        pcall(vim.keymap.del, 'n', lhs, { buffer = buf })
-      end
-    end
-  end
-  for _, h in ipairs(c.hunks) do
-    if valid_buf(h.buf) then
-      api.nvim_buf_clear_namespace(h.buf, ns, 0, -1)
-    end
-  end
+  review.stop()
   local was_current = valid_win(c.win) and api.nvim_get_current_win() == c.win
   if valid_win(c.win) then
     pcall(api.nvim_win_close, c.win, true)
@@ -486,17 +205,7 @@ local function teardown(applied)
     pcall(api.nvim_buf_delete, c.buf, { force = true })
   end
   if not applied then
-    for w, b in pairs(c.restore) do
-      if valid_win(w) and valid_buf(b) then
-        pcall(api.nvim_win_set_buf, w, b)
-      end
-    end
-    for abs in pairs(c.created) do
-      local b = vim.fn.bufnr(abs)
-      if b > 0 and vim.fn.filereadable(abs) == 0 and not vim.bo[b].modified and #vim.fn.win_findbuf(b) == 0 then
-        pcall(api.nvim_buf_delete, b, {})
-      end
-    end
+    review.put_back(c.review)
   end
   if was_current and valid_win(c.prev) then
     api.nvim_set_current_win(c.prev)
@@ -506,15 +215,9 @@ end
 local function show(req)
   cur = {
     req = req,
-    hunks = {},
-    idx = 1,
-    files = {},
-    maps = {},
-    created = {}, -- abs path -> true: buffers made only for the review
-    restore = {}, -- window -> buffer it showed before the review
     prev = api.nvim_get_current_win(),
   }
-  start_review()
+  cur.review = review.start(req, refresh_float)
   local buf = api.nvim_create_buf(false, true)
   cur.buf = buf
   vim.bo[buf].bufhidden = 'wipe'
@@ -530,11 +233,11 @@ local function show(req)
   end
   bmap(k.deny, function() M.answer('deny') end, 'deny')
   bmap(k.deny_alt, function() M.answer('deny') end, 'deny')
-  if #cur.hunks > 0 then
-    bmap(k.next_hunk, M.next_hunk, 'next hunk')
-    bmap(k.prev_hunk, M.prev_hunk, 'previous hunk')
-    bmap(k.accept_hunk, function() M.accept_hunk() end, 'accept hunk')
-    bmap(k.reject_hunk, function() M.reject_hunk() end, 'reject hunk')
+  if #cur.review.hunks > 0 then
+    bmap(k.next_hunk, review.next_hunk, 'next hunk')
+    bmap(k.prev_hunk, review.prev_hunk, 'previous hunk')
+    bmap(k.accept_hunk, function() review.accept_hunk() end, 'accept hunk')
+    bmap(k.reject_hunk, function() review.reject_hunk() end, 'reject hunk')
     if req.inline then
       bmap(k.reject_all, function() M.answer('deny') end, 'reject all')
     end
@@ -552,8 +255,8 @@ local function show(req)
   vim.wo[cur.win].winhighlight = 'FloatBorder:CoderApprovalBorder'
   refresh_float()
   vim.bo[buf].filetype = 'coder-approval'
-  if #cur.hunks > 0 then
-    jump(1)
+  if #cur.review.hunks > 0 then
+    review.first()
   end
   -- Closing the float (:q, CTRL-W c) answers like <Esc>: a request
   -- without a float would leave the agent waiting for good.
@@ -621,18 +324,19 @@ function M.answer(decision)
   end
   local req = cur.req
   local accepted = vim.empty_dict()
-  if decision ~= 'deny' and #cur.hunks > 0 then
+  local hunks = cur.review.hunks
+  if decision ~= 'deny' and #hunks > 0 then
     accepted = {}
-    for _, h in ipairs(cur.hunks) do
+    for _, h in ipairs(hunks) do
       accepted[h.path] = accepted[h.path] or {}
       table.insert(accepted[h.path], h.accepted)
     end
   end
   -- Rejecting every hunk writes nothing: clean up as for a denial.
   local applies = decision ~= 'deny'
-  if applies and #cur.hunks > 0 then
+  if applies and #hunks > 0 then
     applies = false
-    for _, h in ipairs(cur.hunks) do
+    for _, h in ipairs(hunks) do
       applies = applies or h.accepted
     end
   end
@@ -675,10 +379,10 @@ function M.current()
     return nil
   end
   local hunks = {}
-  for _, h in ipairs(cur.hunks) do
+  for _, h in ipairs(cur.review.hunks) do
     table.insert(hunks, { path = h.path, accepted = h.accepted })
   end
-  return { id = cur.req.id, win = cur.win, buf = cur.buf, idx = cur.idx, hunks = hunks, queued = #queue }
+  return { id = cur.req.id, win = cur.win, buf = cur.buf, idx = cur.review.idx, hunks = hunks, queued = #queue }
 end
 
 -- focus moves the cursor into the approval float.
@@ -689,5 +393,11 @@ function M.focus()
   end
   return false
 end
+
+-- The review's keys, where they were before coder.review had them.
+M.next_hunk = review.next_hunk
+M.prev_hunk = review.prev_hunk
+M.accept_hunk = review.accept_hunk
+M.reject_hunk = review.reject_hunk
 
 return M

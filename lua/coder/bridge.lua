@@ -3,7 +3,8 @@
 -- runs on Neovim's main loop.
 local M = {}
 
-local ui = require('coder.ui')
+local transcript = require('coder.transcript')
+local statusline = require('coder.statusline')
 
 local function autocmd(pattern, data)
   require('coder').last_event = { pattern = pattern, data = data }
@@ -17,7 +18,7 @@ end
 local handlers = {}
 
 function handlers.text(o)
-  ui.append(o.c)
+  transcript.append(o.c)
 end
 
 -- complete: the host's answer to a completion request.
@@ -26,37 +27,37 @@ function handlers.complete(o)
 end
 
 function handlers.fold(o)
-  ui.mark_fold(o.id)
+  transcript.mark_fold(o.id)
 end
 
 function handlers.rewrite(o)
-  ui.rewrite_last(o.s, o.hl)
+  transcript.rewrite_last(o.s, o.hl)
 end
 
 -- tool_mark marks a running call's line, which its streamed output goes
 -- under; rewrite_mark turns it into the call's summary at its end.
 function handlers.tool_mark(o)
-  ui.mark_tool(o.id)
+  transcript.mark_tool(o.id)
 end
 
 function handlers.rewrite_mark(o)
-  ui.rewrite_tool(o.id, o.s, o.hl)
+  transcript.rewrite_tool(o.id, o.s, o.hl)
 end
 
 -- fold_start / fold_end bracket a hand-over's block (Go decides where).
 function handlers.fold_start(_)
-  ui.fold_start()
+  transcript.fold_start()
 end
 
 function handlers.fold_end(o)
-  ui.fold_end(o.closed)
+  transcript.fold_end(o.closed)
 end
 
 function handlers.status(o)
   if o.status and o.status.session_id and o.status.session_id ~= '' then
     require('coder.host').state.session_id = o.status.session_id
   end
-  ui.set_status(o.status)
+  statusline.set_status(o.status)
 end
 
 function handlers.ready(o)
@@ -66,7 +67,7 @@ function handlers.ready(o)
   host.state.commands = o.commands
   host.state.command_help = o.command_help
   host.state.version = o.version
-  ui.ensure_line_start()
+  transcript.ensure_line_start()
 end
 
 function handlers.turn_start(o)
@@ -110,7 +111,7 @@ end
 -- text back to the input if the user has not typed something new.
 function handlers.input_rejected(o)
   vim.notify(o.msg, vim.log.levels.WARN, { title = 'coder' })
-  local b = ui.input_buf()
+  local b = require('coder.input').input_buf()
   local cur = vim.api.nvim_buf_get_lines(b, 0, -1, false)
   if #cur <= 1 and (cur[1] or '') == '' and o.text then
     vim.api.nvim_buf_set_lines(b, 0, -1, false, vim.split(o.text, '\n', { plain = true }))
@@ -327,8 +328,8 @@ end
 -- host_died cleans up after the host process exited.
 function M.host_died(msg)
   require('coder.approval').reset()
-  ui.set_status(nil)
-  ui.append({ { '\n✗ ' .. msg .. '\n', 'CoderError' } }, true)
+  statusline.set_status(nil)
+  transcript.append({ { '\n✗ ' .. msg .. '\n', 'CoderError' } }, true)
 end
 
 return M

@@ -35,7 +35,7 @@ end
 function M.open()
   ui().open(true)
   host().ensure()
-  ui().render_status()
+  require('coder.statusline').render_status()
 end
 
 function M.close()
@@ -79,7 +79,7 @@ function M.send(text)
     sent = host().notify('coder_submit', text)
   end
   if sent then
-    ui().render_status()
+    require('coder.statusline').render_status()
     return true
   end
   return false
@@ -91,7 +91,7 @@ function M.status()
   if not host().running() then
     return ''
   end
-  return 'coder: ' .. ui().status_text():gsub('^coder: ', '')
+  return 'coder: ' .. require('coder.statusline').status_text():gsub('^coder: ', '')
 end
 
 -- state returns the last status table from the host (model, mode, preset,
@@ -151,7 +151,7 @@ function M.conversation(arg)
       end
       local level = #res.clamped > 0 and vim.log.levels.WARN or vim.log.levels.INFO
       vim.notify('coder: ' .. res.text, level, { title = 'coder' })
-      ui().render_status()
+      require('coder.statusline').render_status()
     end
     if rest == '' then
       return ask_form(1, {}, open)
@@ -203,7 +203,7 @@ function M.conversations(arg)
             vim.notify('coder: ' .. tostring(e), vim.log.levels.ERROR, { title = 'coder' })
             return
           end
-          ui().show_conversation(item.id, chunks)
+          require('coder.transcript').show_conversation(item.id, chunks)
         elseif idx == 2 then
           local _, e = h.request('coder_target', item.root and '' or item.id)
           if e then
@@ -249,7 +249,7 @@ function M.command(opts)
     if args == '' then
       -- No text: put the selection in the input so the user can ask.
       ui().open(true)
-      ui().add_context(ctx)
+      require('coder.input').add_context(ctx)
       host().ensure()
       return
     end

@@ -14,7 +14,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
-// fakeBuffer applies text and rewrite operations like lua/coder/ui.lua.
+// fakeBuffer applies text and rewrite operations like lua/coder/transcript.lua.
 type fakeBuffer struct {
 	text  string
 	ops   []op
