@@ -23,8 +23,9 @@ type RewriteEdit = inline.Edit
 // session's endpoint and model (the root conversation's own model first),
 // its tokens counted in the root's stats and reported as a TokenCount
 // event of a task of its own, and its outcome recorded like a `/`
-// command's result (shown, kept on resume, never sent to the model). It
-// runs beside a turn: it takes no place in the scheduler's queue.
+// command's result (kept in the session and shown on resume, never sent
+// to the model; the live transcript stays the chat's). It runs beside a
+// turn: it takes no place in the scheduler's queue.
 func (s *Session) Rewrite(ctx context.Context, req RewriteRequest) (RewriteEdit, error) {
 	if err := req.Check(); err != nil {
 		return RewriteEdit{}, err
@@ -51,7 +52,6 @@ func (s *Session) Rewrite(ctx context.Context, req RewriteRequest) (RewriteEdit,
 	edit := RewriteEdit{First: req.First, Old: req.Selection, New: lines}
 	input := fmt.Sprintf("edit %s:%d-%d: %s", orUnnamed(req.Path), req.First, req.First+len(req.Selection)-1, req.Instruction)
 	out := fmt.Sprintf("proposed %d lines for the %d selected, %d hunks to review", len(lines), len(req.Selection), len(edit.Hunks()))
-	t.emit(event.Event{Kind: event.CommandOutput, Text: input + "\n" + out})
 	s.recordCommand(c, input, out)
 	return edit, nil
 }

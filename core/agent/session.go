@@ -1,6 +1,9 @@
 // Package agent is the engine every front end drives: a Session owns
 // conversations, runs one task at a time (single flight), runs the model–tool
-// loop and reports everything through one typed event stream.
+// loop and the tool pipeline, and reports everything through one typed event
+// stream. What needs no session state lives in its sub-packages (command,
+// conv, compact, todo, toolcalls, outstream), which may not import it; it
+// imports no front end and no provider implementation.
 package agent
 
 import (
