@@ -54,7 +54,8 @@ type Tool struct {
 	run    func(h Host, ctx context.Context, raw json.RawMessage) (string, error)
 }
 
-// Kind is tools.KindOther: policy sees these as the session's own.
+// Kind is tools.KindOther; the session marks the tools as its own (no
+// policy, no approval), as for its todo and skill tools.
 func (Tool) Kind() tools.Kind { return tools.KindOther }
 
 // Spec is the tool's function definition.
