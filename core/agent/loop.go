@@ -312,9 +312,8 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	tok := &event.Tokens{Window: s.windowLocked(req.Model)}
 	s.mu.Unlock()
 	if u := resp.Usage; u != nil {
-		tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
+		reported(tok, u)
 		tok.Context = u.PromptTokens + u.CompletionTokens
-		tok.Cached, tok.Cost = u.Cached(), u.Cost
 	} else {
 		tok.Context = compact.EstimateTokens(req.Messages) + compact.EstimateTokens([]llm.Message{resp.Message})
 	}
@@ -326,18 +325,29 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 		t.conv.sentSystem = req.Messages[0].Content
 	}
 	t.conv.mu.Unlock()
-	// Estimates are not usage: only reported tokens are summed.
-	t.usage.Calls++
-	t.usage.In += tok.Prompt
-	t.usage.Out += tok.Completion
-	t.usage.Cached += tok.Cached
-	t.usage.Cost += tok.Cost
+	addUsage(&t.usage, tok)
 	turn := t.usage
 	tok.Turn = &turn
 	s.mu.Lock()
 	s.lastTurn = &turn
 	s.mu.Unlock()
 	t.emit(event.Event{Kind: event.TokenCount, Tokens: tok})
+}
+
+// reported fills tok from the usage an endpoint reported.
+func reported(tok *event.Tokens, u *llm.Usage) {
+	tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
+	tok.Cached, tok.Cost = u.Cached(), u.Cost
+}
+
+// addUsage counts one model call in a turn's usage. Estimates are not
+// usage: only reported tokens are summed.
+func addUsage(turn *event.TurnUsage, tok *event.Tokens) {
+	turn.Calls++
+	turn.In += tok.Prompt
+	turn.Out += tok.Completion
+	turn.Cached += tok.Cached
+	turn.Cost += tok.Cost
 }
 
 // offersTool reports whether specs offer the tool name.

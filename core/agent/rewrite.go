@@ -64,12 +64,11 @@ func (s *Session) countRewrite(t *task, req llm.Request, resp llm.Response, wind
 	t.conv.mu.Lock()
 	tok := &event.Tokens{Window: window, Context: t.conv.ctxTokens}
 	t.conv.mu.Unlock()
-	use := event.TurnUsage{Calls: 1}
 	if u := resp.Usage; u != nil {
-		tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
-		tok.Cached, tok.Cost = u.Cached(), u.Cost
-		use.In, use.Out, use.Cached, use.Cost = tok.Prompt, tok.Completion, tok.Cached, tok.Cost
+		reported(tok, u)
 	}
+	var use event.TurnUsage
+	addUsage(&use, tok)
 	tok.Turn = &use
 	t.emit(event.Event{Kind: event.TokenCount, Tokens: tok})
 }
