@@ -394,10 +394,4 @@ function M.focus()
   return false
 end
 
--- The review's keys, where they were before coder.review had them.
-M.next_hunk = review.next_hunk
-M.prev_hunk = review.prev_hunk
-M.accept_hunk = review.accept_hunk
-M.reject_hunk = review.reject_hunk
-
 return M
