@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
@@ -93,9 +92,7 @@ func TestConvImagesFromTheModel(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.root, "pic.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(f.root, "fifo.md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(f.root, "fifo.md"))
 	if err := os.WriteFile(filepath.Join(f.root, "huge.md"), bytes.Repeat([]byte("x"), 300<<10), 0o644); err != nil {
 		t.Fatal(err)
 	}

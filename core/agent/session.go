@@ -159,6 +159,7 @@ func Open(opts Options) (*Session, error) {
 	}
 	s.reset(uuid.NewString())
 	s.recordOrigin(s.ID())
+	s.tellMissingBash()
 	return s, nil
 }
 
@@ -173,7 +174,20 @@ func Resume(opts Options, id string) (*Session, error) {
 		return nil, err
 	}
 	s.tellResumeNote()
+	s.tellMissingBash()
 	return s, nil
+}
+
+// tellMissingBash says, once as the session opens, that the built-in bash
+// tool is not offered because no bash was found (Windows without Git for
+// Windows, FreeBSD without the bash package).
+func (s *Session) tellMissingBash() {
+	if s.opts.Tools != nil {
+		return
+	}
+	if why := tools.BashMissing(); why != "" {
+		s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: why})
+	}
 }
 
 func newSession(opts Options) (*Session, error) {

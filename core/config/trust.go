@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/renameio/v2"
+	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 )
 
 // A workspace's own .coder/config.json arrives with the repository: until
@@ -86,7 +86,7 @@ func writeTrust(stateDir string, recs map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(trustFile(stateDir), append(data, '\n'), 0o600); err != nil {
+	if err := atomicfile.WriteFile(trustFile(stateDir), append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", trustFile(stateDir), err)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // configInfo is what a session keeps of the git configuration: the files
@@ -84,10 +83,7 @@ func statSig(p string) fileSig {
 		return fileSig{}
 	}
 	s := fileSig{exists: true, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino = st.Ino
-		s.ctime = st.Ctim.Sec*1e9 + st.Ctim.Nsec
-	}
+	s.ino, s.ctime = inodeCtime(fi)
 	return s
 }
 

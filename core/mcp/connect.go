@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/proc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -52,19 +53,19 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
 		// A child that keeps stderr open must not keep Wait (and Close)
 		// waiting once the server itself is gone.
 		cmd.WaitDelay = 3 * time.Second
-		ownGroup(cmd)
+		proc.OwnGroup(cmd)
 		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	}
 	sess, err := client.Connect(ctx, transport, nil)
 	if err != nil {
-		killGroup(cmd)
+		proc.KillGroupOf(cmd)
 		return nil, nil, startError(ctx, p.opts.StartTimeout, err)
 	}
 	var tools []*sdk.Tool
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			_ = sess.Close()
-			killGroup(cmd)
+			proc.KillGroupOf(cmd)
 			return nil, nil, startError(ctx, p.opts.StartTimeout, fmt.Errorf("tools/list: %w", err))
 		}
 		tools = append(tools, t)
@@ -74,7 +75,7 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
 		// starts node): nothing outlives the pool.
 		go func() {
 			_ = sess.Wait()
-			killGroup(cmd)
+			proc.KillGroupOf(cmd)
 		}()
 	}
 	return sess, tools, nil

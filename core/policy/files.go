@@ -27,10 +27,12 @@ func relPath(p, root string) (string, error) {
 		}
 		clean = rel
 	}
+	// Slashes first: on Windows, filepath.Rel gives `..\x`.
+	clean = filepath.ToSlash(clean)
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", fmt.Errorf("%s is outside the workspace %s", p, root)
 	}
-	return filepath.ToSlash(clean), nil
+	return clean, nil
 }
 
 // filePattern is the "always" pattern for a file: everything under its

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
 
@@ -275,17 +276,23 @@ func (j *Journal) rotateLocked(seq, cut int64) error {
 	if err == nil {
 		err = tmp.Sync()
 	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), jp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
-		tmp.Close()
 		os.Remove(tmp.Name())
 		return fmt.Errorf("rotate journal: %w", err)
 	}
-	j.written += tail
+	// Both files closed for the rename, which Windows refuses for an open
+	// file (either side); the journal is then opened again.
 	j.f.Close()
-	j.f, j.unsynced = tmp, false
+	j.f = nil
+	if err := os.Rename(tmp.Name(), jp); err != nil {
+		os.Remove(tmp.Name())
+		return errors.Join(fmt.Errorf("rotate journal: %w", err), j.reopenLocked(jp, j.size))
+	}
+	j.written += tail
+	j.unsynced = false
 	j.size = tail
 	var ends []recEnd
 	for _, e := range j.ends {
@@ -294,7 +301,23 @@ func (j *Journal) rotateLocked(seq, cut int64) error {
 		}
 	}
 	j.ends = ends
-	syncDir(j.dir)
+	atomicfile.SyncDir(j.dir) //nolint:errcheck // the journal is whole either way
+	return j.reopenLocked(jp, tail)
+}
+
+// reopenLocked opens the journal at jp again, to append at size. A
+// journal that cannot be opened stays closed: appends then fail with that.
+func (j *Journal) reopenLocked(jp string, size int64) error {
+	f, err := os.OpenFile(jp, os.O_RDWR, 0)
+	if err == nil {
+		if _, err = f.Seek(size, io.SeekStart); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("reopen journal: %w", err)
+	}
+	j.f = f
 	return nil
 }
 
@@ -315,13 +338,6 @@ func (j *Journal) Close() error {
 	err = errors.Join(err, j.f.Close())
 	j.f = nil
 	return err
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 // scanJournal reads records from r, calling fn (when not nil) for each

@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
-	"github.com/google/renameio/v2"
 	"github.com/google/uuid"
 )
 
@@ -222,8 +222,8 @@ func Save(dir string, s *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	// As renameio.WriteFile, but encoding straight into the file.
-	f, err := renameio.NewPendingFile(p, renameio.WithPermissions(0o644), renameio.WithExistingPermissions())
+	// As atomicfile.WriteFile, but encoding straight into the file.
+	f, err := atomicfile.Create(p, 0o644)
 	if err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
@@ -231,7 +231,7 @@ func Save(dir string, s *Snapshot) error {
 	if err := encode(f, s, p); err != nil {
 		return err
 	}
-	if err := f.CloseAtomicallyReplace(); err != nil {
+	if err := f.Commit(); err != nil {
 		return fmt.Errorf("save session: %w", err)
 	}
 	return nil
@@ -274,16 +274,18 @@ func Sync(dir, id string) error {
 	if err != nil {
 		return err
 	}
-	for _, name := range []string{p, dir} {
-		f, err := os.Open(name)
-		if err != nil {
-			return fmt.Errorf("sync session: %w", err)
-		}
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("sync session: %w", err)
-		}
+	// Written to: Windows flushes only a handle that may write.
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("sync session: %w", err)
+	}
+	err = f.Sync()
+	f.Close()
+	if err == nil {
+		err = atomicfile.SyncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("sync session: %w", err)
 	}
 	return nil
 }

@@ -10,23 +10,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/proc"
 )
-
-// commandReader is the script every bash call runs: it reads its command
-// from fd 3 until the host closes it — so that a bash can be started
-// before its command is known (Shells) — and runs it by eval, with fd 3
-// closed and no positional parameters as under bash -c, so that its exit
-// status is bash's. `$(<file)` reads in large blocks without a fork (bash
-// 5.2), where `read` would take a byte per system call from a pipe. Only
-// the variable holding the command remains visible. One line, so that
-// bash's messages give the command's own line numbers. A bash whose host
-// died reads an empty command and ends; the group watcher (groupwatch.go)
-// kills what a command started.
-const commandReader = `__coder_nvim_command=$(</dev/fd/3); exec 3<&-; eval "$__coder_nvim_command"`
 
 // shellEnv is the environment of a bash call: the host's, pagers off,
 // then extra.
@@ -45,6 +32,7 @@ type shellProc struct {
 	errR  *os.File
 	cmdW  *os.File // the command is written here, then closed
 	watch *groupWatch
+	group *proc.Group // bash's, set once it started
 
 	exited chan struct{} // closed once bash is reaped
 
@@ -58,6 +46,10 @@ type shellProc struct {
 // from /dev/null. The whole group is killed when the call ends, when its
 // context ends, and, by watch, when the host dies, even by SIGKILL.
 func startShell(dir string, env []string, split bool, watch *groupWatch) (*shellProc, error) {
+	bash, err := FindBash()
+	if err != nil {
+		return nil, err
+	}
 	p := &shellProc{dir: dir, env: env, split: split, watch: watch, exited: make(chan struct{})}
 	var host, child []*os.File
 	closeAll := func(fs []*os.File) {
@@ -88,7 +80,7 @@ func startShell(dir string, env []string, split bool, watch *groupWatch) (*shell
 	}
 	p.outR, p.errR, p.cmdW = outR, errR, cmdW
 
-	cmd := exec.Command("bash", "-c", commandReader, "bash")
+	cmd := exec.Command(bash, "-c", commandReader, "bash")
 	cmd.Dir = dir
 	cmd.Env = env
 	// The same file for both: one pipe, output in the order written.
@@ -96,8 +88,8 @@ func startShell(dir string, env []string, split bool, watch *groupWatch) (*shell
 	// exits, so the group is killed at once, not after background
 	// children have held the output open.
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.ExtraFiles = []*os.File{cmdR} // fd 3
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	passCommand(cmd, cmdR)
+	proc.OwnGroup(cmd)
 	setDeathSignal(cmd.SysProcAttr)
 	p.cmd = cmd
 
@@ -113,11 +105,19 @@ func startShell(dir string, env []string, split bool, watch *groupWatch) (*shell
 			started <- err
 			return
 		}
+		g, err := proc.GroupOf(cmd)
+		if err != nil {
+			cmd.Process.Kill()
+			proc.Wait(cmd) //nolint:errcheck // killed
+			started <- err
+			return
+		}
+		p.group = g
 		started <- nil
 		proc.Wait(cmd) //nolint:errcheck // the exit status is read from ProcessState
 		close(p.exited)
 	}()
-	err := <-started
+	err = <-started
 	// The child has its copies; ours would keep the reads from ending.
 	closeAll(child)
 	if err != nil {
@@ -132,8 +132,7 @@ func (p *shellProc) kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.reaped {
-		// Negative pid: the whole process group.
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // already gone is fine
+		p.group.Kill() //nolint:errcheck // already gone is fine
 	}
 }
 
@@ -145,7 +144,8 @@ func (p *shellProc) finish() {
 	p.mu.Lock()
 	p.reaped = true
 	p.mu.Unlock()
-	p.watch.remove(p.cmd.Process.Pid) // nothing to forget for a spare never run
+	p.group.Close()
+	p.watch.remove(p.group.ID()) // nothing to forget for a spare never run
 }
 
 // discard ends a bash that never got its command.
@@ -201,7 +201,7 @@ func (p *shellProc) run(ctx context.Context, command string, timeout time.Durati
 		return res
 	}
 	// Registered before the command can start anything.
-	if err := p.watch.add(p.cmd.Process.Pid); err != nil {
+	if err := p.watch.add(p.group.ID()); err != nil {
 		p.discard()
 		res.ExitCode, res.Stderr = -1, err.Error()
 		return res
@@ -253,10 +253,7 @@ func (p *shellProc) run(ctx context.Context, command string, timeout time.Durati
 	case runCtx.Err() != nil:
 		res.TimedOut = true
 	}
-	res.ExitCode = p.cmd.ProcessState.ExitCode()
-	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.ExitCode = 128 + int(ws.Signal())
-	}
+	res.ExitCode = proc.ExitCode(p.cmd.ProcessState)
 	if werr != nil && !res.Canceled && !res.TimedOut {
 		res.ExitCode = -1
 		res.Stderr += "bash ended before it read the command: " + werr.Error()

@@ -157,16 +157,20 @@ func diffStat(diff string) (plus, minus int) {
 
 // Builtins returns the built-in tools in their stable order.
 func Builtins() []Tool {
-	return []Tool{
-		newReadTool(),
-		newWriteTool(),
-		newEditTool(),
-		newPatchTool(),
-		newBashTool(),
-		newLsTool(),
-		newGlobTool(),
-		newGrepTool(),
+	ts := []Tool{newReadTool(), newWriteTool(), newEditTool(), newPatchTool()}
+	if BashMissing() == "" {
+		ts = append(ts, newBashTool())
 	}
+	return append(ts, newLsTool(), newGlobTool(), newGrepTool())
+}
+
+// BashMissing says why the bash tool is not offered (no bash to run it),
+// or "" when it is.
+func BashMissing() string {
+	if _, err := FindBash(); err != nil {
+		return "the bash tool is not offered: " + err.Error()
+	}
+	return ""
 }
 
 // Specs returns the tools' specs in order, for the request's tools array.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/renameio/v2"
+	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 )
 
 // FS replaces the local disk for reading and writing file contents, for ACP
@@ -301,7 +301,7 @@ func (w *Workspace) writeFile(ctx context.Context, abs string, data []byte, mode
 	if f, _ := w.fileSystem(); f != nil {
 		return f.WriteFile(ctx, abs, data, mode.Perm())
 	}
-	return renameio.WriteFile(abs, data, mode.Perm(), renameio.WithStaticPermissions(mode.Perm()))
+	return atomicfile.WriteFileMode(abs, data, mode.Perm())
 }
 
 // markSeen records content as what the agent last saw of abs.

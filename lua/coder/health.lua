@@ -124,6 +124,18 @@ function M.check()
     end
   end
 
+  -- What this platform does otherwise than Linux (:help coder-platforms).
+  r.start(section('platform'))
+  r.ok('host built for ' .. tostring(info.platform))
+  if info.bash_missing then
+    r.warn(info.bash_missing)
+  elseif info.bash then
+    r.ok('bash: ' .. info.bash)
+  end
+  for _, d in ipairs(info.platform_differences or {}) do
+    r.info(d)
+  end
+
   -- One line per MCP server: state, tools, last error (:help coder-mcp).
   local servers = info.mcp_servers or {}
   if #servers > 0 then

@@ -35,7 +35,9 @@ end
 function M.cmd()
   local c = require('coder.config').current.cmd
   if c == nil then
-    return { M.root() .. '/bin/coder-nvim' }
+    -- `make build` and `make dist` name it coder-nvim.exe on Windows.
+    local exe = vim.fn.has('win32') == 1 and '.exe' or ''
+    return { M.root() .. '/bin/coder-nvim' .. exe }
   end
   if type(c) == 'string' then
     return { c }

@@ -39,7 +39,12 @@ local function realpath(p)
 end
 
 local function under(name, root)
-  return root ~= nil and root ~= '' and name:sub(1, #root + 1) == root .. '/'
+  if root == nil or root == '' then
+    return false
+  end
+  local sep = name:sub(#root + 1, #root + 1)
+  -- Windows names take either separator.
+  return name:sub(1, #root) == root and (sep == '/' or (sep == '\\' and vim.fn.has('win32') == 1))
 end
 
 -- loaded_buffer returns the loaded buffer of file abs, or nil.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 	sdk "github.com/coder/acp-go-sdk"
-	"github.com/google/renameio/v2"
 )
 
 // clientFS reads and writes file contents through the client
@@ -54,7 +54,7 @@ func (c *clientFS) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 
 func (c *clientFS) WriteFile(ctx context.Context, abs string, data []byte, perm fs.FileMode) error {
 	if !c.write || !utf8.Valid(data) {
-		return renameio.WriteFile(abs, data, perm, renameio.WithStaticPermissions(perm))
+		return atomicfile.WriteFileMode(abs, data, perm)
 	}
 	if _, err := c.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: c.session, Path: c.clientPath(abs), Content: string(data)}); err != nil {
 		return fmt.Errorf("write %s through the editor: %w", abs, err)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/platform"
+	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
 // reachTimeout bounds the provider reachability check of :checkhealth.
@@ -19,7 +21,13 @@ func (h *host) healthRequest() (map[string]any, error) {
 	h.mu.Lock()
 	cfg, cfgErr, sess, priority, be := h.cfg, h.cfgErr, h.sess, h.priority, h.be
 	h.mu.Unlock()
-	out := map[string]any{"version": h.version, "priority": priority}
+	out := map[string]any{"version": h.version, "priority": priority,
+		"platform": platform.Name(), "platform_differences": append([]string{}, platform.Differences()...)}
+	if bash, err := tools.FindBash(); err != nil {
+		out["bash_missing"] = tools.BashMissing()
+	} else {
+		out["bash"] = bash
+	}
 	if cfgErr != nil {
 		out["error"] = cfgErr.Error()
 		return out, nil

@@ -3,8 +3,10 @@ package nvimhost
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -659,7 +661,12 @@ func TestHighlightsAndHealth(t *testing.T) {
 	if e.boolLua(`return vim.fn.has('nvim-0.10') == 1`) == strings.HasPrefix(sections[0], "coder: ") {
 		t.Errorf("health sections %q: the coder: prefix is wrong for this Neovim", sections)
 	}
-	for _, want := range []string{"host " + hostBinary, "git version", "ripgrep (rg) ", "provider openai at " + e.llm.URL(), "reachable"} {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"host " + hostBinary, "git version", "ripgrep (rg) ", "provider openai at " + e.llm.URL(), "reachable",
+		"host built for " + runtime.GOOS + "/" + runtime.GOARCH, "bash: " + bash} {
 		if !strings.Contains(report, want) {
 			t.Errorf("health report lacks %q:\n%s", want, report)
 		}

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -98,7 +97,7 @@ func startProbe(b *testing.B, sock string) *probe {
 	p.cmd.Env = append(os.Environ(), probeSockEnv+"="+sock)
 	// A session of its own, like another terminal's client (see
 	// editorOpts.session).
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	ownSession(p.cmd)
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, os.Stderr
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {

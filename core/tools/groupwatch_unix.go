@@ -1,3 +1,5 @@
+//go:build unix
+
 package tools
 
 import (
@@ -8,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/proc"
@@ -131,18 +132,22 @@ func (g *groupWatch) startLocked() error {
 		g.in.Close()
 		g.in = nil
 	}
+	bash, err := FindBash()
+	if err != nil {
+		return fmt.Errorf("start the process-group watcher: %w", err)
+	}
 	r, w, err := os.Pipe() // close-on-exec: no command holds the write end
 	if err != nil {
 		return fmt.Errorf("start the process-group watcher: %w", err)
 	}
-	cmd := exec.Command("bash", "-c", watchScript)
+	cmd := exec.Command(bash, "-c", watchScript)
 	cmd.Stdin = r
 	cmd.Dir = "/"
 	// Nothing of the user's environment: BASH_ENV would run a script.
 	cmd.Env = []string{}
 	// Its own group: a terminal's Ctrl-C to the host's group, or a
 	// command killing its own group, must not end it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.OwnGroup(cmd)
 	err = cmd.Start()
 	r.Close()
 	if err != nil {

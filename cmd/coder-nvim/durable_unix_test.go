@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -329,5 +331,61 @@ func TestExecKilledBetweenJournalAndSnapshot(t *testing.T) {
 	}
 	if got != want || users != 2 {
 		t.Errorf("resumed request: result of j1 %q (want %q), %d user messages (want 2, none doubled)", got, want, users)
+	}
+}
+
+// TestSessionFileSurvivesKill9 kills exec mid-turn, repeatedly, while it
+// writes snapshots after every message: the file on disk always loads. The
+// kills come at moments observed, not timed: right after the first save,
+// and once the second and the third model request arrived.
+func TestSessionFileSurvivesKill9(t *testing.T) {
+	bin := hostBinary(t)
+	srv := fakellm.New()
+	defer srv.Close()
+	dir := gitRepo(t)
+	saved := func(n int) func() bool {
+		return func() bool {
+			entries, _ := os.ReadDir(store.Dir(dir))
+			count := 0
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".json") {
+					count++
+				}
+			}
+			return count > n
+		}
+	}
+	for i := range 5 {
+		// Many quick tool calls: a snapshot after each message.
+		var calls []llm.ToolCall
+		for j := range 40 {
+			calls = append(calls, toolCall(fmt.Sprintf("c%d_%d", i, j), "ls", map[string]any{"path": "."}))
+		}
+		srv.Enqueue(fakellm.Reply{ToolCalls: calls}, fakellm.Reply{ToolCalls: calls}, fakellm.Reply{Content: strings.Repeat("slow ", 400), Chunk: 5, Delay: 5 * time.Millisecond})
+		before := len(srv.Requests())
+		killAt := []func() bool{
+			saved(i),
+			func() bool { return len(srv.Requests()) >= before+2 },
+			func() bool { return len(srv.Requests()) >= before+3 },
+		}[i%3]
+		h := startExec(t, bin, dir, srv.URL(), nil, "list files")
+		waitFor(t, fmt.Sprintf("kill point %d", i), func() bool {
+			select {
+			case <-h.done:
+				return true // ended before the kill point: still checked below
+			default:
+			}
+			return killAt()
+		})
+		h.cmd.Process.Signal(syscall.SIGKILL)
+		h.wait(t)
+		list, err := store.List(store.Dir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) != i+1 {
+			t.Fatalf("after kill %d: %d loadable sessions, want %d", i, len(list), i+1)
+		}
+		srv.Reset()
 	}
 }

@@ -1,0 +1,8 @@
+package atomicfile
+
+import (
+	"os"
+	"testing"
+)
+
+func umask(*testing.T) os.FileMode { return 0 }
