@@ -1,8 +1,14 @@
 GO      ?= go
 VERSION := $(shell cat VERSION)
 LDFLAGS := -s -w -X main.version=$(VERSION)
+# EXE is .exe when building on Windows (the plugin looks for that name there).
+EXE     := $(shell $(GO) env GOEXE)
 
-.PHONY: build test bench run deps vet fuzz
+# TARGETS are the platforms the host is released for; `cross` builds and
+# vets each, `dist` writes a binary of each.
+TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windows/amd64
+
+.PHONY: build test bench run deps vet cross dist fuzz
 
 # build compiles the host and, when nvim is installed, doc/tags for :help
 # coder. The host is linked statically (CGO_ENABLED=0): it uses nothing of
@@ -10,13 +16,23 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 # first build downloads and compiles the dependencies (about a minute): it
 # lists packages as they compile, so it is not silent.
 build:
-	@test -x bin/coder-nvim || echo "building bin/coder-nvim: the first build downloads and compiles dependencies (about a minute)..."
-	CGO_ENABLED=0 $(GO) build $(if $(wildcard bin/coder-nvim),,-v) -trimpath -ldflags '$(LDFLAGS)' -o bin/coder-nvim ./cmd/coder-nvim
+	@test -x bin/coder-nvim$(EXE) || echo "building bin/coder-nvim$(EXE): the first build downloads and compiles dependencies (about a minute)..."
+	CGO_ENABLED=0 $(GO) build $(if $(wildcard bin/coder-nvim$(EXE)),,-v) -trimpath -ldflags '$(LDFLAGS)' -o bin/coder-nvim$(EXE) ./cmd/coder-nvim
 	@if command -v nvim >/dev/null 2>&1; then nvim --headless -u NONE -i NONE -n -c 'helptags doc' -c 'qa!' >/dev/null 2>&1 || echo "doc/tags: nvim :helptags failed (the plugin generates it on first load)"; fi
 
 # deps installs what a fresh Debian machine lacks (git, neovim) when it can.
 deps:
 	@sh scripts/deps.sh
+
+# cross builds the host and vets every package (tests included) for each
+# of TARGETS, a few seconds each once the build cache is warm; CI runs it
+# before the tests, so that a platform break fails fast.
+cross:
+	@TARGETS='$(TARGETS)' GO='$(GO)' sh scripts/cross.sh
+
+# dist writes release binaries for TARGETS to dist/, and dist/SHA256SUMS.
+dist:
+	@TARGETS='$(TARGETS)' GO='$(GO)' VERSION='$(VERSION)' LDFLAGS='$(LDFLAGS)' DIST=dist sh scripts/dist.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt: files above need formatting"; exit 1; }
