@@ -256,6 +256,11 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 		} else {
 			s.appendQuietResult(t.conv, result)
 		}
+		if end := t.planEnd; end != planNone {
+			t.planEnd = planNone
+			s.skipAfterPlan(t, msg.ToolCalls[i+1:])
+			return end == planFinal, nil
+		}
 	}
 	s.flushMCPImages(t)
 	return false, nil

@@ -289,26 +289,12 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		Danger:  v.Dangerous,
 		Diffs:   diffs(inv.Changes),
 	}
-	ch := make(chan Answer, 1)
-	s.mu.Lock()
-	s.approvals[req.ID] = ch
-	s.mu.Unlock()
-	t.emit(event.Event{Kind: event.ApprovalRequested, Approval: req})
-
-	var ans Answer
-	select {
-	case ans = <-ch:
-	case <-ctx.Done():
-		s.mu.Lock()
-		delete(s.approvals, req.ID)
-		s.mu.Unlock()
-		t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: "cancelled"})
+	ans, ok := s.ask(ctx, t, req)
+	if !ok {
 		return false, toolcalls.Aborted
 	}
-	t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: string(ans.Decision)})
 	switch ans.Decision {
-	case Deny:
-		return false, "denied by the user: do not retry this call unchanged; adapt the approach or ask the user what they want"
+	case AllowOnce:
 	case AllowAlways:
 		// The keys carry the scope and TTL of the policy (approval.scope,
 		// approval.ttl); dangerous calls are approved once only.
@@ -316,6 +302,8 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		mem := s.memory
 		s.mu.Unlock()
 		mem.Apply(policy.AnswerAlways, v)
+	default: // deny, or a plan's answer to a call's request: no
+		return false, "denied by the user: do not retry this call unchanged; adapt the approach or ask the user what they want"
 	}
 	if len(ans.Accepted) > 0 && len(inv.Changes) > 0 {
 		kept, err := applyReview(inv, ans.Accepted)
@@ -327,6 +315,28 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		}
 	}
 	return true, ""
+}
+
+// ask puts req to the user and waits for the answer; ok is false when
+// the turn was interrupted first. Tool approvals and the plan hand-off
+// take this one path: the event out, Session.Answer back.
+func (s *Session) ask(ctx context.Context, t *task, req *event.Approval) (ans Answer, ok bool) {
+	ch := make(chan Answer, 1)
+	s.mu.Lock()
+	s.approvals[req.ID] = ch
+	s.mu.Unlock()
+	t.emit(event.Event{Kind: event.ApprovalRequested, Approval: req})
+	select {
+	case ans = <-ch:
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.approvals, req.ID)
+		s.mu.Unlock()
+		t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: "cancelled"})
+		return Answer{}, false
+	}
+	t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: string(ans.Decision)})
+	return ans, true
 }
 
 // policyFor is the policy in force in a conversation: the session's,

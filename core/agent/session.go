@@ -257,6 +257,9 @@ func newSession(opts Options) (*Session, error) {
 		}
 		s.tools = append(s.tools, owned{t})
 	}
+	if !names[policy.PlanTool] { // plan mode's hand-off (plan.go)
+		s.tools = append(s.tools, planTool{s})
+	}
 	if s.storage, err = store.ParsePolicy(opts.Config.Storage.Policy); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -491,6 +494,9 @@ type Answer struct {
 	// Accepted, for file changes under review: per path, which hunks (in
 	// review.Hunks order) to apply. A path not listed is applied whole.
 	Accepted map[string][]bool
+	// Plan and Comment answer a plan hand-off (plan.go): the plan as the
+	// user left it ("" keeps the proposal) and their note for the model.
+	Plan, Comment string
 }
 
 // Decision is the user's choice.
@@ -506,9 +512,9 @@ const (
 // Answer resolves an open approval request.
 func (s *Session) Answer(approvalID string, a Answer) error {
 	switch a.Decision {
-	case AllowOnce, Deny, AllowAlways:
+	case AllowOnce, Deny, AllowAlways, PlanApprove, PlanAutoEdit, PlanRevise:
 	default:
-		return fmt.Errorf("unknown decision %q (want once, deny or always)", a.Decision)
+		return fmt.Errorf("unknown decision %q (want once, deny or always; for a plan %s, %s, %s or deny)", a.Decision, PlanApprove, PlanAutoEdit, PlanRevise)
 	}
 	s.mu.Lock()
 	ch, ok := s.approvals[approvalID]

@@ -31,6 +31,7 @@ type task struct {
 	destroyed  bool            // its own conversation was destroyed by one of its calls
 	call       llm.ToolCall    // the tool call running now
 	ranDurable bool            // the last call's start was recorded durably: it may have changed something
+	planEnd    planEnd         // set by a plan hand-off: the step (or turn) ends after it (plan.go)
 	usage      event.TurnUsage // the model calls' tokens so far
 	images     []llm.Image     // attached to the user message of the turn
 

@@ -178,6 +178,19 @@ type Approval struct {
 	Scope   string   `json:"scope" msgpack:"scope"`   // what "always" would cover
 	Danger  bool     `json:"danger,omitempty" msgpack:"danger,omitempty"`
 	Diffs   []Diff   `json:"diffs,omitempty" msgpack:"diffs,omitempty"` // proposed file changes, for review
+	// Plan, when set, makes this the plan hand-off of plan mode
+	// (propose_plan): the user approves the plan (possibly edited), keeps
+	// planning with a comment or cancels; see agent.PlanApprove.
+	Plan *Plan `json:"plan,omitempty" msgpack:"plan,omitempty"`
+}
+
+// Plan is a plan put to the user.
+type Plan struct {
+	Text    string `json:"text" msgpack:"text"` // Markdown
+	Summary string `json:"summary,omitempty" msgpack:"summary,omitempty"`
+	// Previous is the proposal this one revises (the user asked to keep
+	// planning); "" for a first proposal. Front ends show the difference.
+	Previous string `json:"previous,omitempty" msgpack:"previous,omitempty"`
 }
 
 // Tokens is the token accounting after a model call.

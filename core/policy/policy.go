@@ -212,12 +212,17 @@ var readTools = map[string]bool{
 // IsEditTool reports whether the named tool changes files.
 func IsEditTool(name string) bool { return editTools[name] }
 
+// PlanTool hands a finished plan to the user for approval; only plan mode
+// offers it, as leaving plan mode is the user's call.
+const PlanTool = "propose_plan"
+
 // OfferedTools returns the tools offered to the model in mode: plan mode
-// drops the edit tools. The order of all is kept.
+// drops the edit tools, the other modes the plan hand-off. The order of
+// all is kept.
 func OfferedTools(mode Mode, all []string) []string {
 	out := make([]string, 0, len(all))
 	for _, t := range all {
-		if mode == ModePlan && editTools[t] {
+		if mode == ModePlan && editTools[t] || mode != ModePlan && t == PlanTool {
 			continue
 		}
 		out = append(out, t)
