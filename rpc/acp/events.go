@@ -124,7 +124,7 @@ func (s *session) approvalEvent(ev event.Event) {
 		}
 		go s.askPermission(t, ev.Approval)
 	case event.ApprovalResolved:
-		if ev.Reason == string(agent.AllowOnce) || ev.Reason == string(agent.AllowAlways) {
+		if approved(ev.Reason) {
 			s.send(sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
 				ToolCallId: sdk.ToolCallId(ev.Approval.CallID),
 				Status:     sdk.Ptr(sdk.ToolCallStatusInProgress),

@@ -155,7 +155,11 @@ func (s *session) finish(r result) {
 // askPermission puts one approval to the client and answers the engine.
 func (s *session) askPermission(t *turn, a *event.Approval) {
 	ctx := t.ctx
-	resp, err := s.srv.conn.RequestPermission(ctx, permissionRequest(s.id, s.root, a))
+	req, decide := permissionRequest(s.id, s.root, a), decision
+	if a.Plan != nil {
+		req, decide = planRequest(s.id, a), planDecision
+	}
+	resp, err := s.srv.conn.RequestPermission(ctx, req)
 	switch {
 	case ctx.Err() != nil:
 		return // the prompt was cancelled: the engine resolves the request itself
@@ -166,7 +170,7 @@ func (s *session) askPermission(t *turn, a *event.Approval) {
 		// A client answers "cancelled" when it cancels the prompt turn.
 		t.cancel()
 	case resp.Outcome.Selected != nil:
-		s.answer(a.ID, decision(resp.Outcome.Selected.OptionId))
+		s.answer(a.ID, decide(resp.Outcome.Selected.OptionId))
 	default:
 		s.answer(a.ID, agent.Deny)
 	}

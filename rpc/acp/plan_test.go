@@ -1,0 +1,106 @@
+package acp_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// TestPlanApprovedAndCarriedOut: in plan mode the plan comes as a
+// permission request with the plan's options; "Approve — auto-edit"
+// switches the mode (current_mode_update, config_option_update), the
+// steps go out as the plan, and the write that follows runs unasked in
+// the same session/prompt.
+func TestPlanApprovedAndCarriedOut(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	e.client.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return selectOption("plan_auto_edit"), nil
+	}
+	const plan = "1. Write done.txt\n2. Say so"
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_p", "propose_plan", map[string]string{"plan": plan, "summary": "write done.txt"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_w", "write", map[string]string{"path": "done.txt", "content": "x\n"})}},
+		fakellm.Reply{Content: "Done."},
+	)
+	before := len(e.client.snapshot())
+	e.mustPrompt(sid, "plan then do it", sdk.StopReasonEndTurn)
+
+	perms := e.client.permissions()
+	if len(perms) != 1 {
+		t.Fatalf("%d permission requests, want 1 (the plan; the write runs unasked in auto-edit)", len(perms))
+	}
+	p := perms[0]
+	var opts []string
+	for _, o := range p.Options {
+		opts = append(opts, string(o.Kind)+":"+o.Name)
+	}
+	if got, want := strings.Join(opts, "|"), "allow_once:Approve — ask before edits|allow_always:Approve — auto-edit|reject_once:Keep planning"; got != want {
+		t.Errorf("options %q, want %q", got, want)
+	}
+	if p.ToolCall.ToolCallId != "call_p" || len(p.ToolCall.Content) != 1 || p.ToolCall.Content[0].Content == nil ||
+		p.ToolCall.Content[0].Content.Content.Text == nil || p.ToolCall.Content[0].Content.Content.Text.Text != plan {
+		t.Errorf("permission tool call %+v, want the plan as its content", p.ToolCall)
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "done.txt")); err != nil {
+		t.Errorf("the plan was not carried out: %v", err)
+	}
+	modeAt, configAt, planAt := -1, -1, -1
+	for i, u := range e.client.snapshot()[before:] {
+		switch {
+		case u.Update.CurrentModeUpdate != nil && u.Update.CurrentModeUpdate.CurrentModeId == "auto-edit":
+			modeAt = i
+		case u.Update.ConfigOptionUpdate != nil && modeAt >= 0 && configAt < 0:
+			configAt = i
+		case u.Update.Plan != nil && len(u.Update.Plan.Entries) == 2 && u.Update.Plan.Entries[0].Content == "Write done.txt":
+			planAt = i
+		}
+	}
+	if modeAt < 0 || configAt < modeAt || planAt < 0 {
+		t.Errorf("mode update at %d, config update at %d, plan at %d: want all, config after mode", modeAt, configAt, planAt)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3 in the one prompt", len(reqs))
+	}
+	if msg, _ := toolMessage(reqs[1], "call_p"); !strings.Contains(msg, "approved the plan") || !strings.Contains(msg, plan) {
+		t.Errorf("tool message %q", msg)
+	}
+	checkPaired(t, reqs[2])
+}
+
+// TestPlanKeepPlanning: "Keep planning" keeps plan mode and tells the
+// model so; nothing is written.
+func TestPlanKeepPlanning(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
+		t.Fatal(err)
+	}
+	e.client.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return selectOption("plan_keep_planning"), nil
+	}
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_p", "propose_plan", map[string]string{"plan": "1. Write x"})}},
+		fakellm.Reply{Content: "What should change?"},
+	)
+	e.mustPrompt(sid, "plan", sdk.StopReasonEndTurn)
+	reqs := e.llm.Requests()
+	if msg, _ := toolMessage(reqs[len(reqs)-1], "call_p"); !strings.HasPrefix(msg, "keep planning") {
+		t.Errorf("tool message %q", msg)
+	}
+	for _, u := range e.client.snapshot() {
+		if m := u.Update.CurrentModeUpdate; m != nil && m.CurrentModeId != "plan" {
+			t.Errorf("mode changed to %s", m.CurrentModeId)
+		}
+	}
+}
