@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/mention"
+	"github.com/coder-nvim/coder-nvim/core/policy"
 )
 
 // Printer renders events as text.
@@ -86,6 +87,9 @@ func (p *Printer) Handle(ev event.Event) {
 			d = time.Duration(t.DurationMS) * time.Millisecond
 		}
 		fmt.Fprintf(p.Err, "%s● %s — %s: %s (%s)\n", p.indent(), title, t.Status, summary, event.FormatDuration(d))
+		if t.Name == policy.PlanTool && t.Status == event.ToolCompleted && p.depth == 0 {
+			p.plan(ev.Session, t.Output)
+		}
 	case event.CommandOutput:
 		p.newline()
 		fmt.Fprintln(p.Out, strings.TrimRight(ev.Text, "\n"))
@@ -110,6 +114,13 @@ func (p *Printer) Handle(ev event.Event) {
 		p.endReasoning()
 		p.newline()
 	}
+}
+
+// plan prints a proposed plan as the turn's answer: nobody approves it
+// here (exec --yes neither), so it says how to carry it out.
+func (p *Printer) plan(session, text string) {
+	fmt.Fprintln(p.Out, strings.TrimRight(text, "\n"))
+	fmt.Fprintf(p.Err, "note: plan mode: the plan was not carried out and nothing was written (exec never approves a plan). To carry it out: coder-nvim exec --resume %s --mode auto-edit \"carry out the plan\"\n", session)
 }
 
 // fromModel reports whether an event comes from the model: its text or a
