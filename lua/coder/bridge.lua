@@ -84,7 +84,11 @@ function handlers.turn_done(o)
 end
 
 function handlers.approval(o)
-  require('coder.approval').push(o.approval)
+  if o.approval.plan then
+    require('coder.plan').push(o.approval)
+  else
+    require('coder.approval').push(o.approval)
+  end
   local a = o.approval
   autocmd('CoderApproval', {
     id = a.id,
@@ -99,6 +103,7 @@ end
 
 function handlers.approval_closed(o)
   require('coder.approval').closed(o.id)
+  require('coder.plan').closed(o.id)
 end
 
 function handlers.reload(o)
@@ -328,6 +333,7 @@ end
 -- host_died cleans up after the host process exited.
 function M.host_died(msg)
   require('coder.approval').reset()
+  require('coder.plan').reset()
   statusline.set_status(nil)
   transcript.append({ { '\n✗ ' .. msg .. '\n', 'CoderError' } }, true)
 end

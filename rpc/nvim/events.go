@@ -126,6 +126,9 @@ func (r *renderer) approvalEvent(ev event.Event) {
 		r.emitOp(op{"t": "approval", "approval": approvalOp(r.root, a)}, true)
 	case event.ApprovalResolved:
 		text := map[string]string{"once": "allowed once", "always": "allowed always (" + a.Scope + ")", "deny": "denied", "cancelled": "cancelled"}[ev.Reason]
+		if a.Plan != nil && planAnswerText[ev.Reason] != "" {
+			text = planAnswerText[ev.Reason]
+		}
 		if text == "" {
 			text = ev.Reason
 		}

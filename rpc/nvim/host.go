@@ -12,6 +12,7 @@
 //	                                require('coder.complete').answer(id, items)
 //	coder_cancel                    interrupt the running turn
 //	coder_answer id decision accepted   answer an approval request
+//	coder_answer_plan id decision plan comment   answer a plan hand-off
 //	coder_status (rpcrequest)       current status
 //	coder_commands (rpcrequest)     built-in command names
 //	coder_health (rpcrequest)       provider configuration and reachability
@@ -135,6 +136,7 @@ func (h *host) register() error {
 		"coder_submit":           h.submit,
 		"coder_cancel":           h.cancel,
 		"coder_answer":           h.answer,
+		"coder_answer_plan":      h.answerPlan,
 		"coder_status":           h.statusRequest,
 		"coder_commands":         h.commandsRequest,
 		"coder_health":           h.healthRequest,

@@ -330,7 +330,7 @@ func approvalOp(root string, a *event.Approval) map[string]any {
 	if paths == nil {
 		paths = []string{}
 	}
-	return map[string]any{
+	op := map[string]any{
 		"id":      a.ID,
 		"tool":    a.Tool,
 		"kind":    a.Kind,
@@ -342,6 +342,10 @@ func approvalOp(root string, a *event.Approval) map[string]any {
 		"danger":  a.Danger,
 		"diffs":   diffs,
 	}
+	if a.Plan != nil {
+		op["plan"] = planOp(a.Plan)
+	}
+	return op
 }
 
 func trimNewlines(lines []string) []string {
