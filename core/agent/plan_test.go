@@ -206,3 +206,22 @@ func TestPlanArguments(t *testing.T) {
 		t.Errorf("got %+v, %v", a, err)
 	}
 }
+
+// TestPlanApprovalResumesNoWider: the mode an approval chose is what the
+// session saves; resumed under a wider configured mode it stays there.
+func TestPlanApprovalResumesNoWider(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "plan" })
+	f.rec.onAsk = func(a *event.Approval) { _ = f.sess.Answer(a.ID, Answer{Decision: PlanApprove}) }
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("p1", policy.PlanTool, map[string]any{"plan": "1. x"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "plan it")
+	f.sess.Close()
+	opts := f.sess.opts
+	opts.Config.Mode = "yolo"
+	again := mustResume(t, opts, f.sess.ID())
+	if got := again.Mode(); got != policy.ModeDefault {
+		t.Errorf("resumed in %s, want default (what the approval chose)", got)
+	}
+}

@@ -27,7 +27,7 @@ func instructions(base, root string, mode policy.Mode, extra []string) string {
 	fmt.Fprintf(&b, "\n\nWorkspace root: %s\nMode: %s.", root, mode)
 	switch mode {
 	case policy.ModePlan:
-		b.WriteString(" You are planning: the workspace is read-only. Analyse, break the task down and propose a plan; do not try to change files (write tools are not available and writing commands are refused).")
+		b.WriteString(" You are planning: the workspace is read-only. Analyse, break the task down and propose a plan; do not try to change files (write tools are not available and writing commands are refused). When the plan is complete, hand it to the user with propose_plan: they review and approve it, and you then carry it out.")
 	case policy.ModeAutoEdit, policy.ModeYolo:
 		b.WriteString(" Deliver the change: edit, verify and fix without asking for confirmation when the request is clear.")
 	}
