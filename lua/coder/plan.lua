@@ -123,12 +123,12 @@ local function highlight(buf, hdr)
 end
 
 -- open_win shows buf as the layout wants: a float over a floating chat,
--- else a split across the top of the tab.
-local function open_win(buf, height)
+-- else a split across the top of the tab. focus: the cursor goes there.
+local function open_win(buf, height, focus)
   if require('coder.config').current.layout == 'float' then
     local w = math.min(100, vim.o.columns - 4)
     local h = math.min(height, vim.o.lines - 6)
-    return api.nvim_open_win(buf, true, {
+    return api.nvim_open_win(buf, focus, {
       relative = 'editor',
       width = w,
       height = h,
@@ -138,9 +138,22 @@ local function open_win(buf, height)
       zindex = 100, -- above the chat's floats
     })
   end
+  local prev = api.nvim_get_current_win()
+  if api.nvim_win_get_config(prev).relative ~= '' then
+    -- A float cannot be split: split a window of the tab instead.
+    for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+      if api.nvim_win_get_config(w).relative == '' then
+        api.nvim_set_current_win(w)
+        break
+      end
+    end
+  end
   vim.cmd(('topleft %dsplit'):format(math.max(3, math.min(height, math.floor(vim.o.lines / 2)))))
   local win = api.nvim_get_current_win()
   api.nvim_win_set_buf(win, buf)
+  if not focus then
+    api.nvim_set_current_win(prev)
+  end
   return win
 end
 
@@ -177,7 +190,11 @@ local function show(req)
     end
     api.nvim_echo(chunks, false, {})
   end, 'keys')
-  cur.win = open_win(buf, #lines + 1)
+  -- The cursor moves there from Normal mode only: text typed ahead in
+  -- Insert mode must not land in the plan.
+  local mode = api.nvim_get_mode()
+  local focus = require('coder.config').current.focus_approval and mode.mode == 'n' and not mode.blocking
+  cur.win = open_win(buf, #lines + 1, focus)
   vim.wo[cur.win].wrap = true
   -- The cursor starts on the plan, below the header.
   pcall(api.nvim_win_set_cursor, cur.win, { math.min(#lines, #cur.header + 1), 0 })

@@ -114,3 +114,28 @@ func TestPlanBufferKeepPlanning(t *testing.T) {
 		t.Errorf("%d model calls, want 2: cancel ends the turn", n)
 	}
 }
+
+// TestPlanBufferLeavesInsertModeAlone: a plan arriving while the user
+// types does not take the cursor, so typed text never lands in the plan.
+func TestPlanBufferLeavesInsertModeAlone(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "plan"}`})
+	e.llm.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("p1", "propose_plan", map[string]string{"plan": "1. Write a.txt"})}})
+	e.start()
+	e.input("i")
+	e.waitFor("Insert mode", 5*time.Second, func() bool { return e.boolLua(`return vim.api.nvim_get_mode().mode == 'i'`) })
+	e.cmd("Coder plan it")
+	v := e.waitPlan("")
+	if v.Focus {
+		t.Fatal("the plan took the cursor in Insert mode")
+	}
+	e.input("typed ahead")
+	e.waitFor("the typed text", 5*time.Second, func() bool {
+		return e.boolLua(`return vim.api.nvim_get_current_line():find('typed ahead', 1, true) ~= nil`)
+	})
+	if v = e.waitPlan("-"); strings.Contains(v.Text, "typed ahead") {
+		t.Errorf("typed text landed in the plan:\n%s", v.Text)
+	}
+	e.input("<Esc>")
+	e.lua(`require('coder.plan').answer('deny')`, nil)
+	e.waitIdle(10 * time.Second)
+}
