@@ -127,7 +127,7 @@ func (s *Session) proposePlan(ctx context.Context, t *task, title string, args p
 	ans, ok := s.ask(ctx, t, req)
 	if !ok {
 		t.planEnd = planFinal
-		return tools.Result{Output: "[aborted: the user interrupted the turn before answering the plan]", Summary: "aborted", IsError: true}
+		return tools.Result{Output: "the plan was not answered", Summary: "aborted", IsError: true} // execute adds the interrupt
 	}
 	plan := strings.TrimSpace(ans.Plan)
 	if plan == "" {

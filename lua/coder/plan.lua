@@ -95,13 +95,14 @@ local function teardown()
   end
   local c = cur
   cur = nil
+  local was_current = valid_win(c.win) and api.nvim_get_current_win() == c.win
   if valid_win(c.win) then
     pcall(api.nvim_win_close, c.win, true)
   end
   if valid_buf(c.buf) then
     pcall(api.nvim_buf_delete, c.buf, { force = true })
   end
-  if valid_win(c.prev) then
+  if was_current and valid_win(c.prev) then
     pcall(api.nvim_set_current_win, c.prev)
   end
 end
