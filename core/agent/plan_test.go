@@ -225,3 +225,27 @@ func TestPlanApprovalResumesNoWider(t *testing.T) {
 		t.Errorf("resumed in %s, want default (what the approval chose)", got)
 	}
 }
+
+// TestPlanInterrupted: an interrupt while the plan waits ends the turn in
+// plan mode, the call with its one tool message.
+func TestPlanInterrupted(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "plan" })
+	f.rec.onAsk = func(*event.Approval) { f.sess.Cancel() }
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("p1", policy.PlanTool, map[string]any{"plan": "1. x"})}},
+		fakellm.Reply{Content: "not reached"},
+	)
+	f.run(t, "plan it")
+	f.sess.Wait()
+	msgs := f.sess.History("")
+	checkPairs(t, msgs)
+	if got := msgs[len(msgs)-1].Content; !strings.Contains(got, "not answered") || !strings.Contains(got, "aborted") {
+		t.Errorf("tool message %q", got)
+	}
+	if f.sess.Mode() != policy.ModePlan || len(f.srv.Requests()) != 1 {
+		t.Errorf("mode %s after %d model calls, want plan after 1", f.sess.Mode(), len(f.srv.Requests()))
+	}
+	if len(f.rec.find(event.TurnAborted)) != 1 {
+		t.Errorf("events %v, want the turn aborted", f.rec.kinds())
+	}
+}
