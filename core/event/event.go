@@ -178,7 +178,16 @@ type Approval struct {
 	Scope   string   `json:"scope" msgpack:"scope"`   // what "always" would cover
 	Danger  bool     `json:"danger,omitempty" msgpack:"danger,omitempty"`
 	Diffs   []Diff   `json:"diffs,omitempty" msgpack:"diffs,omitempty"` // proposed file changes, for review
+	// Sandbox is where a command runs if allowed: SandboxIn, SandboxOutside
+	// (the model asked to leave it), or "" (no sandbox here).
+	Sandbox string `json:"sandbox,omitempty" msgpack:"sandbox,omitempty"`
 }
+
+// Approval.Sandbox values.
+const (
+	SandboxIn      = "in"
+	SandboxOutside = "outside"
+)
 
 // Tokens is the token accounting after a model call.
 type Tokens struct {
