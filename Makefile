@@ -18,6 +18,7 @@ TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windo
 build:
 	@test -x bin/coder-nvim$(EXE) || echo "building bin/coder-nvim$(EXE): the first build downloads and compiles dependencies (about a minute)..."
 	CGO_ENABLED=0 $(GO) build $(if $(wildcard bin/coder-nvim$(EXE)),,-v) -trimpath -ldflags '$(LDFLAGS)' -o bin/coder-nvim$(EXE) ./cmd/coder-nvim
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o bin/coder-nvim-sandbox$(EXE) ./cmd/coder-nvim-sandbox
 	@if command -v nvim >/dev/null 2>&1; then nvim --headless -u NONE -i NONE -n -c 'helptags doc' -c 'qa!' >/dev/null 2>&1 || echo "doc/tags: nvim :helptags failed (the plugin generates it on first load)"; fi
 
 # deps installs what a fresh Debian machine lacks (git, neovim) when it can.

@@ -13,6 +13,11 @@ for t in $TARGETS; do
 	name=coder-nvim-$VERSION-$os-$arch$exe
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch $GO build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$DIST/$name" ./cmd/coder-nvim
 	echo "dist: $DIST/$name"
+	if [ "$os" = linux ]; then
+		# The sandbox launcher, to lie beside the host (coder-nvim-sandbox).
+		CGO_ENABLED=0 GOOS=$os GOARCH=$arch $GO build -trimpath -buildvcs=false -ldflags "-s -w" -o "$DIST/coder-nvim-sandbox-$VERSION-$os-$arch" ./cmd/coder-nvim-sandbox
+		echo "dist: $DIST/coder-nvim-sandbox-$VERSION-$os-$arch"
+	fi
 done
 cd "$DIST"
 if command -v sha256sum >/dev/null 2>&1; then

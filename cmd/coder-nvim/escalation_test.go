@@ -32,7 +32,9 @@ func bashLine(stderr, command string) string {
 // model writes a bare repository whose core.fsmonitor runs a program (it
 // only touches a marker in a temporary directory), then points read-only
 // looking git at it in every way. No call may run unasked, and the marker
-// never appears; git on the workspace's own repository still runs.
+// never appears; git on the workspace's own repository still runs. This
+// is the analysis layer alone, with the sandbox off as on a machine
+// without one (TestExecSandboxConfinesModelRepository: with it).
 func TestAutoEditReadOnlyNeverRunsModelRepository(t *testing.T) {
 	bin := hostBinary(t)
 	srv := fakellm.New()
@@ -64,7 +66,7 @@ func TestAutoEditReadOnlyNeverRunsModelRepository(t *testing.T) {
 		toolCall("env", "bash", map[string]any{"command": "printenv GIT_CONFIG_KEY_0"}),
 	)
 	srv.Enqueue(fakellm.Reply{ToolCalls: calls}, fakellm.Reply{Content: "done"})
-	r := execHost(t, bin, dir, srv.URL(), "--mode", "auto-edit", "inspect the repository")
+	r := execNoSandbox(t, bin, dir, srv.URL(), "--mode", "auto-edit", "inspect the repository")
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatalf("a read-only verdict ran the model's core.fsmonitor program\nstderr:\n%s", r.stderr)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/backend"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/rpc/acp"
 	"github.com/coder-nvim/coder-nvim/rpc/cli"
@@ -33,6 +34,11 @@ func main() {
 }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == sandbox.Subcommand {
+		// The sandbox launcher: before anything else, it confines itself
+		// and becomes the command.
+		return sandbox.Main(args[1:])
+	}
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
 		fmt.Println("coder-nvim", version)
 		return 0
@@ -60,10 +66,10 @@ func run(args []string) int {
 
 // serve runs a stdio front end. Nothing but protocol messages may reach
 // stdout, so logs go to stderr.
-func serve(name string, f func(ctx context.Context, in io.Reader, out io.Writer, log io.Writer, version string) error) int {
+func serve(name string, f func(ctx context.Context, in io.Reader, out io.Writer, log io.Writer, version, launcher string) error) int {
 	ctx, stop := stopSignals()
 	defer stop()
-	if err := f(ctx, os.Stdin, os.Stdout, os.Stderr, version); err != nil && !errors.Is(err, context.Canceled) {
+	if err := f(ctx, os.Stdin, os.Stdout, os.Stderr, version, launcher()); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(os.Stderr, "coder-nvim %s: %v\n", name, err)
 		return 1
 	}
@@ -144,7 +150,7 @@ func runExec(args []string) int {
 	fmt.Fprintf(os.Stderr, "provider: %s, model %s (%s)\n", be.Name, cfg.Model, be.Reason)
 
 	printer := &cli.Printer{Out: os.Stdout, Err: os.Stderr, Demo: be.Demo}
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: printer.Handle, AllowAsks: *yes, ModeFromFlag: *mode != "", Models: be.Models}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: printer.Handle, AllowAsks: *yes, ModeFromFlag: *mode != "", Models: be.Models, Launcher: launcher()}
 	var sess *agent.Session
 	if *resume != "" {
 		sess, err = agent.Resume(opts, *resume)
@@ -193,4 +199,15 @@ func lateOllama(be *backend.Backend) {
 		}
 	default:
 	}
+}
+
+// launcher runs the sandbox (`sandbox-exec`): coder-nvim-sandbox beside
+// this binary, else this binary; "" when it cannot be found, and commands
+// then run unconfined.
+func launcher() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return sandbox.Launcher(exe)
 }

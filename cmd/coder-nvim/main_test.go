@@ -51,6 +51,20 @@ func execHost(t *testing.T, bin, dir, baseURL string, args ...string) result {
 	return execWithEnv(t, bin, dir, append(os.Environ(), "OPENAI_BASE_URL="+baseURL, "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir()), args...)
 }
 
+// execNoSandbox is execHost with the sandbox turned off in the user's
+// config: the prediction layer alone, as where the kernel has no sandbox.
+func execNoSandbox(t *testing.T, bin, dir, baseURL string, args ...string) result {
+	t.Helper()
+	cfg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfg, "coder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "coder", "config.json"), []byte(`{"sandbox": {"mode": "off"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return execWithEnv(t, bin, dir, append(os.Environ(), "OPENAI_BASE_URL="+baseURL, "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+cfg), args...)
+}
+
 // execWithEnv runs `exec --cwd dir args…` with env and returns what it printed
 // and its exit code.
 func execWithEnv(t *testing.T, bin, dir string, env []string, args ...string) result {

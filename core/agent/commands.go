@@ -152,7 +152,7 @@ func (c slash) Status(_ context.Context, arg string) (string, error) {
 	if cfg.ReasoningEffort != "" {
 		fmt.Fprintf(&b, ", reasoning effort %s", cfg.ReasoningEffort)
 	}
-	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, st.ContextTokens, s.ContextWindow())
+	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\nsandbox: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, s.SandboxStatus(context.Background()), st.ContextTokens, s.ContextWindow())
 	b.WriteString("\n" + command.TurnLine(st.Turn) + "\n")
 	s.writeConversationStats(&b, t)
 	return b.String(), nil

@@ -178,7 +178,7 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 		// A bash starts while the model answers: its start is most of
 		// what a quick command costs. The first guess is a read-only
 		// call's environment, as a turn mostly begins by looking around.
-		s.ws.Shells().Prestart(shellcheck.ReadOnlyEnv())
+		s.ws.Shells().Prestart(shellcheck.ReadOnlyEnv(), s.probedConfinement(s.Mode()))
 	}
 	// The provider returns what it streamed with its error (see
 	// Provider), so the text is not accumulated a second time here: a

@@ -143,8 +143,12 @@ func (s *Session) decide(ctx context.Context, c *toolCall) (result string, stop 
 	if c.isMCP {
 		action.ReadOnly, action.NonDestructive, action.Trusted = c.mt.t.ReadOnly, c.mt.t.NonDestructive, c.mt.t.Trusted
 	}
+	outside := s.confineCall(ctx, c, &action)
 	verdict := policy.Verdict{Decision: policy.Allow}
-	if !c.own && !(mode == policy.ModeYolo && c.name == "bash") {
+	switch {
+	case outside:
+		verdict = s.policyFor(c.t.conv).OutsideSandbox(action, s.root)
+	case !c.own && !(mode == policy.ModeYolo && c.name == "bash"):
 		verdict = policy.Evaluate(mode, s.policyFor(c.t.conv), action, s.root)
 	}
 	if inv.Confirm != "" && verdict.Decision != policy.Deny {
@@ -288,6 +292,12 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		Scope:   v.Scope,
 		Danger:  v.Dangerous,
 		Diffs:   diffs(inv.Changes),
+	}
+	switch {
+	case inv.OutsideSandbox:
+		req.Sandbox = event.SandboxOutside
+	case inv.Confine != nil:
+		req.Sandbox = event.SandboxIn
 	}
 	ans, ok := s.ask(ctx, t, req)
 	if !ok {

@@ -46,6 +46,9 @@ type Options struct {
 	Log io.Writer
 	// Version is sent to MCP servers in initialize.
 	Version string
+	// Launcher is the host binary, which runs the sandbox (`sandbox-exec`);
+	// empty: the agent's commands run unconfined (tests of core).
+	Launcher string
 	// OnEvent receives every event, in order, from one goroutine at a time.
 	// It must not block for long, and must not call Cancel, Run or Wait
 	// itself: those wait for the task that is delivering the event.
@@ -86,15 +89,16 @@ var ErrBusy = errors.New("a task is already running; wait for it or interrupt it
 // and the store. Conversations own their history; the session never edits
 // it except through them.
 type Session struct {
-	mcp    *mcpState // nil: no MCP servers configured; set once in newSession
-	opts   Options
-	root   string
-	ws     *tools.Workspace
-	tools  []tools.Tool
-	emitMu sync.Mutex
-	saver  *saver
-	sched  *scheduler
-	newID  func() string
+	mcp     *mcpState // nil: no MCP servers configured; set once in newSession
+	sandbox sandboxState
+	opts    Options
+	root    string
+	ws      *tools.Workspace
+	tools   []tools.Tool
+	emitMu  sync.Mutex
+	saver   *saver
+	sched   *scheduler
+	newID   func() string
 	// activity is the workspace's record of when sessions' tools change
 	// files (store.Activity): a command's changes are claimed only when
 	// no other session worked meanwhile.
@@ -270,6 +274,7 @@ func newSession(opts Options) (*Session, error) {
 	})
 	s.saver.onSaved = s.evictSaved
 	s.openMCP(opts.Log)
+	s.startSandbox()
 	s.startCleanup()
 	s.listModelsInBackground()
 	return s, nil

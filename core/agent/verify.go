@@ -50,15 +50,17 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	// The command goes through policy and approval like any bash call
 	// (yolo skips both, as for the model's own bash calls).
 	callID := fmt.Sprintf("verify_%s_%d", t.id[:8], t.verifyRuns+1)
+	confine := s.confinement(ctx, mode) // in the sandbox, as the model's commands
 	if mode != policy.ModeYolo {
-		action := policy.Action{Tool: "bash", Kind: string(tools.KindExecute), Command: choice.Command, Conversation: string(t.conv.ID)}
+		action := policy.Action{Tool: "bash", Kind: string(tools.KindExecute), Command: choice.Command, Conversation: string(t.conv.ID),
+			Sandboxed: s.sandboxFull(ctx, confine)}
 		v := policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 		switch v.Decision {
 		case policy.Deny:
 			s.notice(t, verify.SkipNotice("bash may not run `"+choice.Command+"`: "+v.Reason))
 			return false
 		case policy.Ask:
-			inv := &tools.Invocation{Tool: "bash", Kind: tools.KindExecute, Title: "verify: " + choice.Command, Command: choice.Command}
+			inv := &tools.Invocation{Tool: "bash", Kind: tools.KindExecute, Title: "verify: " + choice.Command, Command: choice.Command, Confine: confine}
 			if ok, _ := s.approve(ctx, t, llm.ToolCall{ID: callID}, inv, action, v); !ok {
 				s.notice(t, verify.SkipNotice("running `"+choice.Command+"` was not approved"))
 				return false
@@ -70,7 +72,9 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	info := &event.Tool{CallID: callID, Name: "bash", Kind: string(tools.KindExecute), Title: "verify: " + choice.Command, Arguments: choice.Reason}
 	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
 	var res tools.ShellResult
-	s.trackCommand(ctx, t, func() { res = tools.RunShell(ctx, s.root, choice.Command, verifyTimeout, 0) })
+	s.trackCommand(ctx, t, func() {
+		res = s.ws.Shells().RunConfined(ctx, confine, choice.Command, verifyTimeout, 0, nil, nil)
+	})
 	out := res.Output()
 	info.Output = verify.Cap(out, verify.CapHead, verify.CapTail)
 	info.DurationMS = res.Duration.Milliseconds()

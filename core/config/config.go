@@ -56,6 +56,7 @@ type Config struct {
 	Storage        Storage       `json:"storage"`
 	History        History       `json:"history"`
 	LSP            LSP           `json:"lsp"`
+	Sandbox        Sandbox       `json:"sandbox"`
 
 	// MCPServers are the MCP servers, in the shape Claude Desktop and
 	// Codex use; a later file replaces a server of the same name.

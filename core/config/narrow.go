@@ -54,6 +54,10 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 		ignored = append(ignored, fmt.Sprintf("copilot: %s (never taken from a project file)", v))
 		proj.Copilot = cfg.Copilot
 	}
+	// Trusted or not, a project file never loosens the sandbox.
+	proj.Sandbox = narrowSandbox(cfg.Sandbox, proj.Sandbox, func(key string, value any) {
+		ignored = append(ignored, sandboxIgnored(key, value))
+	})
 	if isTrusted {
 		servers := proj.MCPServers
 		proj.MCPServers = cfg.MCPServers
@@ -64,6 +68,7 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 	}
 	out := *cfg
 	narrowKeys(&out, cfg, &proj, ignore, fileRules(data))
+	out.Sandbox = proj.Sandbox
 	names := make([]string, 0, len(proj.MCPServers))
 	for name := range proj.MCPServers {
 		names = append(names, name)

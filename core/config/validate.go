@@ -31,6 +31,7 @@ func (c Config) validate(providerUnset bool) error {
 			bad("provider", "unknown provider %q (known: %s)", c.Provider, strings.Join(PresetNames(), ", "))
 		}
 	}
+	c.Sandbox.validate(bad)
 	switch c.WireAPI {
 	case "", WireChat, WireResponses:
 	default:

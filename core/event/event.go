@@ -178,6 +178,9 @@ type Approval struct {
 	Scope   string   `json:"scope" msgpack:"scope"`   // what "always" would cover
 	Danger  bool     `json:"danger,omitempty" msgpack:"danger,omitempty"`
 	Diffs   []Diff   `json:"diffs,omitempty" msgpack:"diffs,omitempty"` // proposed file changes, for review
+	// Sandbox is where a command runs if allowed: SandboxIn, SandboxOutside
+	// (the model asked to leave it), or "" (no sandbox here).
+	Sandbox string `json:"sandbox,omitempty" msgpack:"sandbox,omitempty"`
 	// Plan, when set, makes this the plan hand-off of plan mode
 	// (propose_plan): the user approves the plan (possibly edited), keeps
 	// planning with a comment or cancels; see agent.PlanApprove.
@@ -192,6 +195,12 @@ type Plan struct {
 	// planning); "" for a first proposal. Front ends show the difference.
 	Previous string `json:"previous,omitempty" msgpack:"previous,omitempty"`
 }
+
+// Approval.Sandbox values.
+const (
+	SandboxIn      = "in"
+	SandboxOutside = "outside"
+)
 
 // Tokens is the token accounting after a model call.
 type Tokens struct {

@@ -46,6 +46,10 @@ func (p Policy) bash(mode Mode, a Action, an *shellcheck.Analysis) Verdict {
 			outside = "reads outside the workspace: " + strings.Join(c.Outside, ", ")
 		}
 		base := p.base(cl)
+		sandboxed := a.Sandboxed && mode == ModeAutoEdit && cl == cellBashUnknown && outside == ""
+		if sandboxed {
+			base = Allow
+		}
 		d := base
 		rd, rule, matched := p.matchRules(a.Tool, line, true)
 		if norm := normalizedLine(c.Args); norm != line {
@@ -80,6 +84,9 @@ func (p Policy) bash(mode Mode, a Action, an *shellcheck.Analysis) Verdict {
 		}
 		if reason == "" && outside != "" {
 			reason = bashReason(d, shellcheck.Unknown, fmt.Sprintf("`%s` %s", line, outside), p.preset())
+		}
+		if reason == "" && sandboxed {
+			reason = fmt.Sprintf("`%s` runs in the sandbox (auto-edit)", line)
 		}
 		if reason == "" {
 			reason = bashReason(d, c.Class, fmt.Sprintf("`%s`: %s", line, c.Reason), p.preset())
@@ -155,4 +162,47 @@ func normalizedLine(args []string) string {
 		return strings.Join(args, " ")
 	}
 	return strings.Join(append(slices.Clone(prefix), args[i:]...), " ")
+}
+
+// OutsideSandboxTool keys remembered approvals of commands run outside
+// the sandbox, apart from those of confined ones: approving `make` in the
+// sandbox never lets it run outside.
+const OutsideSandboxTool = "bash:outside"
+
+// OutsideSandbox is the verdict on a bash command the model asked to run
+// outside the sandbox: whatever the mode, yolo included, it is asked
+// (denied where the policy denies it), and "always" remembers its
+// prefixes for outside runs only.
+func (p Policy) OutsideSandbox(a Action, root string) Verdict {
+	a.Sandboxed = false
+	v := Evaluate(ModeDefault, p, a, root)
+	if v.Decision == Deny {
+		return v
+	}
+	reason := "runs OUTSIDE the sandbox, as the model asked"
+	if v.Reason != "" {
+		reason += "; " + v.Reason
+	}
+	out := Verdict{Decision: Ask, Reason: reason, Dangerous: v.Dangerous, Analysis: v.Analysis}
+	an := v.Analysis
+	keyable := an != nil && an.ParseError == "" && !v.Dangerous && len(an.Commands) > 0
+	for _, c := range an.Commands {
+		if !keyable {
+			break
+		}
+		pre := shellcheck.Prefix(c.Args)
+		if len(pre) == 0 || len(c.Context) > 0 || slices.ContainsFunc(pre, func(w string) bool { return strings.ContainsAny(w, "$`") }) {
+			keyable = false
+			break
+		}
+		k := p.key(a, OutsideSandboxTool, pre)
+		if !slices.ContainsFunc(out.Keys, func(o Key) bool { return sameKey(o, k) }) {
+			out.Keys = append(out.Keys, k)
+		}
+	}
+	if !keyable {
+		out.Keys = nil
+	}
+	out.Scope = p.describe(out.Keys, out.Dangerous)
+	return out
 }

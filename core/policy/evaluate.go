@@ -68,7 +68,7 @@ func (p Policy) describe(keys []Key, dangerous bool) string {
 	fileTool := ""
 	for _, k := range keys {
 		switch {
-		case k.Tool == "bash" || k.Tool == "shell":
+		case k.Tool == "bash" || k.Tool == "shell" || k.Tool == OutsideSandboxTool:
 			bash = append(bash, strings.Join(k.Path, " "))
 		case len(k.Path) == 1:
 			files = append(files, k.Path[0])
@@ -79,7 +79,11 @@ func (p Policy) describe(keys []Key, dangerous bool) string {
 	}
 	var parts []string
 	if len(bash) > 0 {
-		parts = append(parts, "bash commands starting with `"+strings.Join(bash, "`, `")+"`")
+		what := "bash commands"
+		if keys[0].Tool == OutsideSandboxTool {
+			what = "bash commands run outside the sandbox"
+		}
+		parts = append(parts, what+" starting with `"+strings.Join(bash, "`, `")+"`")
 	}
 	if len(files) > 0 {
 		// A directory's files, or one file at the workspace root (so one

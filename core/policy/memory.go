@@ -110,7 +110,7 @@ func covers(have, want Key, a Action) bool {
 	switch {
 	case len(have.Path) == 0:
 		return true // the whole tool
-	case want.Tool == "bash" || want.Tool == "shell":
+	case want.Tool == "bash" || want.Tool == "shell" || want.Tool == OutsideSandboxTool:
 		// A stored prefix covers commands it is a word prefix of.
 		return len(have.Path) <= len(want.Path) && slices.Equal(have.Path, want.Path[:len(have.Path)])
 	case len(want.Path) == 1:

@@ -246,6 +246,11 @@ type Action struct {
 	// mcp): annotated readOnlyHint, annotated destructiveHint: false, and
 	// from a server the user marked trusted.
 	ReadOnly, NonDestructive, Trusted bool
+	// Sandboxed says a bash command runs in a kernel sandbox that refuses
+	// writes outside the workspace and to its protected paths, and the
+	// network: in auto-edit mode a command the analyzer cannot see
+	// through then runs unasked.
+	Sandboxed bool
 }
 
 func (a Action) kind() string {

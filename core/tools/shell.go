@@ -125,6 +125,8 @@ func (h *headTail) String() string {
 type bashArgs struct {
 	Command   string `json:"command" jsonschema:"bash command line"`
 	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"timeout in ms (default 120000, max 600000)"`
+	// OutsideSandbox asks to run unconfined; the user is always asked.
+	OutsideSandbox bool `json:"outside_sandbox,omitempty" jsonschema:"only after the sandbox blocked this command: run it outside the sandbox (the user is asked)"`
 }
 
 type bashTool struct{ base[bashArgs] }
@@ -156,9 +158,15 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 		title += " ..."
 	}
 	return &Invocation{
-		Tool: t.name, Kind: t.kind, Title: "bash: " + title, Command: args.Command,
+		Tool: t.name, Kind: t.kind, Title: "bash: " + title, Command: args.Command, OutsideSandbox: args.OutsideSandbox,
 		run: func(ctx context.Context, inv *Invocation) Result {
-			return bashResult(ws.shells.Run(ctx, args.Command, timeout, DefaultOutputCap, inv.Env, inv.Output), timeout)
+			r := ws.shells.RunConfined(ctx, inv.Confine, args.Command, timeout, DefaultOutputCap, inv.Env, inv.Output)
+			res := bashResult(r, timeout)
+			if inv.Confine != nil && sandboxRefused(r) {
+				res.Output += "\n" + SandboxRefusal
+				res.Display += "\n" + SandboxRefusal
+			}
+			return res
 		},
 	}, nil
 }
@@ -195,4 +203,23 @@ func bashResult(r ShellResult, timeout time.Duration) Result {
 		IsError:  r.ExitCode != 0 || r.TimedOut || r.Canceled,
 		ExitCode: &code,
 	}
+}
+
+// SandboxRefusal follows the output of a confined command that failed
+// the way a sandbox refusal does (seed 004's SandboxError).
+const SandboxRefusal = "[SandboxError: this may have been blocked by the sandbox, which refuses writes outside the workspace and to .git/config, .git/hooks, .git/info and .coder, and the network. If the command must do this, call bash again with outside_sandbox: true; the user will be asked.]"
+
+// sandboxRefused reports whether a confined command failed with the
+// errors the sandbox gives: EACCES or EROFS on a write, EPERM on a socket.
+func sandboxRefused(r ShellResult) bool {
+	if r.ExitCode == 0 || r.TimedOut || r.Canceled {
+		return false
+	}
+	out := r.Output()
+	for _, s := range []string{"Permission denied", "Read-only file system", "Operation not permitted", "Network is unreachable", "Could not resolve host", "Temporary failure in name resolution"} {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
 }

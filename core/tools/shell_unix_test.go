@@ -305,7 +305,7 @@ func BenchmarkRunShell(b *testing.B) {
 		defer s.Close()
 		for b.Loop() {
 			b.StopTimer()
-			s.Prestart(nil)
+			s.Prestart(nil, nil)
 			waitSpare(b, s)
 			b.StartTimer()
 			if r := s.Run(context.Background(), "echo step", time.Minute, 0, nil, nil); r.ExitCode != 0 {

@@ -2,7 +2,9 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/proc"
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
 )
 
 // shellEnv is the environment of a bash call: the host's, pagers off,
@@ -33,6 +36,9 @@ type shellProc struct {
 	cmdW  *os.File // the command is written here, then closed
 	watch *groupWatch
 	group *proc.Group // bash's, set once it started
+	// confine is the sandbox request bash runs under, encoded; "" when
+	// unconfined.
+	confine string
 
 	exited chan struct{} // closed once bash is reaped
 
@@ -45,12 +51,12 @@ type shellProc struct {
 // startShell starts bash in dir with env, in its own process group, stdin
 // from /dev/null. The whole group is killed when the call ends, when its
 // context ends, and, by watch, when the host dies, even by SIGKILL.
-func startShell(dir string, env []string, split bool, watch *groupWatch) (*shellProc, error) {
+func startShell(dir string, env []string, split bool, watch *groupWatch, c confinement) (*shellProc, error) {
 	bash, err := FindBash()
 	if err != nil {
 		return nil, err
 	}
-	p := &shellProc{dir: dir, env: env, split: split, watch: watch, exited: make(chan struct{})}
+	p := &shellProc{dir: dir, env: env, split: split, watch: watch, exited: make(chan struct{}), confine: c.key()}
 	var host, child []*os.File
 	closeAll := func(fs []*os.File) {
 		for _, f := range fs {
@@ -89,6 +95,11 @@ func startShell(dir string, env []string, split bool, watch *groupWatch) (*shell
 	// children have held the output open.
 	cmd.Stdout, cmd.Stderr = outW, errW
 	passCommand(cmd, cmdR)
+	if err := c.wrap(cmd); err != nil {
+		closeAll(host)
+		closeAll(child)
+		return nil, err
+	}
 	proc.OwnGroup(cmd)
 	setDeathSignal(cmd.SysProcAttr)
 	p.cmd = cmd
@@ -164,13 +175,13 @@ func (p *shellProc) closeHost() {
 // usable reports whether p can run a call in dir (whose identity is
 // dirInfo) with env: the same directory, still the same one on disk, the
 // same environment, and bash still waiting.
-func (p *shellProc) usable(dir string, dirInfo os.FileInfo, env []string) bool {
+func (p *shellProc) usable(dir string, dirInfo os.FileInfo, env []string, confine string) bool {
 	select {
 	case <-p.exited:
 		return false
 	default:
 	}
-	if p.dir != dir || !slices.Equal(p.env, env) {
+	if p.dir != dir || !slices.Equal(p.env, env) || p.confine != confine {
 		return false
 	}
 	st, err := os.Stat(dir)
@@ -269,7 +280,7 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 	// A watcher of its own, gone with the call.
 	var watch groupWatch
 	defer watch.close()
-	p, err := startShell(dir, shellEnv(extra), split, &watch)
+	p, err := startShell(dir, shellEnv(extra), split, &watch, confinement{})
 	if err != nil {
 		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 	}
@@ -294,15 +305,18 @@ func checkCommand(command string) error {
 type Shells struct {
 	dir   string
 	watch groupWatch // the calls' process groups, killed if the host dies
+	box   *sandbox.Box
 
 	mu         sync.Mutex
 	spare      *shellProc
 	spareDir   os.FileInfo
-	extra      []string      // the last call's extra environment: the next one is likely alike
-	ran        bool          // a call has run: extra is known
-	gen        int           // bumped by Release: a start under way for an older one is dropped
-	starting   chan struct{} // closed when the start under way is done; nil when none is
-	startExtra []string      // the extra environment of the start under way
+	extra      []string        // the last call's extra environment: the next one is likely alike
+	confine    *sandbox.Policy // the last call's sandbox, likewise
+	ran        bool            // a call has run: extra and confine are known
+	gen        int             // bumped by Release: a start under way for an older one is dropped
+	starting   chan struct{}   // closed when the start under way is done; nil when none is
+	startExtra []string        // the extra environment of the start under way
+	startKey   string          // and its confinement's key
 	closed     bool
 	starts     sync.WaitGroup
 }
@@ -312,20 +326,29 @@ func NewShells(dir string) *Shells {
 	return &Shells{dir: dir}
 }
 
+// SetSandbox has the calls' bash confined by box, as each call says.
+func (s *Shells) SetSandbox(box *sandbox.Box) {
+	s.mu.Lock()
+	s.box = box
+	s.mu.Unlock()
+}
+
 // Prestart starts a spare in the background unless one is there. Its
-// extra environment is the last call's; guess until a call has run.
-func (s *Shells) Prestart(guess []string) {
+// extra environment and sandbox are the last call's; guess until a call
+// has run.
+func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.spare != nil || s.starting != nil {
 		return
 	}
 	started := make(chan struct{})
-	gen, extra := s.gen, s.extra
+	gen, extra, confine := s.gen, s.extra, s.confine
 	if !s.ran {
-		extra = guess
+		extra, confine = guess, guessConfine
 	}
-	s.starting, s.startExtra = started, extra
+	c := confinement{box: s.box, policy: confine}
+	s.starting, s.startExtra, s.startKey = started, extra, c.key()
 	s.starts.Add(1)
 	go func() {
 		defer s.starts.Done()
@@ -333,7 +356,7 @@ func (s *Shells) Prestart(guess []string) {
 		var p *shellProc
 		if err == nil {
 			s.watch.ready()
-			p, err = startShell(s.dir, shellEnv(extra), false, &s.watch)
+			p, err = startShell(s.dir, shellEnv(extra), false, &s.watch, c)
 		}
 		s.mu.Lock()
 		defer close(started)
@@ -350,14 +373,22 @@ func (s *Shells) Prestart(guess []string) {
 	}()
 }
 
-// Run runs command as RunShellEnv does, on the spare when it fits.
+// Run runs command unconfined, on the spare when it fits.
 func (s *Shells) Run(ctx context.Context, command string, timeout time.Duration, capBytes int, extra []string, tee io.Writer) ShellResult {
+	return s.RunConfined(ctx, nil, command, timeout, capBytes, extra, tee)
+}
+
+// RunConfined runs command in the sandbox confine (nil: none), on the
+// spare when it fits.
+func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, command string, timeout time.Duration, capBytes int, extra []string, tee io.Writer) ShellResult {
 	if err := checkCommand(command); err != nil {
 		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 	}
 	env := shellEnv(extra)
 	s.mu.Lock()
-	if started := s.starting; started != nil && slices.Equal(s.startExtra, extra) {
+	c := confinement{box: s.box, policy: confine}
+	key := c.key()
+	if started := s.starting; started != nil && slices.Equal(s.startExtra, extra) && s.startKey == key {
 		// A spare on its way is sooner ready than a bash started now.
 		s.mu.Unlock()
 		<-started
@@ -365,21 +396,21 @@ func (s *Shells) Run(ctx context.Context, command string, timeout time.Duration,
 	}
 	p, dirInfo := s.spare, s.spareDir
 	s.spare, s.spareDir = nil, nil
-	s.extra, s.ran = extra, true
+	s.extra, s.confine, s.ran = extra, confine, true
 	s.mu.Unlock()
-	if p != nil && !p.usable(s.dir, dirInfo, env) {
+	if p != nil && !p.usable(s.dir, dirInfo, env, key) {
 		p.discard()
 		p = nil
 	}
 	if p == nil {
 		var err error
-		if p, err = startShell(s.dir, env, false, &s.watch); err != nil {
+		if p, err = startShell(s.dir, env, false, &s.watch, c); err != nil {
 			return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 		}
 	}
 	// The next call's bash starts while this one runs and the model
 	// answers it.
-	s.Prestart(extra)
+	s.Prestart(extra, confine)
 	return p.run(ctx, command, timeout, capBytes, tee)
 }
 
@@ -404,4 +435,30 @@ func (s *Shells) Close() {
 	s.starts.Wait()
 	s.Release()
 	s.watch.close()
+}
+
+// confinement is the sandbox a bash starts in: policy through box, or
+// none when either is nil.
+type confinement struct {
+	box    *sandbox.Box
+	policy *sandbox.Policy
+}
+
+// key tells confinements apart, for matching a spare to a call.
+func (c confinement) key() string {
+	if c.box == nil || c.policy == nil || !c.box.Support().Any() {
+		return ""
+	}
+	data, _ := json.Marshal(c.policy)
+	return string(data)
+}
+
+func (c confinement) wrap(cmd *exec.Cmd) error {
+	if c.key() == "" {
+		return nil
+	}
+	if err := c.box.Wrap(cmd, *c.policy); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	return nil
 }

@@ -59,7 +59,7 @@ func warmShells(t *testing.T) *Shells {
 	t.Helper()
 	s := NewShells(t.TempDir())
 	t.Cleanup(s.Close)
-	s.Prestart(nil)
+	s.Prestart(nil, nil)
 	waitSpare(t, s)
 	return s
 }
@@ -105,7 +105,7 @@ func TestShellsSpare(t *testing.T) {
 			}
 			s := NewShells(dir)
 			defer s.Close()
-			s.Prestart(tt.spareExtra)
+			s.Prestart(tt.spareExtra, nil)
 			pid := waitSpare(t, s)
 			if tt.replaceDir {
 				if err := os.Rename(dir, dir+".old"); err != nil {
@@ -142,19 +142,19 @@ func TestShellsSpare(t *testing.T) {
 // Release and Close leave no bash behind; after Close nothing starts.
 func TestShellsReleaseClose(t *testing.T) {
 	s := NewShells(t.TempDir())
-	s.Prestart(nil)
+	s.Prestart(nil, nil)
 	pid := waitSpare(t, s)
 	s.Release()
 	if !gone(pid) {
 		t.Errorf("spare %d still runs after Release", pid)
 	}
-	s.Prestart(nil)
+	s.Prestart(nil, nil)
 	pid = waitSpare(t, s)
 	s.Close()
 	if !gone(pid) {
 		t.Errorf("spare %d still runs after Close", pid)
 	}
-	s.Prestart(nil)
+	s.Prestart(nil, nil)
 	s.mu.Lock()
 	started := s.spare != nil || s.starting != nil
 	s.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -66,6 +67,11 @@ type Invocation struct {
 	// Confirm, when set, is why this call must be asked every time, in
 	// every mode (yolo too), and never remembered: it writes a skill.
 	Confirm string
+	// Confine, when set, is the sandbox a bash command runs in (the
+	// pipeline sets it); OutsideSandbox is the model's request to run it
+	// unconfined, which the pipeline always asks the user about.
+	Confine        *sandbox.Policy
+	OutsideSandbox bool
 
 	run     func(ctx context.Context, inv *Invocation) Result
 	planned map[string]string // path → New as prepared, to notice review edits

@@ -47,6 +47,11 @@ local function render_lines()
     add('file: ' .. table.concat(r.paths, ', '))
   end
   add('why: ' .. one_line(r.reason))
+  if r.sandbox == 'outside' then
+    add('⚠ runs OUTSIDE the sandbox: nothing confines what it writes or where it connects')
+  elseif r.sandbox == 'in' then
+    add('runs in the sandbox (:help coder-sandbox)')
+  end
   if r.danger then
     add('⚠ this command can do damage that is hard to undo')
   end
@@ -67,7 +72,7 @@ local function render_lines()
   end
   local choices = {}
   for _, c in ipairs({
-    key('approve', #rv.hunks > 0 and 'apply accepted hunks once' or 'allow once'),
+    key('approve', #rv.hunks > 0 and 'apply accepted hunks once' or (r.sandbox == 'outside' and 'run outside the sandbox' or 'allow once')),
     key('deny', 'deny'),
     key('deny_alt', 'deny'),
   }) do

@@ -135,6 +135,14 @@ function M.check()
   for _, d in ipairs(info.platform_differences or {}) do
     r.info(d)
   end
+  -- The kernel sandbox of the agent's commands (:help coder-sandbox).
+  if type(info.sandbox) == 'string' then
+    if info.sandbox:find('^on') and not info.sandbox:find('missing:') then
+      r.ok('sandbox: ' .. info.sandbox)
+    else
+      r.warn('sandbox: ' .. info.sandbox, { 'commands are then asked as without it; see :help coder-sandbox' })
+    end
+  end
 
   -- One line per MCP server: state, tools, last error (:help coder-mcp).
   local servers = info.mcp_servers or {}

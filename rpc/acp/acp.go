@@ -32,13 +32,13 @@ import (
 
 // Serve runs an ACP agent on in/out until in ends or ctx is cancelled.
 // Only protocol messages go to out; diagnostics go to logw.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, version string) error {
+func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, version, launcher string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	w := &syncWriter{w: out}
 	pr, pw := io.Pipe()
-	srv := &server{ctx: ctx, log: log, logw: logw, version: version, getenv: os.Getenv, sessions: map[sdk.SessionId]*session{}}
+	srv := &server{ctx: ctx, log: log, logw: logw, version: version, launcher: launcher, getenv: os.Getenv, sessions: map[sdk.SessionId]*session{}}
 	srv.conn = sdk.NewAgentSideConnection(srv, w, pr)
 	srv.conn.SetLogger(log)
 	go filterInput(in, pw, w, log)
@@ -58,7 +58,9 @@ type server struct {
 	log     *slog.Logger
 	logw    io.Writer // MCP servers' stderr goes here too
 	version string
-	getenv  func(string) string
+	// launcher is the host binary, which runs `sandbox-exec`.
+	launcher string
+	getenv   func(string) string
 
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
@@ -188,7 +190,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	}
 	cfg = be.Config // after detection
 	s := newSession(a, root)
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: s.onEvent, Prompter: true, Log: a.logw, Version: a.version, Models: be.Models}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: s.onEvent, Prompter: true, Log: a.logw, Version: a.version, Models: be.Models, Launcher: a.launcher}
 	var eng *agent.Session
 	if id == "" {
 		eng, err = agent.Open(opts)

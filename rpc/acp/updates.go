@@ -264,8 +264,16 @@ func permissionOptions(a *event.Approval) []sdk.PermissionOption {
 	if a.Scope != "" {
 		always += " " + a.Scope
 	}
+	once := "Allow once"
+	switch a.Sandbox {
+	case event.SandboxOutside:
+		once = "Run outside the sandbox, once"
+		always = "Always run outside the sandbox: " + a.Scope
+	case event.SandboxIn:
+		once = "Allow once (in the sandbox)"
+	}
 	return []sdk.PermissionOption{
-		{OptionId: optAllowOnce, Name: "Allow once", Kind: sdk.PermissionOptionKindAllowOnce},
+		{OptionId: optAllowOnce, Name: once, Kind: sdk.PermissionOptionKindAllowOnce},
 		{OptionId: optAllowAlways, Name: always, Kind: sdk.PermissionOptionKindAllowAlways},
 		{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
 	}

@@ -65,8 +65,10 @@ type host struct {
 	v       *nvim.Nvim
 	log     *log.Logger
 	version string
-	ctx     context.Context
-	out     *outbox
+	// launcher is the host binary, which runs `sandbox-exec`.
+	launcher string
+	ctx      context.Context
+	out      *outbox
 
 	mu     sync.Mutex
 	sess   *agent.Session
@@ -99,7 +101,7 @@ const maxEarly = 20
 
 // Serve speaks msgpack-RPC with the Neovim on in/out until the connection
 // closes or ctx ends. Nothing but RPC is written to out; logs go to logw.
-func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, version string) error {
+func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, version, launcher string) error {
 	logger := log.New(logw, "coder-nvim: ", log.LstdFlags)
 	closer, ok := out.(io.Closer)
 	if !ok {
@@ -111,7 +113,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	h := &host{v: v, log: logger, version: version, ctx: ctx, out: newOutbox(), opened: make(chan struct{})}
+	h := &host{v: v, log: logger, version: version, launcher: launcher, ctx: ctx, out: newOutbox(), opened: make(chan struct{})}
 	h.editor = newNvimEditor(h)
 	if err := h.register(); err != nil {
 		return err

@@ -666,7 +666,7 @@ func TestHighlightsAndHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"host " + hostBinary, "git version", "ripgrep (rg) ", "provider openai at " + e.llm.URL(), "reachable",
-		"host built for " + runtime.GOOS + "/" + runtime.GOARCH, "bash: " + bash} {
+		"host built for " + runtime.GOOS + "/" + runtime.GOARCH, "bash: " + bash, "sandbox: "} {
 		if !strings.Contains(report, want) {
 			t.Errorf("health report lacks %q:\n%s", want, report)
 		}

@@ -94,7 +94,7 @@ func (h *host) openLocked(resume string) {
 	}
 	cfg = be.Config // after detection
 	h.cfg = cfg
-	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models, Editor: h.editor}
+	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models, Editor: h.editor, Launcher: h.launcher}
 	var sess *agent.Session
 	resumed := false
 	if resume != "" {

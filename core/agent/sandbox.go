@@ -1,0 +1,160 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
+	"github.com/coder-nvim/coder-nvim/core/tools"
+)
+
+// sandboxState is the session's kernel sandbox for the commands the
+// agent runs: probed in the background as the session opens (two short
+// process starts), waited for by the first command.
+type sandboxState struct {
+	ready chan struct{} // closed once box is set
+	box   *sandbox.Box  // nil: off (config, flag) or no launcher (tests)
+}
+
+// startSandbox probes the sandbox unless the user's config turned it off
+// or there is no launcher; what is missing is said once, as a notice.
+func (s *Session) startSandbox() {
+	s.sandbox.ready = make(chan struct{})
+	if s.opts.Launcher == "" || !s.opts.Config.SandboxEnabled() {
+		close(s.sandbox.ready)
+		return
+	}
+	go func() {
+		box := sandbox.New(s.life, s.opts.Launcher)
+		s.sandbox.box = box
+		s.ws.Shells().SetSandbox(box)
+		close(s.sandbox.ready)
+		if sup := box.Support(); !sup.Full() {
+			s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()),
+				Text: "sandbox: " + sup.String() + "; commands are asked as without it"})
+		}
+	}()
+}
+
+// sandboxBox waits for the probe; nil when the sandbox is off.
+func (s *Session) sandboxBox(ctx context.Context) *sandbox.Box {
+	select {
+	case <-s.sandbox.ready:
+		return s.sandbox.box
+	case <-ctx.Done():
+		return nil
+	}
+}
+
+// probedConfinement is confinement without waiting: nil while the probe
+// runs (a spare started then is replaced when it does not fit).
+func (s *Session) probedConfinement(mode policy.Mode) *sandbox.Policy {
+	select {
+	case <-s.sandbox.ready:
+		return s.confinement(context.Background(), mode)
+	default:
+		return nil
+	}
+}
+
+// SandboxStatus says what confines commands, for /status and :checkhealth.
+func (s *Session) SandboxStatus(ctx context.Context) string {
+	switch {
+	case s.opts.Launcher == "":
+		return "off: no launcher (the host binary) was given"
+	case !s.opts.Config.SandboxEnabled():
+		return `off: "sandbox": {"mode": "off"} in the user's config`
+	}
+	box := s.sandboxBox(ctx)
+	if box == nil {
+		return "not probed yet"
+	}
+	out := box.Support().String()
+	if box.Support().Any() {
+		p := s.confinement(ctx, s.Mode())
+		out += "; writable: " + joinPaths(p.Writable)
+		if p.Network {
+			out += "; network on"
+		} else {
+			out += "; network off (Unix sockets only)"
+		}
+	}
+	return out
+}
+
+// confinement is the sandbox of a bash command in mode: nil when the
+// sandbox is off or unsupported here.
+func (s *Session) confinement(ctx context.Context, mode policy.Mode) *sandbox.Policy {
+	box := s.sandboxBox(ctx)
+	if box == nil || !box.Support().Any() {
+		return nil
+	}
+	cfg := s.opts.Config.Sandbox
+	git := filepath.Join(s.root, ".git")
+	p := &sandbox.Policy{
+		Protected: append([]string{filepath.Join(git, "config"), filepath.Join(git, "hooks"), filepath.Join(git, "info"),
+			filepath.Join(s.root, ".coder")}, config.UserDirs(os.Getenv)...),
+		Pinned:  []string{git},
+		Network: cfg.Network || mode == policy.ModeYolo,
+	}
+	temps := []string{os.TempDir(), "/dev/shm"}
+	// The user's caches are not writable (a poisoned build cache would
+	// run outside the sandbox later): confined commands keep theirs in
+	// the temp dir, where Go's build cache, pip's and others follow
+	// XDG_CACHE_HOME.
+	p.Env = []string{"XDG_CACHE_HOME=" + filepath.Join(os.TempDir(), fmt.Sprintf("coder-nvim-cache-%d", os.Getuid()))}
+	if mode == policy.ModePlan {
+		p.Writable = temps
+		return p
+	}
+	p.Writable = append(append([]string{s.root}, temps...), cfg.WritableRoots...)
+	return p
+}
+
+// sandboxFull reports whether confine, when set, holds by every
+// mechanism: only then may auto-edit run unasked what the analyzer cannot
+// see through.
+func (s *Session) sandboxFull(ctx context.Context, confine *sandbox.Policy) bool {
+	if confine == nil {
+		return false
+	}
+	box := s.sandboxBox(ctx)
+	return box != nil && box.Support().Full()
+}
+
+// confineCall puts a built-in bash call in the mode's sandbox, or, when
+// the model asked to run it outside one that is on, reports outside: the
+// call is then asked, whatever the mode (the approval says which).
+func (s *Session) confineCall(ctx context.Context, c *toolCall, action *policy.Action) (outside bool) {
+	inv := c.inv
+	if c.name != "bash" || c.isMCP || inv.Kind != tools.KindExecute {
+		return false
+	}
+	confine := s.confinement(ctx, c.mode)
+	if confine == nil {
+		inv.OutsideSandbox = false // nothing to leave
+		return false
+	}
+	if inv.OutsideSandbox {
+		return true
+	}
+	inv.Confine = confine
+	action.Sandboxed = s.sandboxFull(ctx, confine)
+	return false
+}
+
+func joinPaths(ps []string) string {
+	out := ""
+	for i, p := range ps {
+		if i > 0 {
+			out += ", "
+		}
+		out += p
+	}
+	return out
+}

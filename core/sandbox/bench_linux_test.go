@@ -1,0 +1,57 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// BenchmarkStart is the cost of the sandbox on a command's start: bash
+// running `true`, bare and through the launcher (Landlock, seccomp, a
+// user and mount namespace with the protected paths' bind mounts). The
+// difference is the set-up per shell start; the spare shells hide both
+// behind the model's answer.
+func BenchmarkStart(b *testing.B) {
+	// The host binary when given (make bench), as in use; else this test
+	// binary, which is its own launcher too.
+	launcher := os.Getenv("CODER_NVIM_BIN")
+	if launcher != "" {
+		launcher = Launcher(launcher)
+	} else {
+		var err error
+		if launcher, err = os.Executable(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	box := New(context.Background(), launcher)
+	ws := b.TempDir()
+	for _, d := range []string{".git/hooks", ".git/info", ".coder"} {
+		os.MkdirAll(ws+"/"+d, 0o755)
+	}
+	os.WriteFile(ws+"/.git/config", nil, 0o644)
+	p := Policy{Writable: []string{ws, os.TempDir()}, Pinned: []string{ws + "/.git"},
+		Protected: []string{ws + "/.git/config", ws + "/.git/hooks", ws + "/.git/info", ws + "/.coder"}}
+	for _, bc := range []struct {
+		name string
+		wrap bool
+	}{{"bare", false}, {"sandboxed", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			if bc.wrap && !box.Support().Full() {
+				b.Skipf("no full sandbox here: %s", box.Support())
+			}
+			for b.Loop() {
+				cmd := exec.Command("/bin/bash", "-c", "true")
+				cmd.Dir = ws
+				if bc.wrap {
+					if err := box.Wrap(cmd, p); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,7 @@
+//go:build linux
+
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+const auditArch = unix.AUDIT_ARCH_X86_64
