@@ -112,6 +112,7 @@ func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 	}
 	time.AfterFunc(commandsDelay, func() {
 		s.send(availableCommands())
+		s.sendAgentsMD()
 		// A workspace file the user has not trusted: the agent runs
 		// restricted and says so.
 		if n := s.workspaceNotice; n != "" {
@@ -138,6 +139,7 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 		s.send(planUpdate(plan))
 	}
 	s.send(availableCommands())
+	s.sendAgentsMD()
 	return sdk.LoadSessionResponse{Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
 
@@ -147,7 +149,10 @@ func (a *server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (s
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
-	time.AfterFunc(commandsDelay, func() { s.send(availableCommands()) })
+	time.AfterFunc(commandsDelay, func() {
+		s.send(availableCommands())
+		s.sendAgentsMD()
+	})
 	return sdk.ResumeSessionResponse{Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
 
