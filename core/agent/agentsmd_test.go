@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
@@ -233,5 +234,53 @@ func TestInitCommand(t *testing.T) {
 	}
 	if done := f.rec.find(event.TaskComplete); len(done) != 1 || done[0].Reason != event.StopEndTurn {
 		t.Errorf("end = %+v", done)
+	}
+}
+
+// /conversation new agents_md=off opens a conversation without them; a
+// bad value refuses the request.
+func TestConversationNewAgentsMDOff(t *testing.T) {
+	f := agentsFixture(t, map[string]string{"AGENTS.md": "ROOT RULES"})
+	ctx := context.Background()
+	if _, _, err := f.sess.NewConversation(ctx, []command.Setting{{Key: "agents_md", Value: "maybe"}}, ""); err == nil || !strings.Contains(err.Error(), "on or off") {
+		t.Errorf("agents_md=maybe: %v", err)
+	}
+	for value, want := range map[string]int{"off": 0, "on": 1} {
+		id, _, err := f.sess.NewConversation(ctx, []command.Setting{{Key: "agents_md", Value: value}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(f.sess.AgentsMD(id)); got != want {
+			t.Errorf("agents_md=%s: %d files, want %d", value, got, want)
+		}
+	}
+}
+
+// Without an AGENTS.md the first request is what it was: the system
+// message and the user's, within the 2,500-token budget of the system
+// message and tool schemas (TestPromptBudget); with a global file only,
+// the project message is all that is added.
+func TestFirstRequestWithoutAgentsMD(t *testing.T) {
+	f := agentsFixture(t, nil)
+	f.srv.Enqueue(fakellm.Reply{Content: "ok"})
+	f.run(t, "hi")
+	req := f.srv.Requests()[0]
+	if len(req.Messages) != 2 || req.Messages[1].Content != "hi" {
+		t.Fatalf("messages = %+v", req.Messages)
+	}
+	tools, err := json.Marshal(req.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := (len(req.Messages[0].Content) + len(req.Messages[1].Content) + len(tools)) / 4
+	t.Logf("first request without AGENTS.md ≈ %d tokens (body %d bytes)", tokens, len(req.Raw))
+	if tokens > 2500 {
+		t.Errorf("first request ≈ %d tokens, budget 2500", tokens)
+	}
+	if files := f.sess.AgentsMD(""); len(files) != 0 {
+		t.Errorf("files = %+v", files)
+	}
+	if n := notices(f); strings.Contains(n, "project instructions") {
+		t.Errorf("notices = %q", n)
 	}
 }
