@@ -81,7 +81,7 @@ func Load(o Options) *Set {
 	s.top, dirs = Chain(o.Root)
 	for _, dir := range dirs {
 		if f, body, ok := s.read(dir, s.top); ok {
-			parts = append(parts, block(f, body, scope(o.Root, dir), o.MaxBytes))
+			parts = append(parts, block(f, body, s.scope(dir), o.MaxBytes))
 		}
 	}
 	if len(parts) > 0 {
@@ -148,7 +148,7 @@ func (s *Set) Nested(paths []string) (text string, added []File) {
 			f.Nested = true
 			f, body = s.takeLocked(f, body)
 			added = append(added, f)
-			parts = append(parts, block(f, body, scope(s.opts.Root, dir), s.opts.MaxBytes))
+			parts = append(parts, block(f, body, s.scope(dir), s.opts.MaxBytes))
 		}
 	}
 	if len(parts) == 0 {
@@ -170,7 +170,7 @@ func (s *Set) read(dir, top string) (File, string, bool) {
 	return f, body, true
 }
 
-// peek reads what the cap can still take of a directory's file.
+// peek reads a directory's file, at most the whole cap of it.
 func (s *Set) peek(dir, top string) (File, string, bool) {
 	if s.opts.MaxBytes <= 0 {
 		return File{}, "", false
@@ -240,15 +240,18 @@ func block(f File, body, applies string, maxBytes int) string {
 }
 
 // scope says where a directory's file applies.
-func scope(root, dir string) string {
-	rel, err := filepath.Rel(root, dir)
-	switch {
-	case err != nil || rel == ".":
+func (s *Set) scope(dir string) string {
+	switch dir {
+	case s.opts.Root:
 		return "the whole workspace"
-	case strings.HasPrefix(rel, ".."):
+	case s.top:
 		return "the whole repository"
 	}
-	return "files under " + filepath.ToSlash(rel) + "/"
+	if rel, err := filepath.Rel(s.opts.Root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return "files under " + filepath.ToSlash(rel) + "/"
+	}
+	rel, _ := filepath.Rel(s.top, dir)
+	return "files under " + filepath.ToSlash(rel) + "/ of the repository, the workspace among them"
 }
 
 // cut keeps at most n bytes of s, ending on a whole character.

@@ -195,3 +195,23 @@ func TestChainOutsideRepository(t *testing.T) {
 		t.Errorf("Chain(%s) = %s, %v", root, top, dirs)
 	}
 }
+
+func TestScope(t *testing.T) {
+	top, root := repo(t)
+	write(t, filepath.Join(top, "AGENTS.md"), "T")
+	write(t, filepath.Join(top, "a", "AGENTS.md"), "A")
+	write(t, filepath.Join(root, "AGENTS.md"), "R")
+	write(t, filepath.Join(root, "sub", "AGENTS.md"), "S")
+	s := Load(Options{Root: root, MaxBytes: DefaultMaxBytes})
+	note, _ := s.Nested([]string{"sub/x"})
+	for _, want := range []string{
+		`<file path="../../AGENTS.md" applies="the whole repository">`,
+		`<file path="../AGENTS.md" applies="files under a/ of the repository, the workspace among them">`,
+		`<file path="AGENTS.md" applies="the whole workspace">`,
+		`<file path="sub/AGENTS.md" applies="files under sub/">`,
+	} {
+		if !strings.Contains(s.Text()+note, want) {
+			t.Errorf("no %s in\n%s%s", want, s.Text(), note)
+		}
+	}
+}
