@@ -72,6 +72,20 @@ func agentsNote(c *Conversation) string {
 	return ""
 }
 
+// agentsStatus is /status's word on c's files.
+func (s *Session) agentsStatus(c *Conversation) string {
+	switch files := c.agents.Files(); {
+	case c.agents == nil:
+		return "off for this conversation (agents_md=off)"
+	case s.opts.Config.AgentsMD.MaxBytes <= 0:
+		return "off (agents_md.max_bytes is 0)"
+	case len(files) == 0:
+		return "none (no AGENTS.md found)"
+	default:
+		return agentsLine(files)
+	}
+}
+
 // nestedAgents is the text of the nested files a tool call's paths lead
 // to, for its result; the user is told which.
 func (s *Session) nestedAgents(t *task, paths []string) string {

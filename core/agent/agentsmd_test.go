@@ -253,6 +253,14 @@ func TestConversationNewAgentsMDOff(t *testing.T) {
 		if got := len(f.sess.AgentsMD(id)); got != want {
 			t.Errorf("agents_md=%s: %d files, want %d", value, got, want)
 		}
+		if _, err := f.sess.SubmitTo(id, "/status"); err != nil {
+			t.Fatal(err)
+		}
+		f.sess.Wait()
+		outs := f.rec.find(event.CommandOutput)
+		if status := outs[len(outs)-1].Text; (value == "off") != strings.Contains(status, "project instructions: off for this conversation") {
+			t.Errorf("agents_md=%s: /status = %q", value, status)
+		}
 	}
 }
 

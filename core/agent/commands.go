@@ -154,11 +154,7 @@ func (c slash) Status(_ context.Context, arg string) (string, error) {
 	}
 	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, st.ContextTokens, s.ContextWindow())
 	b.WriteString("\n" + command.TurnLine(st.Turn) + "\n")
-	if files := t.conv.agents.Files(); len(files) > 0 {
-		b.WriteString("project instructions: " + agentsLine(files) + "\n")
-	} else {
-		b.WriteString("project instructions: none (no AGENTS.md found)\n")
-	}
+	b.WriteString("project instructions: " + s.agentsStatus(t.conv) + "\n")
 	s.writeConversationStats(&b, t)
 	return b.String(), nil
 }
