@@ -292,3 +292,25 @@ func TestFirstRequestWithoutAgentsMD(t *testing.T) {
 		t.Errorf("notices = %q", n)
 	}
 }
+
+// Compaction summarises the history, never the project instructions: they
+// stay right after the system message, and out of the summary's input.
+func TestAgentsMDSurvivesCompaction(t *testing.T) {
+	f := agentsFixture(t, map[string]string{"AGENTS.md": "ROOT RULES"})
+	f.srv.Enqueue(fakellm.Reply{Content: "one"}, fakellm.Reply{Content: "two"})
+	f.run(t, "first")
+	f.run(t, "second")
+	f.srv.Enqueue(fakellm.Reply{Content: "SUMMARY"}, fakellm.Reply{Content: "three"})
+	if out, err := runCommand(f, "/compact"); err != nil || !strings.Contains(out, "SUMMARY") {
+		t.Fatalf("/compact = %q, %v", out, err)
+	}
+	f.run(t, "third")
+	reqs := f.srv.Requests()
+	summary, last := reqs[2], reqs[3]
+	if strings.Contains(string(wireMessages(t, summary)), "ROOT RULES") {
+		t.Errorf("the summary request holds the project instructions: %+v", summary.Messages)
+	}
+	if m := last.Messages; m[1].Role != llm.RoleUser || !strings.Contains(m[1].Content, "ROOT RULES") || !strings.Contains(m[len(m)-2].Content, "SUMMARY") {
+		t.Errorf("after compaction: %+v", m)
+	}
+}
