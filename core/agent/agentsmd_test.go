@@ -314,3 +314,28 @@ func TestAgentsMDSurvivesCompaction(t *testing.T) {
 		t.Errorf("after compaction: %+v", m)
 	}
 }
+
+// A session that does not keep its text (headers_only) loses the results
+// that carried a nested AGENTS.md: after a resume it is given again.
+func TestAgentsMDNestedAgainWhenTextNotKept(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, o *Options) {
+		c.Storage.Policy = "headers_only"
+		writeFile(t, filepath.Join(o.Root, "pkg", "AGENTS.md"), "PKG RULES")
+		writeFile(t, filepath.Join(o.Root, "pkg", "a.go"), "package pkg\n")
+	})
+	read := func(id string) fakellm.Reply {
+		return fakellm.Reply{ToolCalls: []llm.ToolCall{call(id, "read", map[string]any{"path": "pkg/a.go"})}}
+	}
+	f.srv.Enqueue(read("r1"), fakellm.Reply{Content: "done"})
+	f.run(t, "look")
+	f.sess.Close()
+	again := mustResume(t, f.sess.opts, f.sess.ID())
+	f.srv.Enqueue(read("r2"), fakellm.Reply{Content: "done again"})
+	if err := again.Run(context.Background(), "look again"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	if got := toolContent(reqs[len(reqs)-1], "r2"); !strings.Contains(got, "PKG RULES") {
+		t.Errorf("not given again after a headers_only resume: %q", got)
+	}
+}
