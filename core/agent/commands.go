@@ -154,6 +154,7 @@ func (c slash) Status(_ context.Context, arg string) (string, error) {
 	}
 	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\nsandbox: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, s.SandboxStatus(context.Background()), st.ContextTokens, s.ContextWindow())
 	b.WriteString("\n" + command.TurnLine(st.Turn) + "\n")
+	b.WriteString("project instructions: " + s.agentsStatus(t.conv) + "\n")
 	s.writeConversationStats(&b, t)
 	return b.String(), nil
 }
@@ -191,7 +192,7 @@ func (c slash) New(_ context.Context, _ string) (string, error) {
 	st := s.statusLocked()
 	s.mu.Unlock()
 	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
-	return fmt.Sprintf("new session %s (previous: %s, resume it with /resume %s)", s.ID(), old, old), nil
+	return fmt.Sprintf("new session %s (previous: %s, resume it with /resume %s)%s", s.ID(), old, old, agentsNote(t.conv)), nil
 }
 
 func (c slash) Resume(_ context.Context, arg string) (string, error) {
@@ -225,7 +226,7 @@ func (c slash) Resume(_ context.Context, arg string) (string, error) {
 	if note != "" {
 		note = "\n" + note
 	}
-	return fmt.Sprintf("resumed session %s (%d messages)%s", arg, n, note), nil
+	return fmt.Sprintf("resumed session %s (%d messages)%s%s", arg, n, note, agentsNote(t.conv)), nil
 }
 
 // OtherSessions lists the saved sessions /resume offers, newest first: not

@@ -85,7 +85,8 @@ func (s *Session) compact(ctx context.Context, t *task, all bool) (string, error
 	c.mu.Lock()
 	c.view = v
 	_, tail := c.sentLocked()
-	c.ctxTokens = compact.EstimateTokens(append(append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, v.Prefix...), tail...))
+	sent := append([]llm.Message{{Role: llm.RoleSystem, Content: system}}, agentsMessage(c)...)
+	c.ctxTokens = compact.EstimateTokens(append(append(sent, v.Prefix...), tail...))
 	tokensNow := c.ctxTokens
 	c.mu.Unlock()
 	rerr := s.recordLocked(store.Record{Kind: store.KindView, Conv: s.convKeyLocked(c), View: &store.View{Conv: s.convKeyLocked(c), Upto: base + cut, Summary: summary}})

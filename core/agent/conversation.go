@@ -10,6 +10,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent/compact"
 	"github.com/coder-nvim/coder-nvim/core/agent/conv"
 	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
+	"github.com/coder-nvim/coder-nvim/core/agentsmd"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
@@ -53,6 +54,9 @@ type Conversation struct {
 	Policy  *policy.Policy
 	Storage StoragePolicy
 	created time.Time
+	// agents are the project instructions it was given (agentsmd.go);
+	// nil: none asked for.
+	agents *agentsmd.Set
 
 	mu sync.Mutex // guards the fields below
 	// base is how many of its oldest messages are on disk only (in the
@@ -147,6 +151,8 @@ func (c *Conversation) saved() store.Conversation {
 		System:           c.sentSystem,
 		SentTools:        c.sentTools,
 		Stats:            new(c.stats.Clone()),
+		AgentsMD:         c.agents.Files(),
+		NoAgentsMD:       c.agents == nil,
 	}
 }
 
@@ -197,6 +203,9 @@ type ConversationSpec struct {
 	// Storage narrows what is stored of the conversation ("": as its
 	// parent); asking for more than the session stores is clamped.
 	Storage StoragePolicy
+	// NoAgentsMD leaves the project's AGENTS.md files out; by default a
+	// conversation gets them, with its own instructions too.
+	NoAgentsMD bool
 }
 
 // OpenConversation adds a conversation with its own instructions ("" for
@@ -294,6 +303,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 		clamps = append(clamps, notes...)
 		c.Policy = &p
 	}
+	c.agents = s.agentsFor(spec.NoAgentsMD, nil)
 	if c.UserInstructions != "" {
 		c.history = []llm.Message{{Role: llm.RoleUser, Content: c.UserInstructions}}
 		c.times = []int64{now.UnixMilli()}

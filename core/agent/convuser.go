@@ -67,6 +67,14 @@ func (s *Session) NewConversation(ctx context.Context, settings []command.Settin
 			spec.MCPAllowlist = allow
 		case "model":
 			spec.Model = strings.TrimSpace(st.Value)
+		case "agents_md":
+			switch st.Value {
+			case "on":
+			case "off":
+				spec.NoAgentsMD = true
+			default:
+				return "", nil, fmt.Errorf("agents_md: want on or off, got %q", st.Value)
+			}
 		case "storage":
 			if _, err := store.ParsePolicy(st.Value); err != nil {
 				return "", nil, fmt.Errorf("storage: %w", err)

@@ -54,7 +54,13 @@ func (s *Session) runPlan(ctx context.Context, t *task) {
 func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	with := t.with
 	trimmed := strings.TrimSpace(input)
+	// shown is what the user typed: /init's turn runs on its built-in
+	// prompt.
+	shown := input
+	prompt, isPrompt := command.Prompt(trimmed)
 	switch {
+	case isPrompt:
+		input, shown = prompt, trimmed
 	case trimmed == "":
 		s.emit(with(event.Event{Kind: event.Notice, Text: "empty input: nothing to do"}))
 		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
@@ -98,11 +104,11 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		return
 	}
 
-	s.emit(with(event.Event{Kind: event.UserMessage, Text: input}))
+	s.emit(with(event.Event{Kind: event.UserMessage, Text: shown}))
 	if typed := t.plan.typed; typed != "" {
 		s.startComplexTask(t, typed)
 	} else {
-		s.startComplexTask(t, input)
+		s.startComplexTask(t, shown)
 	}
 	// A per-turn note goes after the user's message, never into the system
 	// message: the system message and every earlier message stay byte for
@@ -115,7 +121,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	// step, the workspace snapshot: a kill at any later moment does not
 	// lose what the user typed.
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: content, Images: t.images})
-	s.beginTurn(ctx, t, input)
+	s.beginTurn(ctx, t, shown)
 	s.modelLoop(ctx, t, input)
 }
 
@@ -275,8 +281,9 @@ func (s *Session) request(tc *turnContext) llm.Request {
 	// Only what is sent is copied: the summary view and the messages after
 	// it, which the history bounds keep short.
 	prefix, tail := c.sentLocked()
-	msgs := make([]llm.Message, 0, 1+len(prefix)+len(tail))
+	msgs := make([]llm.Message, 0, 2+len(prefix)+len(tail))
 	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: tc.system})
+	msgs = append(msgs, agentsMessage(c)...) // fixed for the conversation: the prefix stays
 	msgs = append(msgs, prefix...)
 	msgs = append(msgs, tail...)
 	return llm.Request{Model: tc.model, Messages: msgs, Tools: tc.specs}

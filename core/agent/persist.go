@@ -68,6 +68,7 @@ func (s *Session) load(id string) error {
 	root := s.rootConv
 	if snap.Root != nil {
 		root = restoreConversation(*snap.Root, started, nil)
+		root.agents = s.agentsFor(snap.Root.NoAgentsMD, snap.Root.AgentsMD)
 		s.setRootLocked(root)
 	}
 	root.history = toolcalls.Repair(msgs, started)
@@ -85,6 +86,7 @@ func (s *Session) load(id string) error {
 	root.ctxTokens = compact.EstimateTokens(root.history)
 	for _, sc := range snap.Conversations {
 		c := restoreConversation(sc, started, snap.Skipped)
+		c.agents = s.agentsFor(sc.NoAgentsMD, sc.AgentsMD)
 		s.convs[c.ID] = c
 		s.order = append(s.order, c)
 	}

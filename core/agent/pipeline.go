@@ -257,6 +257,11 @@ func (s *Session) execute(ctx context.Context, c *toolCall) string {
 			display += fb
 		}
 	}
+	if !res.IsError && ctx.Err() == nil {
+		// A directory with its own AGENTS.md: its text comes with the
+		// result of the first call that works there.
+		res.Output += s.nestedAgents(t, inv.Paths)
+	}
 	return c.end(status, res.Summary, display, res.Output)
 }
 

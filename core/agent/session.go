@@ -164,6 +164,7 @@ func Open(opts Options) (*Session, error) {
 	s.reset(uuid.NewString())
 	s.recordOrigin(s.ID())
 	s.tellMissingBash()
+	s.tellAgents()
 	return s, nil
 }
 
@@ -179,6 +180,7 @@ func Resume(opts Options, id string) (*Session, error) {
 	}
 	s.tellResumeNote()
 	s.tellMissingBash()
+	s.tellAgents()
 	return s, nil
 }
 
@@ -282,11 +284,12 @@ func newSession(opts Options) (*Session, error) {
 
 // reset makes the session a fresh one with the given id (Open and /new).
 func (s *Session) reset(id string) {
+	agents := s.agentsFor(false, nil) // read before the lock
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.id = id
 	s.created = s.opts.Now()
-	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created})
+	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created, agents: agents})
 	s.turns = nil
 	s.started = nil
 	s.closeJournalLocked()

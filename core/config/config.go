@@ -6,6 +6,7 @@ package config
 import (
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agentsmd"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 )
@@ -57,6 +58,7 @@ type Config struct {
 	History        History       `json:"history"`
 	LSP            LSP           `json:"lsp"`
 	Sandbox        Sandbox       `json:"sandbox"`
+	AgentsMD       AgentsMD      `json:"agents_md"`
 
 	// MCPServers are the MCP servers, in the shape Claude Desktop and
 	// Codex use; a later file replaces a server of the same name.
@@ -252,6 +254,7 @@ func Defaults() Config {
 		Storage:       Storage{Policy: "full", TTL: "72h"},
 		History:       History{MaxItems: 2000},
 		LSP:           LSP{Settle: "1.5s", Timeout: "5s"},
+		AgentsMD:      AgentsMD{MaxBytes: agentsmd.DefaultMaxBytes},
 	}
 }
 

@@ -88,6 +88,10 @@ func Decode(data []byte, cfg *Config) error {
 			cfg.AddMCPServers(servers)
 		}
 	}
+	// encoding/json fills a slice in place when it has room: cfg may be a
+	// copy sharing its slices with the config a file merges into (the
+	// user's), which would then be changed by the file.
+	detachSlices(reflect.ValueOf(cfg).Elem())
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(cfg); err != nil {
@@ -134,4 +138,27 @@ func jsonType(t reflect.Type) string {
 		return "an object"
 	}
 	return t.Kind().String()
+}
+
+// detachSlices gives every slice reachable through v's struct fields a
+// backing array of its own.
+func detachSlices(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Field(i); f.CanSet() {
+				detachSlices(f)
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() {
+			return
+		}
+		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		reflect.Copy(c, v)
+		v.Set(c)
+		for i := 0; i < c.Len(); i++ {
+			detachSlices(c.Index(i))
+		}
+	}
 }

@@ -34,6 +34,7 @@ func Load(root string, getenv func(string) string) (Config, error) {
 	cfg := Defaults()
 	cfg.StateDir = StateDir(getenv)
 	if path := UserFile(); path != "" {
+		cfg.AgentsMD.GlobalDir = filepath.Dir(path)
 		ok, err := mergeFile(&cfg, path)
 		if err != nil {
 			return Config{}, err

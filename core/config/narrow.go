@@ -197,6 +197,7 @@ func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy
 	}
 	lowerBound(&out.History.MaxItems, cur.History.MaxItems, proj.History.MaxItems, "history.max_items", ignore)
 	lowerBound(&out.History.MaxTokens, cur.History.MaxTokens, proj.History.MaxTokens, "history.max_tokens", ignore)
+	narrowAgentsMD(out, cur, proj, ignore)
 	lower(&out.Conversations.MaxInterruptChainDepth, cur.Conversations.MaxInterruptChainDepth, proj.Conversations.MaxInterruptChainDepth, "conversations.max_interrupt_chain_depth", ignore)
 	lower(&out.MCP.Concurrent, orDefault(cur.MCP.Concurrent, mcp.DefaultConcurrent), orDefault(proj.MCP.Concurrent, mcp.DefaultConcurrent), "mcp.concurrent", ignore)
 	lower(&out.MCP.CallsPerMinute, orDefault(cur.MCP.CallsPerMinute, mcp.DefaultCallsPerMinute), orDefault(proj.MCP.CallsPerMinute, mcp.DefaultCallsPerMinute), "mcp.calls_per_minute", ignore)

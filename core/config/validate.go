@@ -138,6 +138,7 @@ func (c Config) validate(providerUnset bool) error {
 	if d, err := time.ParseDuration(c.Storage.TTL); err != nil || d <= 0 {
 		bad("storage.ttl", "want a positive duration such as \"72h\", got %q", c.Storage.TTL)
 	}
+	c.validateAgentsMD(bad)
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}

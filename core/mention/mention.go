@@ -11,13 +11,13 @@
 package mention
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // Item is one piece of attached context.
@@ -182,18 +182,4 @@ func lineCount(s string) int {
 }
 
 // sizeText is a byte count for people: "812 B", "64 KiB", "1.5 MiB".
-func sizeText(n int) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return trimZero(float64(n)/(1<<10)) + " KiB"
-	default:
-		return trimZero(float64(n)/(1<<20)) + " MiB"
-	}
-}
-
-func trimZero(f float64) string {
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	return strings.TrimSuffix(s, ".0")
-}
+func sizeText(n int) string { return text.Size(int64(n)) }

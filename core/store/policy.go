@@ -176,6 +176,7 @@ func (s *Snapshot) filtered() *Snapshot {
 			cv.Messages = filterMessages(cp, cv.Messages)
 			cv.Todos = headerTodos(cv.Todos)
 			cv.Commands = headerCommands(cv.Commands)
+			cv.AgentsMD = nil // with the results that carried them: given again
 		}
 		if cp == PolicyNone {
 			cv.Instructions, cv.UserInstructions, cv.System, cv.Todos, cv.Commands = "", "", "", nil, nil
@@ -200,6 +201,11 @@ func (s *Snapshot) filtered() *Snapshot {
 	}
 	if p == PolicyFull {
 		return &c
+	}
+	if c.Root != nil && c.Root.AgentsMD != nil {
+		root := *c.Root
+		root.AgentsMD = nil // with the results that carried them: given again
+		c.Root = &root
 	}
 	c.Messages = filterMessages(p, s.Messages)
 	c.Turns = nil

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agentsmd"
 	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
@@ -119,6 +120,10 @@ type Conversation struct {
 	Commands  []Command  `json:"commands,omitempty"`
 	// Stats are the conversation's metrics (stats.go).
 	Stats *Stats `json:"stats,omitempty"`
+	// AgentsMD lists the instruction files it was given (their text is
+	// read again on resume); NoAgentsMD: its opener asked for none.
+	AgentsMD   []agentsmd.File `json:"agents_md,omitempty"`
+	NoAgentsMD bool            `json:"no_agents_md,omitempty"`
 }
 
 // Command is a `/` command run in a conversation and what it printed

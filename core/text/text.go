@@ -1,8 +1,9 @@
 // Package text shortens text for display and for the model: cut on a
-// character boundary, a first line. It imports nothing of the engine.
+// character boundary, a first line, a size. It imports nothing of the engine.
 package text
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -23,4 +24,20 @@ func Truncate(s string, n int) string {
 func FirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return Truncate(line, 160)
+}
+
+// Size is a byte count for people: "812 B", "64 KiB", "1.5 MiB".
+func Size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return trimZero(float64(n)/(1<<10)) + " KiB"
+	default:
+		return trimZero(float64(n)/(1<<20)) + " MiB"
+	}
+}
+
+func trimZero(f float64) string {
+	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0")
 }

@@ -114,6 +114,7 @@ func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 	}
 	time.AfterFunc(commandsDelay, func() {
 		s.send(availableCommands())
+		s.sendAgentsMD()
 		// A workspace file the user has not trusted: the agent runs
 		// restricted and says so.
 		if n := s.workspaceNotice; n != "" {
@@ -140,6 +141,7 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 		s.send(planUpdate(plan))
 	}
 	s.send(availableCommands())
+	s.sendAgentsMD()
 	return sdk.LoadSessionResponse{Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
 
@@ -149,7 +151,10 @@ func (a *server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (s
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
 	}
-	time.AfterFunc(commandsDelay, func() { s.send(availableCommands()) })
+	time.AfterFunc(commandsDelay, func() {
+		s.send(availableCommands())
+		s.sendAgentsMD()
+	})
 	return sdk.ResumeSessionResponse{Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
 

@@ -43,6 +43,9 @@ type command struct {
 	help  string
 	run   func(r Runner, ctx context.Context, arg string) (string, error)
 	alias bool // listed under its target in /help
+	// prompt, when set, makes the command a model turn on this built-in
+	// prompt (Prompt) instead of a call to the Runner.
+	prompt string
 }
 
 // commands is the built-in set (seed 001 §4), in /help order.
@@ -75,7 +78,27 @@ func commands() []command {
 		{name: "skills", help: "list the skills the model can load", run: Runner.Skills},
 		{name: "diff", help: "summarise the workspace's changes (the full diff expands below)", run: Runner.Diff},
 		{name: "undo", help: "take back every file change of the last turn (again: the turn before; /undo others: also the files it left alone)", run: Runner.Undo},
+		{name: "init", args: "[NOTES]", help: "ask the model to study the repository and write or improve AGENTS.md (commands, layout, conventions)", prompt: initPrompt},
 	}
+}
+
+// Prompt is the model prompt of a command that starts a turn (/init),
+// with the user's notes after it; ok is false for any other line.
+func Prompt(line string) (prompt string, ok bool) {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "/") {
+		return "", false
+	}
+	name, arg, _ := strings.Cut(line[1:], " ")
+	for _, c := range commands() {
+		if c.name == name && c.prompt != "" {
+			if arg = strings.TrimSpace(arg); arg != "" {
+				return c.prompt + "\n\nThe user adds: " + arg, true
+			}
+			return c.prompt, true
+		}
+	}
+	return "", false
 }
 
 // Names lists the built-in commands (for completion and ACP's available
@@ -102,8 +125,11 @@ func Run(ctx context.Context, r Runner, line string) (string, error) {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	arg = strings.TrimSpace(arg)
 	for _, c := range commands() {
-		if c.name == name {
+		if c.name == name && c.run != nil {
 			return c.run(r, ctx, arg)
+		}
+		if c.name == name {
+			return "", fmt.Errorf("/%s starts a model turn: submit it as input", name)
 		}
 	}
 	msg := fmt.Sprintf("unknown command /%s", name)

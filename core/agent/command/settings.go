@@ -19,7 +19,7 @@ type Setting struct{ Key, Value string }
 
 // NewKeys are the settings of a new conversation, in the order a form asks
 // for them.
-var NewKeys = []string{"instructions", "user", "mcp", "model", "storage", "preset", "deny", "ask", "allow", "tools"}
+var NewKeys = []string{"instructions", "user", "mcp", "model", "storage", "preset", "deny", "ask", "allow", "tools", "agents_md"}
 
 // SetKeys are the settings of a live conversation's context.
 var SetKeys = []string{"instructions", "model", "mcp", "refresh_mcp", "preset", "deny", "ask", "allow", "tools"}
@@ -35,6 +35,7 @@ const ConversationUsage = `usage:
       preset=strict|balanced|auto-edit|yolo   its permission preset (at most the session's)
       deny=TOOL[:PATTERN], ask=TOOL[:PATTERN], allow=TOOL[:PATTERN]   extra rules (narrowing only)
       tools=todo,patch,bash|none   the built-in switches it keeps
+      agents_md=on|off         whether it gets the project's AGENTS.md files (default: on)
     With a first message it runs on it at once.
   /conversation set [ID|root] KEY VALUE  (or KEY=VALUE ...)
       changes instructions, model, mcp, preset, rules or tools for later
