@@ -23,6 +23,8 @@ func TestSandboxNarrowsOnly(t *testing.T) {
 			Sandbox{}, []string{"sandbox.mode", "sandbox.network", "sandbox.writable_roots"}},
 		{"project turns it on again", `{"sandbox": {"mode": "off", "network": true}}`, `{"sandbox": {"mode": "on", "network": false}}`, false,
 			Sandbox{Mode: SandboxOn}, nil},
+		{"project list does not overwrite the user's", `{"sandbox": {"writable_roots": ["/opt/cache"]}}`, `{"sandbox": {"writable_roots": ["/"]}}`, false,
+			Sandbox{WritableRoots: []string{"/opt/cache"}}, []string{"sandbox.writable_roots"}},
 		{"user's own settings", `{"sandbox": {"mode": "off", "network": true, "writable_roots": ["/opt/cache"]}}`, `{}`, false,
 			Sandbox{Mode: SandboxOff, Network: true, WritableRoots: []string{"/opt/cache"}}, nil},
 	}
