@@ -98,6 +98,11 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		return
 	}
 
+	added, blocked := s.promptHooks(ctx, t, input)
+	if blocked {
+		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
+		return
+	}
 	s.emit(with(event.Event{Kind: event.UserMessage, Text: input}))
 	if typed := t.plan.typed; typed != "" {
 		s.startComplexTask(t, typed)
@@ -110,6 +115,9 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	content := input
 	if t.note != "" {
 		content += "\n\n[note] " + t.note
+	}
+	if added != "" {
+		content += "\n\n[hook context]\n" + added
 	}
 	// On disk (an fsynced journal record) before the turn's first slow
 	// step, the workspace snapshot: a kill at any later moment does not
@@ -150,6 +158,8 @@ func (s *Session) modelLoop(ctx context.Context, t *task, input string) {
 			s.endTurn(t)
 			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted})
 			return
+		case done && s.stopHooks(ctx, t):
+			continue // a stop hook sent the model back to work
 		case done:
 			s.endTurn(t)
 			reason := event.StopEndTurn

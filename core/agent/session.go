@@ -20,6 +20,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/editor"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
+	"github.com/coder-nvim/coder-nvim/core/hooks"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/skills"
@@ -145,6 +146,8 @@ type Session struct {
 	windows map[string]int
 	// ep is the endpoint new tasks call (endpoint.go).
 	ep *endpoint
+	// hooks are the user's commands on agent events (hooks.go).
+	hooks sessionHooks
 	// life ends when the session closes: background work (the model
 	// listing) stops with it. Set once in newSession.
 	life     context.Context
@@ -160,6 +163,7 @@ func Open(opts Options) (*Session, error) {
 	s.reset(uuid.NewString())
 	s.recordOrigin(s.ID())
 	s.tellMissingBash()
+	s.startHooks("startup")
 	return s, nil
 }
 
@@ -175,6 +179,7 @@ func Resume(opts Options, id string) (*Session, error) {
 	}
 	s.tellResumeNote()
 	s.tellMissingBash()
+	s.startHooks("resume")
 	return s, nil
 }
 
@@ -238,6 +243,7 @@ func newSession(opts Options) (*Session, error) {
 		approvals: map[string]chan Answer{},
 		newID:     opts.NewID,
 		ep:        &endpoint{provider: opts.Provider, models: opts.Models, demo: opts.Demo, cfg: opts.Config},
+		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root())},
 	}
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)

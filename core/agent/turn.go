@@ -33,6 +33,9 @@ type task struct {
 	ranDurable bool            // the last call's start was recorded durably: it may have changed something
 	usage      event.TurnUsage // the model calls' tokens so far
 	images     []llm.Image     // attached to the user message of the turn
+	// stopHookRuns counts the stop hooks that sent the model back to work
+	// in this turn (their stop_hook_active).
+	stopHookRuns int
 
 	snaps *turnSnaps // the turn's snapshot state, shared by its hand-over chain (turns.go)
 
