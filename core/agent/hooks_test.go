@@ -213,3 +213,14 @@ func TestStopHookContinues(t *testing.T) {
 		t.Errorf("task complete: %+v", done)
 	}
 }
+
+func TestStatusListsHooks(t *testing.T) {
+	f := newFixture(t, func(c *config.Config, _ *Options) {
+		c.Hooks = hooks.Config{hooks.PostToolUse: {{Matcher: "edit|patch", Command: "gofmt -w .", Timeout: "5s"}}}
+	})
+	f.run(t, "/status")
+	out := f.rec.find(event.CommandOutput)
+	if len(out) != 1 || !strings.Contains(out[0].Text, "hooks (:help coder-hooks):\n  post_tool_use[0] (edit|patch): runs \"gofmt -w .\", timeout 5s\n") {
+		t.Errorf("/status: %+v", out)
+	}
+}

@@ -58,6 +58,7 @@ func (h *host) healthRequest() (map[string]any, error) {
 			"tools": ms.Tools, "starts": ms.Starts, "last_error": ms.LastError})
 	}
 	out["mcp_servers"] = servers
+	out["hooks"] = append([]string{}, sess.Hooks()...)
 	if st.Demo {
 		out["reachable"] = true
 		out["reach"] = "built-in offline demo"
