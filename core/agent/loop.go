@@ -98,17 +98,17 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		return
 	}
 
-	added, blocked := s.promptHooks(ctx, t, input)
+	typed := input
+	if t.plan.typed != "" {
+		typed = t.plan.typed // what the user wrote, before mentions were expanded
+	}
+	added, blocked := s.promptHooks(ctx, t, typed)
 	if blocked {
 		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
 		return
 	}
 	s.emit(with(event.Event{Kind: event.UserMessage, Text: input}))
-	if typed := t.plan.typed; typed != "" {
-		s.startComplexTask(t, typed)
-	} else {
-		s.startComplexTask(t, input)
-	}
+	s.startComplexTask(t, typed)
 	// A per-turn note goes after the user's message, never into the system
 	// message: the system message and every earlier message stay byte for
 	// byte what the provider's prompt cache saw (issue 11 §4b).
