@@ -109,7 +109,9 @@ func (s *Session) promptHooks(ctx context.Context, t *task, input string) (added
 	}
 	out := s.runHooks(ctx, t, hooks.UserPromptSubmit, hooks.Input{Prompt: input})
 	if out.Blocked {
-		s.notice(t, "not sent: a user_prompt_submit hook blocked it: "+out.Reason+"\nyour input was:\n"+input)
+		// An error, not a notice: exec exits non-zero on an input that
+		// was never answered.
+		t.emit(event.Event{Kind: event.Error, Text: "not sent: a user_prompt_submit hook blocked it: " + out.Reason + "\nyour input was:\n" + input})
 		return "", true
 	}
 	return joinNonEmpty(start, out.Context), false

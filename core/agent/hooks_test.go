@@ -179,12 +179,8 @@ func TestUserPromptSubmitHookBlocks(t *testing.T) {
 	if n := len(f.srv.Requests()); n != 0 {
 		t.Fatalf("%d requests sent", n)
 	}
-	var told bool
-	for _, n := range f.rec.find(event.Notice) {
-		told = told || strings.Contains(n.Text, "no secrets please") && strings.Contains(n.Text, "the secret is 42")
-	}
-	if !told {
-		t.Errorf("the user was not told: %+v", f.rec.find(event.Notice))
+	if errs := f.rec.find(event.Error); len(errs) != 1 || !strings.Contains(errs[0].Text, "no secrets please") || !strings.Contains(errs[0].Text, "the secret is 42") {
+		t.Errorf("the user was not told: %+v", errs)
 	}
 	if len(f.rec.find(event.UserMessage)) != 0 || len(f.sess.History("")) != 0 {
 		t.Errorf("the input was kept: %+v", f.sess.History(""))
