@@ -51,7 +51,7 @@ const (
 type Hook struct {
 	// Matcher selects the tool calls a pre_tool_use or post_tool_use hook
 	// runs on: tool names or globs separated by "|" ("bash",
-	// "edit_file|apply_patch", "github__*"); "" or "*": every call. Other
+	// "edit|patch|write", "github__*"); "" or "*": every call. Other
 	// events take no matcher.
 	Matcher string `json:"matcher,omitempty"`
 	// Command is run by sh -c (on Windows: Git for Windows' bash, else
@@ -137,13 +137,13 @@ func matcherNote(m string) string {
 }
 
 // Matches reports whether the hook runs for tool (any tool when the hook
-// names none).
+// names none). Case does not matter: Claude Code's "Bash" matches bash.
 func (h Hook) Matches(tool string) bool {
 	if h.Matcher == "" || tool == "" {
 		return true
 	}
 	for _, pat := range strings.Split(h.Matcher, "|") {
-		if ok, _ := path.Match(strings.TrimSpace(pat), tool); ok {
+		if ok, _ := path.Match(strings.ToLower(strings.TrimSpace(pat)), strings.ToLower(tool)); ok {
 			return true
 		}
 	}

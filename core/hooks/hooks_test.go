@@ -53,9 +53,10 @@ func TestMatches(t *testing.T) {
 		{"*", "bash", true},
 		{"bash", "bash", true},
 		{"bash", "read_file", false},
-		{"edit_file | apply_patch", "apply_patch", true},
+		{"edit | patch", "patch", true},
 		{"github__*", "github__search", true},
 		{"github__*", "bash", false},
+		{"Bash", "bash", true},
 	} {
 		if got := (Hook{Matcher: tc.matcher}).Matches(tc.tool); got != tc.want {
 			t.Errorf("matcher %q, tool %q: got %v, want %v", tc.matcher, tc.tool, got, tc.want)
