@@ -204,3 +204,16 @@ func assertGone(t *testing.T, file string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A hook that does not read a large event still ends cleanly.
+func TestRunUnreadInput(t *testing.T) {
+	r := New(Config{PostToolUse: {{Command: "echo skipped"}, {Command: "wc -c"}}}, t.TempDir())
+	in := Input{ToolName: "bash", ToolResponse: &ToolResponse{Output: strings.Repeat("x", 1<<20)}}
+	out := r.Run(context.Background(), PostToolUse, in)
+	if len(out.Warnings) > 0 || !strings.HasPrefix(out.Context, "skipped\n") {
+		t.Fatalf("got %+v", out)
+	}
+	if n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(out.Context, "skipped\n"))); n < 1<<20 {
+		t.Fatalf("the second hook read %d bytes", n)
+	}
+}
