@@ -93,6 +93,15 @@ func TestRunOutcomes(t *testing.T) {
 	}
 }
 
+// session_start has nothing to block: its exit 2 is a warning.
+func TestSessionStartCannotBlock(t *testing.T) {
+	r := New(Config{SessionStart: {{Command: "echo why >&2; exit 2"}}}, t.TempDir())
+	out := r.Run(context.Background(), SessionStart, Input{Source: "startup"})
+	if out.Blocked || len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "exited 2; going on: why") {
+		t.Fatalf("got %+v", out)
+	}
+}
+
 // The hook reads the event on stdin, in Claude Code's field names.
 func TestRunPassesEventJSON(t *testing.T) {
 	dir := t.TempDir()

@@ -57,7 +57,8 @@ type ToolResponse struct {
 
 // Outcome is what an event's hooks decided.
 type Outcome struct {
-	// Blocked: a hook exited 2; Reason is its stderr.
+	// Blocked: a hook exited 2 (not session_start's: nothing to block
+	// there); Reason is its stderr.
 	Blocked bool
 	Reason  string
 	// Context is the stdout of the hooks that exited 0, for the model
@@ -134,7 +135,7 @@ func (r *Runner) Run(ctx context.Context, ev Event, in Input) Outcome {
 			if s := strings.TrimSpace(res.stdout); s != "" {
 				added = append(added, s)
 			}
-		case res.code == 2:
+		case res.code == 2 && ev != SessionStart: // nothing to block there: a warning
 			out.Blocked = true
 			out.Reason = strings.TrimSpace(res.stderr)
 			if out.Reason == "" {
