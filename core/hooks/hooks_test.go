@@ -79,6 +79,10 @@ func TestRunOutcomes(t *testing.T) {
 		{"other exit warns", []Hook{{Command: "echo oops >&2; exit 3"}, {Command: "echo after"}}, false, "", "after", "exited 3; going on: oops"},
 		{"missing program warns", []Hook{{Command: "/nonexistent/hook"}}, false, "", "", "exited 127"},
 		{"unmatched does not run", []Hook{{Matcher: "read_file", Command: "exit 2"}}, false, "", "", ""},
+		{"JSON deny", []Hook{{Command: `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "not here"}}'`}}, true, "not here", "", ""},
+		{"JSON block", []Hook{{Command: `echo '{"decision": "block", "reason": "no"}'`}}, true, "no", "", ""},
+		{"JSON allow approves nothing", []Hook{{Command: `echo '{"hookSpecificOutput": {"permissionDecision": "allow", "additionalContext": "fyi"}, "systemMessage": "checked"}'`}}, false, "", "fyi", "checked"},
+		{"not JSON is context", []Hook{{Command: `echo '{not json'`}}, false, "", "{not json", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := New(Config{PreToolUse: tc.hooks}, t.TempDir())

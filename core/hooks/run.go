@@ -132,17 +132,24 @@ func (r *Runner) Run(ctx context.Context, ev Event, in Input) Outcome {
 		case res.timedOut:
 			out.Warnings = append(out.Warnings, fmt.Sprintf("%s timed out after %s and was killed; going on without it", name, h.timeout()))
 		case res.code == 0:
-			if s := strings.TrimSpace(res.stdout); s != "" {
+			d, isJSON := parseDecision(res.stdout)
+			if !isJSON {
+				if s := strings.TrimSpace(res.stdout); s != "" {
+					added = append(added, s)
+				}
+				continue
+			}
+			if d.SystemMessage != "" {
+				out.Warnings = append(out.Warnings, name+": "+d.SystemMessage)
+			}
+			if block, why := d.blocks(); block && ev != SessionStart {
+				return out.block(added, why, name+" refused without a reason")
+			}
+			if s := strings.TrimSpace(d.Specific.AdditionalContext); s != "" {
 				added = append(added, s)
 			}
 		case res.code == 2 && ev != SessionStart: // nothing to block there: a warning
-			out.Blocked = true
-			out.Reason = strings.TrimSpace(res.stderr)
-			if out.Reason == "" {
-				out.Reason = name + " exited 2 without a reason on stderr"
-			}
-			out.Context = strings.Join(added, "\n")
-			return out
+			return out.block(added, strings.TrimSpace(res.stderr), name+" exited 2 without a reason on stderr")
 		default:
 			msg := fmt.Sprintf("%s exited %d; going on", name, res.code)
 			if s := strings.TrimSpace(res.stderr); s != "" {
@@ -152,6 +159,16 @@ func (r *Runner) Run(ctx context.Context, ev Event, in Input) Outcome {
 		}
 	}
 	out.Context = strings.Join(added, "\n")
+	return out
+}
+
+// block ends a run refused with reason (else fallback), keeping the
+// context added before.
+func (out Outcome) block(added []string, reason, fallback string) Outcome {
+	out.Blocked, out.Reason, out.Context = true, reason, strings.Join(added, "\n")
+	if out.Reason == "" {
+		out.Reason = fallback
+	}
 	return out
 }
 
