@@ -144,13 +144,13 @@ func TestRunPassesEventJSON(t *testing.T) {
 func TestRunTimeout(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
-	r := New(Config{Stop: {{Command: "sleep 60 & echo $! > " + pidFile + "; wait", Timeout: "300ms"}, {Command: "echo next"}}}, dir)
+	r := New(Config{Stop: {{Command: "sleep 60 & echo $! > " + pidFile + "; wait", Timeout: "2s"}, {Command: "echo next"}}}, dir)
 	start := time.Now()
 	out := r.Run(context.Background(), Stop, Input{})
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("took %s", d)
 	}
-	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "timed out after 300ms") || out.Context != "next" {
+	if len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "timed out after 2s") || out.Context != "next" {
 		t.Fatalf("got %+v", out)
 	}
 	assertGone(t, pidFile)
