@@ -155,6 +155,12 @@ func (c slash) Status(_ context.Context, arg string) (string, error) {
 	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\nsandbox: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, s.SandboxStatus(context.Background()), st.ContextTokens, s.ContextWindow())
 	b.WriteString("\n" + command.TurnLine(st.Turn) + "\n")
 	b.WriteString("project instructions: " + s.agentsStatus(t.conv) + "\n")
+	if hs := s.Hooks(); len(hs) > 0 {
+		b.WriteString("hooks (:help coder-hooks):\n")
+		for _, h := range hs {
+			b.WriteString("  " + h + "\n")
+		}
+	}
 	s.writeConversationStats(&b, t)
 	return b.String(), nil
 }
@@ -187,6 +193,7 @@ func (c slash) New(_ context.Context, _ string) (string, error) {
 	s.reset(uuid.NewString())
 	s.recordOrigin(s.ID())
 	s.setLock(nil) // the old session is free; the new one locks at its first save
+	s.startHooks("clear")
 	s.mu.Lock()
 	t.conv = s.rootConv
 	st := s.statusLocked()

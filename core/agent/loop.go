@@ -104,18 +104,26 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		return
 	}
 
-	s.emit(with(event.Event{Kind: event.UserMessage, Text: shown}))
-	if typed := t.plan.typed; typed != "" {
-		s.startComplexTask(t, typed)
-	} else {
-		s.startComplexTask(t, shown)
+	typed := shown
+	if t.plan.typed != "" {
+		typed = t.plan.typed // what the user wrote, before mentions were expanded
 	}
+	added, blocked := s.promptHooks(ctx, t, typed)
+	if blocked {
+		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
+		return
+	}
+	s.emit(with(event.Event{Kind: event.UserMessage, Text: shown}))
+	s.startComplexTask(t, typed)
 	// A per-turn note goes after the user's message, never into the system
 	// message: the system message and every earlier message stay byte for
 	// byte what the provider's prompt cache saw (issue 11 §4b).
 	content := input
 	if t.note != "" {
 		content += "\n\n[note] " + t.note
+	}
+	if added != "" {
+		content += "\n\n[hook context]\n" + added
 	}
 	// On disk (an fsynced journal record) before the turn's first slow
 	// step, the workspace snapshot: a kill at any later moment does not
@@ -156,6 +164,8 @@ func (s *Session) modelLoop(ctx context.Context, t *task, input string) {
 			s.endTurn(t)
 			t.end = with(event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted})
 			return
+		case done && s.stopHooks(ctx, t):
+			continue // a stop hook sent the model back to work
 		case done:
 			s.endTurn(t)
 			reason := event.StopEndTurn

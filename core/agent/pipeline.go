@@ -35,6 +35,11 @@ func (s *Session) runTool(ctx context.Context, t *task, call llm.ToolCall) strin
 	if msg := s.prepareCall(ctx, c); msg != "" {
 		return c.fail(msg)
 	}
+	// The user's own check speaks before any approval is asked.
+	if msg := s.preToolHooks(ctx, c); msg != "" {
+		c.t.emit(event.Event{Kind: event.ToolCallBegin, Tool: c.info})
+		return c.end(event.ToolDenied, text.FirstLine(msg), msg, msg)
+	}
 	if result, stop := s.decide(ctx, c); stop {
 		return result
 	}
@@ -261,6 +266,12 @@ func (s *Session) execute(ctx context.Context, c *toolCall) string {
 		// A directory with its own AGENTS.md: its text comes with the
 		// result of the first call that works there.
 		res.Output += s.nestedAgents(t, inv.Paths)
+	}
+	if status != event.ToolAborted {
+		if more := s.postToolHooks(ctx, c, status, res.Output); more != "" {
+			res.Output += more
+			display += more
+		}
 	}
 	return c.end(status, res.Summary, display, res.Output)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/editor"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
+	"github.com/coder-nvim/coder-nvim/core/hooks"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/skills"
@@ -149,6 +150,8 @@ type Session struct {
 	windows map[string]int
 	// ep is the endpoint new tasks call (endpoint.go).
 	ep *endpoint
+	// hooks are the user's commands on agent events (hooks.go).
+	hooks sessionHooks
 	// life ends when the session closes: background work (the model
 	// listing) stops with it. Set once in newSession.
 	life     context.Context
@@ -165,6 +168,7 @@ func Open(opts Options) (*Session, error) {
 	s.recordOrigin(s.ID())
 	s.tellMissingBash()
 	s.tellAgents()
+	s.startHooks("startup")
 	return s, nil
 }
 
@@ -181,6 +185,7 @@ func Resume(opts Options, id string) (*Session, error) {
 	s.tellResumeNote()
 	s.tellMissingBash()
 	s.tellAgents()
+	s.startHooks("resume")
 	return s, nil
 }
 
@@ -244,6 +249,7 @@ func newSession(opts Options) (*Session, error) {
 		approvals: map[string]chan Answer{},
 		newID:     opts.NewID,
 		ep:        &endpoint{provider: opts.Provider, models: opts.Models, demo: opts.Demo, cfg: opts.Config},
+		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root())},
 	}
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)

@@ -34,6 +34,9 @@ type task struct {
 	planEnd    planEnd         // set by a plan hand-off: the step (or turn) ends after it (plan.go)
 	usage      event.TurnUsage // the model calls' tokens so far
 	images     []llm.Image     // attached to the user message of the turn
+	// stopHookRuns counts the stop hooks that sent the model back to work
+	// in this turn (their stop_hook_active).
+	stopHookRuns int
 
 	snaps *turnSnaps // the turn's snapshot state, shared by its hand-over chain (turns.go)
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/agentsmd"
+	"github.com/coder-nvim/coder-nvim/core/hooks"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 )
@@ -64,6 +65,11 @@ type Config struct {
 	// Codex use; a later file replaces a server of the same name.
 	MCPServers map[string]mcp.ServerConfig `json:"mcpServers"`
 	MCP        MCP                         `json:"mcp"`
+
+	// Hooks are the user's commands run on agent events (:help
+	// coder-hooks); a trusted project file's run after the user's, an
+	// untrusted one's never.
+	Hooks hooks.Config `json:"hooks"`
 
 	// Not from files: filled by Load.
 	APIKey string `json:"-"`

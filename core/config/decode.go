@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/coder-nvim/coder-nvim/core/hooks"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
 )
 
@@ -74,8 +75,9 @@ func (c *Config) AddMCPServers(servers map[string]mcp.ServerConfig) {
 // absent keep their value. Unknown keys and wrong types are errors that
 // name the key.
 func Decode(data []byte, cfg *Config) error {
-	// mcpServers is decoded apart, server by server, so an error names
-	// the server (encoding/json leaves map keys out of field paths).
+	// mcpServers and hooks are decoded apart, entry by entry, so an
+	// error names the entry (encoding/json leaves map keys out of field
+	// paths).
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) == nil {
 		if raw, ok := top["mcpServers"]; ok {
@@ -86,6 +88,15 @@ func Decode(data []byte, cfg *Config) error {
 			delete(top, "mcpServers")
 			data, _ = json.Marshal(top)
 			cfg.AddMCPServers(servers)
+		}
+		if raw, ok := top["hooks"]; ok {
+			hs, err := hooks.Decode(raw)
+			if err != nil {
+				return err
+			}
+			delete(top, "hooks")
+			data, _ = json.Marshal(top)
+			cfg.Hooks = hs
 		}
 	}
 	// encoding/json fills a slice in place when it has room: cfg may be a

@@ -32,6 +32,7 @@ func (w Workspace) Restricted() bool { return w.File != "" && !w.Trusted && len(
 func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 	proj := *cfg
 	proj.MCPServers = nil // the file's own servers, apart from the user's
+	proj.Hooks = nil      // the file's own hooks, likewise
 	if err := Decode(data, &proj); err != nil {
 		return err
 	}
@@ -62,6 +63,7 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 		servers := proj.MCPServers
 		proj.MCPServers = cfg.MCPServers
 		proj.AddMCPServers(servers)
+		proj.Hooks = cfg.Hooks.Add(proj.Hooks)
 		*cfg = proj
 		cfg.Workspace.Ignored = ignored
 		return nil
@@ -81,6 +83,10 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 		} else {
 			ignored = append(ignored, fmt.Sprintf("mcpServers.%s: runs %q", name, strings.Join(append([]string{sc.Command}, sc.Args...), " ")))
 		}
+	}
+	// Hooks run programs: like servers, only once the file is trusted.
+	for _, h := range proj.Hooks.Describe() {
+		ignored = append(ignored, "hooks."+h)
 	}
 	out.Workspace.Ignored = ignored
 	*cfg = out

@@ -105,6 +105,9 @@ func (c Config) validate(providerUnset bool) error {
 	if err := mcp.ValidateServers(c.MCPServers); err != nil {
 		errs = append(errs, err.Error())
 	}
+	if err := c.Hooks.Validate(); err != nil {
+		errs = append(errs, err.Error())
+	}
 	if d, err := time.ParseDuration(c.MCP.CallTimeout); err != nil || d <= 0 {
 		bad("mcp.call_timeout", "want a positive duration such as \"120s\", got %q", c.MCP.CallTimeout)
 	}

@@ -144,6 +144,16 @@ function M.check()
     end
   end
 
+  -- The user's hooks, one line each (:help coder-hooks): they run on
+  -- the host, outside any sandbox.
+  local hooks = info.hooks or {}
+  if #hooks > 0 then
+    r.start(section('hooks'))
+    for _, h in ipairs(hooks) do
+      r.info(h)
+    end
+  end
+
   -- One line per MCP server: state, tools, last error (:help coder-mcp).
   local servers = info.mcp_servers or {}
   if #servers > 0 then
