@@ -84,6 +84,10 @@ func TestFilesystem(t *testing.T) {
 		{"move .git away", "mv .git .gitx", false},
 		{"remove .coder", "rm -rf .coder", false},
 		{"write /dev/null", "echo x > /dev/null", true},
+		// As root the shell is root in its user namespace: Landlock still
+		// refuses to change the mounts.
+		{"unmount the protection", "umount -l .git/config; echo pwned >> .git/config", false},
+		{"mount over it", "mkdir -p x && mount --bind x .coder; echo y > .coder/config.json", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,5 +161,28 @@ func TestLauncherRefusesBadRequest(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the command ran")
+	}
+}
+
+// TestMountsStayWithoutLandlock: on a kernel without Landlock a shell
+// that is root in its user namespace could unmount the protected paths'
+// read-only binds; seccomp refuses every change to the mounts.
+func TestMountsStayWithoutLandlock(t *testing.T) {
+	full := testBox(t)
+	b := &Box{launcher: full.launcher, support: Support{Protect: true, Network: true}, userns: true}
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(ws, ".git", "config")
+	if err := os.WriteFile(cfg, []byte("orig\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Writable: []string{ws}, Protected: []string{cfg}, Network: true}
+	if code, out := run(t, b, p, ws, "umount -l .git/config; echo pwned >> .git/config"); code == 0 {
+		t.Errorf("the protection was unmounted: %s", out)
+	}
+	if got, _ := os.ReadFile(cfg); string(got) != "orig\n" {
+		t.Errorf(".git/config is %q", got)
 	}
 }

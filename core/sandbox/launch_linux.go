@@ -58,8 +58,9 @@ func launch(req request, prog []string) error {
 			return err
 		}
 	}
-	if req.Use.Network && !req.Network {
-		if err := denyNetwork(); err != nil {
+	if req.Use.Network {
+		// seccomp: the mounts always, the network unless allowed.
+		if err := restrictSyscalls(!req.Network); err != nil {
 			return err
 		}
 	}
@@ -110,7 +111,7 @@ func bindSelf(p string, readOnly bool) error {
 		return err
 	}
 	flags := uint64(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
-	for _, f := range lockedFlags {
+	for _, f := range lockedFlags() {
 		if uint64(st.Flags)&f.st != 0 {
 			flags |= f.ms
 		}
@@ -120,9 +121,11 @@ func bindSelf(p string, readOnly bool) error {
 
 // lockedFlags are the mount flags a remount must keep, as statfs reports
 // them and as mount takes them.
-var lockedFlags = [...]struct{ st, ms uint64 }{
-	{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
-	{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+func lockedFlags() []struct{ st, ms uint64 } {
+	return []struct{ st, ms uint64 }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	}
 }
 
 // restrictWrites makes every write outside the writable roots fail

@@ -19,16 +19,17 @@ const (
 // numbering cannot dodge the filter.
 const x32Bit = 0x40000000
 
-// denyNetwork makes socket(2) fail with EPERM for every family but Unix
-// sockets, and io_uring_setup, since io_uring can open sockets without
-// socket(2). A few BPF instructions of our own: a library would cost more
-// at each command's start than the filter is long.
-func denyNetwork() error {
+// restrictSyscalls loads a seccomp filter that refuses (EPERM) changes
+// to the mounts — the protected paths' read-only binds stay, even for a
+// shell that is root in its user namespace on a kernel without Landlock —
+// and, with denySockets, socket(2) for every family but Unix sockets and
+// io_uring_setup, since io_uring can open sockets without socket(2). A few
+// BPF instructions of our own: a library cost more at each command's start
+// than the filter is long.
+func restrictSyscalls(denySockets bool) error {
 	eperm := uint32(unix.SECCOMP_RET_ERRNO | unix.EPERM)
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
-	ld := func(off uint32) unix.SockFilter {
-		return unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: off}
-	}
+	ld := func(off uint32) unix.SockFilter { return unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: off} }
 	jeq := func(k uint32, t, f uint8) unix.SockFilter {
 		return unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: k, Jt: t, Jf: f}
 	}
@@ -38,22 +39,32 @@ func denyNetwork() error {
 		jeq(auditArch, 1, 0),
 		ret(eperm), // another ABI (i386 on amd64): refused
 		ld(offNR),
-		unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, K: x32Bit, Jt: 0, Jf: 1},
+		{Code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, K: x32Bit, Jt: 0, Jf: 1},
 		ret(eperm),
-		jeq(unix.SYS_IO_URING_SETUP, 0, 1),
-		ret(eperm),
-		jeq(unix.SYS_SOCKET, 0, 3),
-		ld(offArg0),
-		jeq(unix.AF_UNIX, 1, 0),
-		ret(eperm),
-		ret(allow),
 	}
+	denied := mountSyscalls()
+	if denySockets {
+		denied = append(denied, unix.SYS_IO_URING_SETUP)
+	}
+	for _, nr := range denied {
+		prog = append(prog, jeq(uint32(nr), 0, 1), ret(eperm))
+	}
+	if denySockets {
+		prog = append(prog, jeq(unix.SYS_SOCKET, 0, 3), ld(offArg0), jeq(unix.AF_UNIX, 1, 0), ret(eperm))
+	}
+	prog = append(prog, ret(allow))
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	// This thread only (no TSYNC): the exec that follows runs from it.
 	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
 		return fmt.Errorf("seccomp: %w", errno)
 	}
 	return nil
+}
+
+// mountSyscalls change what is mounted where.
+func mountSyscalls() []int {
+	return []int{unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT, unix.SYS_MOVE_MOUNT,
+		unix.SYS_OPEN_TREE, unix.SYS_FSOPEN, unix.SYS_FSMOUNT, unix.SYS_FSCONFIG, unix.SYS_FSPICK, unix.SYS_MOUNT_SETATTR}
 }
 
 // seccompAvailable reports whether seccomp filters can be loaded.
