@@ -29,7 +29,9 @@ const x32Bit = 0x40000000
 func restrictSyscalls(denySockets bool) error {
 	eperm := uint32(unix.SECCOMP_RET_ERRNO | unix.EPERM)
 	allow := uint32(unix.SECCOMP_RET_ALLOW)
-	ld := func(off uint32) unix.SockFilter { return unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: off} }
+	ld := func(off uint32) unix.SockFilter {
+		return unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: off}
+	}
 	jeq := func(k uint32, t, f uint8) unix.SockFilter {
 		return unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: k, Jt: t, Jf: f}
 	}
