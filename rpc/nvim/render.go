@@ -341,6 +341,7 @@ func approvalOp(root string, a *event.Approval) map[string]any {
 		"scope":   a.Scope,
 		"danger":  a.Danger,
 		"diffs":   diffs,
+		"sandbox": a.Sandbox,
 	}
 	if a.Plan != nil {
 		op["plan"] = planOp(a.Plan)
