@@ -165,6 +165,7 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 			if inv.Confine != nil && sandboxRefused(r) {
 				res.Output += "\n" + SandboxRefusal
 				res.Display += "\n" + SandboxRefusal
+				res.Summary += ", the sandbox may have refused it"
 			}
 			return res
 		},
