@@ -254,6 +254,12 @@ func TestConvListHistoryDestroy(t *testing.T) {
 	if got := get("d2"); got != `{"ok":false,"reason":"conversation not found"}` {
 		t.Errorf("destroy unknown = %s", got)
 	}
+	// A refused destroy shows as failed, not "completed: ok".
+	for _, e := range f.rec.find(event.ToolCallEnd) {
+		if e.Tool.CallID == "d2" && (e.Tool.Status != event.ToolFailed || e.Tool.Summary != "conversation not found") {
+			t.Errorf("refused destroy shown as %s: %s", e.Tool.Status, e.Tool.Summary)
+		}
+	}
 	if got := get("d3"); got != `{"ok":true}` {
 		t.Errorf("destroy b = %s", got)
 	}

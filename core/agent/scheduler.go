@@ -166,7 +166,10 @@ func (sc *scheduler) dropConversation(id ConversationID) {
 	defer sc.mu.Unlock()
 	kept := sc.queue[:0]
 	for _, p := range sc.queue {
-		if p.conv != id {
+		// A plan carrying the way back to a caller stays, skipped when
+		// its turn comes, to hand back there (seed 000 §5: the caller's
+		// continuation follows, and front ends un-nest on it).
+		if p.conv != id || p.returnsTo != nil {
 			kept = append(kept, p)
 		}
 	}
@@ -244,7 +247,11 @@ func (sc *scheduler) work(done chan struct{}) {
 		conv, err := s.conversation(p.conv)
 		if err != nil {
 			sc.mu.Unlock()
-			continue // closed while queued: dropped
+			// Closed while queued: dropped, but for the way back.
+			if back := p.returnsTo; back != nil {
+				s.emit(event.Event{Kind: event.HandBack, Conversation: string(back.caller), Task: string(p.id), Target: string(back.target), Tool: handTool(back)})
+			}
+			continue
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		t := &task{s: s, id: p.id, conv: conv, plan: p, cancel: cancel, done: make(chan struct{}), images: imagesOf(p), ep: s.currentEndpoint()}

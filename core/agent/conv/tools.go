@@ -81,6 +81,15 @@ func (c Tool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMessage
 			data, _ := json.Marshal(map[string]string{"error": err.Error()})
 			return tools.Result{Output: string(data), Summary: text.FirstLine(err.Error()), IsError: true}
 		}
+		// {"ok": false, "reason": …} (conv_destroy) is a failure to show
+		// as one, though the model reads the same result.
+		var failed struct {
+			OK     *bool  `json:"ok"`
+			Reason string `json:"reason"`
+		}
+		if json.Unmarshal([]byte(out), &failed) == nil && failed.OK != nil && !*failed.OK {
+			return tools.Result{Output: out, Summary: text.FirstLine(failed.Reason), IsError: true}
+		}
 		return tools.Result{Output: out, Summary: "ok"}
 	})
 	inv.Confirm = confirm
