@@ -108,11 +108,11 @@ func Tools(h Host) []Tool {
 		{h, ToolSend, "Interrupting: send a message to a conversation, run it until it answers, then continue here with its last answer.",
 			`{"type":"object","properties":{"conversation_id":{"type":"string"},"text":{"type":"string"},"items":` + itemsSchema + `},"required":["conversation_id"],"additionalProperties":false}`,
 			Host.Send},
-		{h, ToolList, "List the conversations of this session.", `{"type":"object","properties":{},"additionalProperties":false}`, Host.List},
-		{h, ToolHistory, "Read a conversation's messages (newest limit).",
+		{h, ToolList, "List the conversations of this session; does not interrupt.", `{"type":"object","properties":{},"additionalProperties":false}`, Host.List},
+		{h, ToolHistory, "Read a conversation's messages (newest limit); does not interrupt.",
 			`{"type":"object","properties":{"conversation_id":{"type":"string"},"limit":{"type":"integer","minimum":1}},"required":["conversation_id"],"additionalProperties":false}`,
 			Host.History},
-		{h, ToolDestroy, "Destroy a sub-conversation.", `{"type":"object","properties":{"conversation_id":{"type":"string"}},"required":["conversation_id"],"additionalProperties":false}`, Host.Destroy},
+		{h, ToolDestroy, "Destroy a sub-conversation; does not interrupt this one.", `{"type":"object","properties":{"conversation_id":{"type":"string"}},"required":["conversation_id"],"additionalProperties":false}`, Host.Destroy},
 	}
 }
 
