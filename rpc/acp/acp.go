@@ -253,10 +253,13 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	// "@path" and "#diff" typed in the prompt's text (a client that sends
-	// plain text) are resolved here, with the workspace's path rules; the
-	// resources a client attaches are already in input.
+	// plain text) are resolved here, with the workspace's path rules, and
+	// so are the workspace files it links (codecompanion's /file, avante's
+	// attachments): read through the client when it offers reads, so an
+	// unsaved buffer wins. Embedded resources are already in input.
 	if !isCommand(p.Prompt) {
-		if items := s.eng.ResolveMentions(ctx, promptWords(p.Prompt)); len(items) > 0 {
+		items := append(s.eng.ResolveMentions(ctx, promptWords(p.Prompt)), s.eng.ResolveFiles(ctx, linkedFiles(p.Prompt))...)
+		if len(items) > 0 {
 			var more []llm.Image
 			input, more, _ = mention.Attach(input, items, mention.DefaultLimits)
 			images = append(images, more...)

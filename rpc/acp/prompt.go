@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -186,6 +187,20 @@ func uriPath(uri string) string {
 		return uri
 	}
 	return u.Path
+}
+
+// linkedFiles are the local files the prompt's resource links name.
+func linkedFiles(blocks []sdk.ContentBlock) []string {
+	var paths []string
+	for _, b := range blocks {
+		if b.ResourceLink == nil {
+			continue
+		}
+		if p := uriPath(b.ResourceLink.Uri); filepath.IsAbs(p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths
 }
 
 // promptWords is the text the user typed: the prompt's text blocks, never
