@@ -227,11 +227,24 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	a.sessions[s.id] = s
 	a.mu.Unlock()
 	if caps.ReadTextFile || caps.WriteTextFile {
-		eng.Workspace().SetFS(&clientFS{conn: a.conn, session: s.id, read: caps.ReadTextFile, write: caps.WriteTextFile, realRoot: eng.Workspace().Root(), cwd: root})
+		eng.Workspace().SetFS(&clientFS{conn: a.conn, session: s.id, read: caps.ReadTextFile, write: caps.WriteTextFile, realRoot: eng.Workspace().Root(), cwd: root, timeout: a.clientTimeout()})
 	}
 	go s.pump()
 	a.log.Info("session opened", "session", s.id, "cwd", root, "provider", cfg.Provider, "model", cfg.Model, "resumed", id != "")
 	return s, nil
+}
+
+// defaultClientTimeout bounds each file request to the client: long enough
+// for an editor that asks its user first, short of a turn hung for good.
+const defaultClientTimeout = 60 * time.Second
+
+// clientTimeout is defaultClientTimeout, or CODER_NVIM_ACP_CLIENT_TIMEOUT
+// (a Go duration) when set and valid.
+func (a *server) clientTimeout() time.Duration {
+	if d, err := time.ParseDuration(a.getenv("CODER_NVIM_ACP_CLIENT_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return defaultClientTimeout
 }
 
 func (a *server) lookup(id sdk.SessionId) (*session, error) {
