@@ -207,6 +207,10 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, notFound(sdk.SessionId(id), err.Error())
 		}
+		if errors.Is(err, store.ErrLocked) {
+			// The message names the process; data carries it for a client.
+			return nil, &sdk.RequestError{Code: -32603, Message: err.Error(), Data: map[string]any{"error": err.Error(), "sessionId": id, "inUseBy": store.Holder(store.Dir(root), id)}}
+		}
 		return nil, failure(err.Error())
 	}
 	s.id, s.eng, s.be, s.mcp = sdk.SessionId(eng.ID()), eng, be, mcp
@@ -348,10 +352,30 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 			if sum.FirstPrompt != "" {
 				info.Title = sdk.Ptr(shorten(sum.FirstPrompt, 80))
 			}
+			markInUse(&info, store.Holder(store.Dir(root), sum.ID))
 			out.Sessions = append(out.Sessions, info)
 		}
 	}
 	return out, nil
+}
+
+// markInUse marks a listed session another process holds (pid, or -1 when
+// its pid is unknown): loading it would be refused, so its title says so
+// and _meta["coder-nvim"].inUseBy names the process.
+func markInUse(info *sdk.SessionInfo, pid int) {
+	if pid == 0 || pid == os.Getpid() {
+		return
+	}
+	who := "another process"
+	if pid > 0 {
+		who = fmt.Sprintf("process %d", pid)
+	}
+	title := "(untitled)"
+	if info.Title != nil {
+		title = *info.Title
+	}
+	info.Title = sdk.Ptr(fmt.Sprintf("%s [open in %s]", title, who))
+	info.Meta = map[string]any{"coder-nvim": map[string]any{"inUseBy": pid}}
 }
 
 func (a *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
