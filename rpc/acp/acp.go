@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -118,6 +119,9 @@ func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 		// A workspace file the user has not trusted: the agent runs
 		// restricted and says so.
 		if n := s.workspaceNotice; n != "" {
+			s.send(sdk.UpdateAgentMessageText(n))
+		}
+		if n := a.homeNotice(); n != "" {
 			s.send(sdk.UpdateAgentMessageText(n))
 		}
 	})
@@ -236,6 +240,16 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	go s.pump()
 	a.log.Info("session opened", "session", s.id, "cwd", root, "provider", cfg.Provider, "model", cfg.Model, "resumed", id != "")
 	return s, nil
+}
+
+// homeNotice says that the user's directories cannot be found: no HOME
+// (nor a passwd entry to find it, see cmd/coder-nvim) and no XDG
+// directories in its place.
+func (a *server) homeNotice() string {
+	if runtime.GOOS == "windows" || a.getenv("HOME") != "" || a.getenv("XDG_CONFIG_HOME") != "" && a.getenv("XDG_STATE_HOME") != "" {
+		return ""
+	}
+	return "Note: HOME is not set and the user's home directory cannot be found, so your configuration, trust records and session origins are not used: start the agent with HOME (or XDG_CONFIG_HOME and XDG_STATE_HOME) set.\n"
 }
 
 // defaultClientTimeout bounds each file request to the client: long enough
