@@ -156,12 +156,41 @@ func TestPromptBlocksAndNotes(t *testing.T) {
 		t.Errorf("answer text = %q, want the model's words only", answer)
 	}
 
-	// A complex request: its note is a thought, not answer text.
+	// avante sends the earlier prompts again with each one: only the
+	// newest words decide whether a task is complex.
+	e.llm.Enqueue(fakellm.Reply{Content: "Hi."})
+	before = len(e.client.snapshot())
+	e.mustPrompt(sid, "<previous_user_message>1. rename the loader 2. migrate the tests 3. update the docs 4. release</previous_user_message>\n\nthanks", sdk.StopReasonEndTurn)
+	for _, u := range e.client.snapshot()[before:] {
+		if u.Update.Plan != nil || u.Update.AgentMessageChunk != nil && u.Update.AgentMessageChunk.Meta != nil {
+			t.Errorf("resent earlier prompts made the task complex: %+v", u.Update)
+		}
+	}
+
+	// A complex request: its note is a notice of its own, marked, never
+	// a thought or inside the answer.
 	e.llm.Enqueue(fakellm.Reply{Content: "Done."})
 	before = len(e.client.snapshot())
 	e.mustPrompt(sid, "1. rename the loader 2. migrate the tests 3. update the docs 4. release", sdk.StopReasonEndTurn)
-	if answer := agentText(e.client.snapshot()[before:]); answer != "Done." {
-		t.Errorf("answer text = %q: a note is inside it", answer)
+	var reply, notes string
+	for _, u := range e.client.snapshot()[before:] {
+		switch c := u.Update; {
+		case c.AgentThoughtChunk != nil:
+			t.Errorf("a note arrived as a thought: %q", c.AgentThoughtChunk.Content.Text.Text)
+		case c.AgentMessageChunk != nil && c.AgentMessageChunk.Meta != nil:
+			if c.AgentMessageChunk.MessageId == nil {
+				t.Errorf("a notice shares the answer's message: no messageId")
+			}
+			notes += c.AgentMessageChunk.Content.Text.Text
+		case c.AgentMessageChunk != nil:
+			reply += c.AgentMessageChunk.Content.Text.Text
+		}
+	}
+	if reply != "Done." {
+		t.Errorf("answer text = %q: a note is inside it", reply)
+	}
+	if !strings.HasPrefix(notes, "Note: complex task") {
+		t.Errorf("notices = %q, want the complex task's, marked", notes)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/google/uuid"
 )
 
 // handle maps one engine event onto the protocol. It runs on the pump.
@@ -59,8 +60,9 @@ func (s *session) textEvent(ev event.Event) {
 		s.send(sdk.UpdateAgentMessageText(text))
 	case event.Notice:
 		// A note about the turn (a todo list started, compaction, a
-		// resume in plan mode), not part of the answer a client keeps.
-		s.send(sdk.UpdateAgentThoughtText(ev.Text + "\n\n"))
+		// resume in plan mode): no thought of the model's, so a message of
+		// its own, marked in its text and in _meta.
+		s.send(noticeUpdate(ev.Text))
 	case event.Retrying:
 		// A thought, not the answer: it says why nothing arrives yet and
 		// must not become part of the text a client keeps as the reply.
@@ -192,4 +194,13 @@ func (s *session) clearCalls() {
 	for id := range s.outputs {
 		delete(s.outputs, id)
 	}
+}
+
+// noticeUpdate is a notice as an agent message of its own: "Note: " leads
+// its text, a fresh messageId sets it apart from the answer, _meta marks it.
+func noticeUpdate(text string) sdk.SessionUpdate {
+	u := sdk.UpdateAgentMessageText("Note: " + text + "\n\n")
+	u.AgentMessageChunk.Meta = map[string]any{"coder-nvim": map[string]any{"notice": true}}
+	u.AgentMessageChunk.MessageId = sdk.Ptr(uuid.NewString())
+	return u
 }
