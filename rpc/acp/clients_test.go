@@ -255,7 +255,32 @@ func TestToolStatusAndTitles(t *testing.T) {
 	if got := titles["b"]; got != "`echo hi > out.txt`" {
 		t.Errorf("bash title = %q", got)
 	}
-	if title := *perms[1].ToolCall.Title; strings.HasPrefix(title, "bash:") || !strings.HasPrefix(title, "`echo hi > out.txt`") {
-		t.Errorf("bash permission title = %q", title)
+	// The permission keeps the call's own title (clients keep it after
+	// the call ends); the reason is in its content.
+	if title := *perms[1].ToolCall.Title; title != "`echo hi > out.txt`" {
+		t.Errorf("bash permission title = %q, want the call's own", title)
+	}
+	if text := contentText(perms[1].ToolCall.Content); !strings.Contains(text, "$ echo hi > out.txt") || !strings.Contains(text, "needs approval: ") {
+		t.Errorf("bash permission content = %q, want the command and the reason", text)
+	}
+}
+
+// TestRefusedCallTitle: a call refused before a tool titled it (a path
+// outside the workspace, a tool plan mode does not offer) is titled from
+// its arguments, with its path, not with the bare tool name.
+func TestRefusedCallTitle(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "/etc/hostname"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	e.mustPrompt(sid, "read it", sdk.StopReasonEndTurn)
+	calls := toolCalls(e.client.snapshot())
+	if len(calls) != 1 || calls[0].Title != "read /etc/hostname" || len(calls[0].Locations) != 1 || calls[0].Locations[0].Path != "/etc/hostname" {
+		t.Fatalf("refused call announced as %+v, want its title and path", calls)
+	}
+	if end := lastToolUpdate(e.client.snapshot(), "r"); end == nil || *end.Status != sdk.ToolCallStatusFailed {
+		t.Errorf("refused call's end = %+v, want failed", end)
 	}
 }

@@ -298,16 +298,18 @@ func decision(id sdk.PermissionOptionId) agent.Decision {
 }
 
 func permissionRequest(sid sdk.SessionId, root string, a *event.Approval) sdk.RequestPermissionRequest {
-	title := readableTitle(a.Title)
+	// The title stays the call's own (a client keeps it after the call
+	// ends); why it asks goes in the content.
+	var why []string
 	if a.Danger {
-		title = "⚠ " + title + " (dangerous)"
+		why = append(why, "⚠ dangerous")
 	}
 	if a.Reason != "" {
-		title += " — " + a.Reason
+		why = append(why, "needs approval: "+a.Reason)
 	}
 	tc := sdk.ToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(a.CallID),
-		Title:      sdk.Ptr(title),
+		Title:      sdk.Ptr(readableTitle(a.Title)),
 		Kind:       sdk.Ptr(toolKind(a.Kind)),
 		Status:     sdk.Ptr(sdk.ToolCallStatusPending),
 		Locations:  locations(root, a.Paths),
@@ -316,9 +318,10 @@ func permissionRequest(sid sdk.SessionId, root string, a *event.Approval) sdk.Re
 	if a.Command != "" {
 		tc.RawInput = map[string]any{"command": a.Command}
 		if len(tc.Content) == 0 {
-			tc.Content = textContent("$ " + a.Command)
+			why = append([]string{"$ " + a.Command}, why...)
 		}
 	}
+	tc.Content = append(tc.Content, textContent(strings.Join(why, "\n"))...)
 	return sdk.RequestPermissionRequest{SessionId: sid, ToolCall: tc, Options: permissionOptions(a)}
 }
 
