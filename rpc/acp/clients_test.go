@@ -172,7 +172,8 @@ func TestPromptBlocksAndNotes(t *testing.T) {
 	e.llm.Enqueue(fakellm.Reply{Content: "Done."})
 	before = len(e.client.snapshot())
 	e.mustPrompt(sid, "1. rename the loader 2. migrate the tests 3. update the docs 4. release", sdk.StopReasonEndTurn)
-	var reply, notes string
+	var reply, notes, noteID string
+	answerIDs := map[string]bool{}
 	for _, u := range e.client.snapshot()[before:] {
 		switch c := u.Update; {
 		case c.AgentThoughtChunk != nil:
@@ -180,11 +181,21 @@ func TestPromptBlocksAndNotes(t *testing.T) {
 		case c.AgentMessageChunk != nil && c.AgentMessageChunk.Meta != nil:
 			if c.AgentMessageChunk.MessageId == nil {
 				t.Errorf("a notice shares the answer's message: no messageId")
+			} else {
+				noteID = *c.AgentMessageChunk.MessageId
 			}
 			notes += c.AgentMessageChunk.Content.Text.Text
 		case c.AgentMessageChunk != nil:
 			reply += c.AgentMessageChunk.Content.Text.Text
+			if c.AgentMessageChunk.MessageId == nil {
+				t.Errorf("an answer chunk has no messageId")
+			} else {
+				answerIDs[*c.AgentMessageChunk.MessageId] = true
+			}
 		}
+	}
+	if len(answerIDs) != 1 || answerIDs[noteID] {
+		t.Errorf("the answer's message ids %v, want one, not the notice's %q", answerIDs, noteID)
 	}
 	if reply != "Done." {
 		t.Errorf("answer text = %q: a note is inside it", reply)

@@ -18,6 +18,9 @@ func (s *session) handle(ev event.Event) {
 	if ev.Kind != event.AgentMessageDelta && ev.Kind != event.ToolOutputDelta {
 		s.flushBlocks() // the streamed text goes out before what follows it
 	}
+	if ev.Kind != event.AgentMessageDelta {
+		s.msgID = "" // the agent's next text is a message of its own
+	}
 	if s.handOverEvent(ev) {
 		return
 	}
@@ -48,7 +51,12 @@ func (s *session) handle(ev event.Event) {
 func (s *session) textEvent(ev event.Event) {
 	switch ev.Kind {
 	case event.AgentMessageDelta:
-		s.send(sdk.UpdateAgentMessageText(ev.Text))
+		if s.msgID == "" {
+			s.msgID = uuid.NewString()
+		}
+		u := sdk.UpdateAgentMessageText(ev.Text)
+		u.AgentMessageChunk.MessageId = sdk.Ptr(s.msgID)
+		s.send(u)
 	case event.AgentReasoningDelta:
 		s.send(sdk.UpdateAgentThoughtText(ev.Text))
 	case event.CommandOutput:
