@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -105,6 +106,9 @@ func (a *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.Aut
 }
 
 func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if err := noExtraRoots(p.AdditionalDirectories); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
 	root, err := checkCwd(p.Cwd)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
@@ -129,6 +133,9 @@ func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 }
 
 func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	if err := noExtraRoots(p.AdditionalDirectories); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
 	s, err := a.reopen(p.Cwd, p.SessionId, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
@@ -151,6 +158,9 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 
 // ResumeSession is session/load without the replay.
 func (a *server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	if err := noExtraRoots(p.AdditionalDirectories); err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
 	s, err := a.reopen(p.Cwd, p.SessionId, p.McpServers)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
@@ -440,6 +450,16 @@ func checkCwd(cwd string) (string, error) {
 		return "", sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %s is not a directory", cwd)})
 	}
 	return filepath.Clean(cwd), nil
+}
+
+// noExtraRoots refuses additionalDirectories (not advertised): the
+// workspace is the cwd alone, and ignoring them would let a client believe
+// the agent sees files it cannot.
+func noExtraRoots(dirs []string) error {
+	if len(dirs) == 0 {
+		return nil
+	}
+	return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories (%s) are not supported: this agent's workspace is the cwd alone; open a session in a directory that holds them all", strings.Join(dirs, ", ")), "additionalDirectories": dirs})
 }
 
 // codeNotFound is ACP's "resource not found".
