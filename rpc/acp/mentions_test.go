@@ -43,11 +43,15 @@ func TestPromptMentions(t *testing.T) {
 // (codecompanion's /file, avante's attachments) reaches the model with its
 // contents, read through the client so an unsaved buffer wins; a linked
 // .coder/ file is refused as an @ mention is; a file outside the workspace
-// stays a name.
+// stays a name. A file codecompanion shares by name alone is attached too.
 func TestPromptResourceLinks(t *testing.T) {
 	e := newEnv(t, envOptions{fs: true})
 	file := filepath.Join(e.root, "main.go")
 	if err := os.WriteFile(file, []byte("package disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shared := filepath.Join(e.root, "shared.txt")
+	if err := os.WriteFile(shared, []byte("SHARED-TEXT\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	outside := filepath.Join(t.TempDir(), "secret.txt")
@@ -63,6 +67,7 @@ func TestPromptResourceLinks(t *testing.T) {
 		sdk.ResourceLinkBlock("main.go", "file://"+file),
 		sdk.ResourceLinkBlock("config.json", "file://"+filepath.Join(e.root, ".coder", "config.json")),
 		sdk.ResourceLinkBlock("secret.txt", "file://"+outside),
+		sdk.TextBlock("Sharing the following file as context: " + shared), // codecompanion's /file
 		sdk.TextBlock("explain these"),
 	}})
 	if err != nil {
@@ -70,7 +75,7 @@ func TestPromptResourceLinks(t *testing.T) {
 	}
 	msgs := e.llm.Requests()[0].Messages
 	got := msgs[len(msgs)-1].Content
-	for _, want := range []string{"[context @main.go · go · 1 line]\n```go\npackage unsaved\n```", "config.json · not attached: ", "Context: `" + outside + "`"} {
+	for _, want := range []string{"[context @main.go · go · 1 line]\n```go\npackage unsaved\n```", "config.json · not attached: ", "Context: `" + outside + "`", "[context @shared.txt · txt · 1 line]\n```txt\nSHARED-TEXT\n```"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the model got %q, want it to contain %q", got, want)
 		}

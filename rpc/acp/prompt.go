@@ -203,19 +203,36 @@ func uriPath(uri string) string {
 	return u.Path
 }
 
-// linkedFiles are the local files the prompt's resource links name.
+// linkedFiles are the local files the prompt links without their text: its
+// resource links, and the files codecompanion shares by name alone (a text
+// block "Sharing the following file as context: PATH", what its /file and
+// #{buffer} send). A file the prompt also embeds is already attached.
 func linkedFiles(blocks []sdk.ContentBlock) []string {
+	embedded := map[string]bool{}
+	for _, b := range blocks {
+		if b.Resource != nil && b.Resource.Resource.TextResourceContents != nil {
+			embedded[uriPath(b.Resource.Resource.TextResourceContents.Uri)] = true
+		}
+	}
 	var paths []string
 	for _, b := range blocks {
-		if b.ResourceLink == nil {
-			continue
+		p := ""
+		switch {
+		case b.ResourceLink != nil:
+			p = uriPath(b.ResourceLink.Uri)
+		case b.Text != nil:
+			p, _ = strings.CutPrefix(strings.TrimSpace(b.Text.Text), sharedFilePrefix)
 		}
-		if p := uriPath(b.ResourceLink.Uri); filepath.IsAbs(p) {
+		if filepath.IsAbs(p) && !strings.Contains(p, "\n") && !embedded[p] {
 			paths = append(paths, p)
 		}
 	}
 	return paths
 }
+
+// sharedFilePrefix starts the text block codecompanion sends for a file it
+// shares by name.
+const sharedFilePrefix = "Sharing the following file as context: "
 
 // promptWords is the text the user typed: the prompt's text blocks, never
 // the contents of attached resources (a file that mentions "@x" attaches
