@@ -83,4 +83,11 @@ func TestPromptResourceLinks(t *testing.T) {
 	if strings.Contains(got, "OUTSIDE-SECRET") || strings.Contains(got, "package disk") {
 		t.Errorf("the model got a file it should not have:\n%s", got)
 	}
+	// The shared file's line is context, not the user's words: "explain
+	// these" is no complex task.
+	for _, u := range e.client.snapshot() {
+		if u.Update.Plan != nil {
+			t.Errorf("attached files made the prompt a complex task: %+v", u.Update.Plan)
+		}
+	}
 }

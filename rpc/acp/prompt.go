@@ -47,13 +47,15 @@ func fold(blocks []sdk.ContentBlock) (input, typed string, images []llm.Image, e
 		text   string
 		isText bool
 		item   bool // a resource: named inline, or as a context item alone
+		shared bool // a file codecompanion shares by name: a context item too
 	}
 	var parts []part
 	var attached []string
 	for _, b := range blocks {
 		switch {
 		case b.Text != nil:
-			parts = append(parts, part{text: b.Text.Text, isText: true})
+			shared := strings.HasPrefix(strings.TrimSpace(b.Text.Text), sharedFilePrefix)
+			parts = append(parts, part{text: b.Text.Text, isText: true, shared: shared})
 		case b.ResourceLink != nil:
 			parts = append(parts, part{text: uriPath(b.ResourceLink.Uri), item: true})
 		case b.Resource != nil:
@@ -106,6 +108,9 @@ func fold(blocks []sdk.ContentBlock) (input, typed string, images []llm.Image, e
 			own = out.Len()
 		case p.item:
 			out.WriteString("`" + p.text + "`")
+		case p.shared && !glued(i-1) && !glued(i):
+			out.WriteString(p.text)
+			own = out.Len()
 		default:
 			out.WriteString(p.text)
 		}
