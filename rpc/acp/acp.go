@@ -299,7 +299,8 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	// attachments): read through the client when it offers reads, so an
 	// unsaved buffer wins. Embedded resources are already in input.
 	if !isCommand(p.Prompt) {
-		items := append(s.eng.ResolveMentions(ctx, promptWords(p.Prompt)), s.eng.ResolveFiles(ctx, linkedFiles(p.Prompt))...)
+		items := s.eng.ResolveMentions(ctx, promptWords(p.Prompt))
+		items = append(items, notMentioned(s.eng.ResolveFiles(ctx, linkedFiles(p.Prompt)), items)...)
 		if len(items) > 0 {
 			var more []llm.Image
 			input, more, _ = mention.Attach(input, items, mention.DefaultLimits)
@@ -311,6 +312,24 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		return sdk.PromptResponse{}, err
 	}
 	return sdk.PromptResponse{StopReason: stop}, nil
+}
+
+// notMentioned are the linked files not already attached whole by an
+// "@path" of the same prompt: a file linked and mentioned goes once.
+func notMentioned(linked, mentioned []mention.Item) []mention.Item {
+	whole := map[string]bool{}
+	for _, it := range mentioned {
+		if it.Range == "" && it.Err == "" {
+			whole[it.Path] = true
+		}
+	}
+	var out []mention.Item
+	for _, it := range linked {
+		if !whole[it.Path] {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // Cancel stops the session's turn. The SDK has already cancelled the

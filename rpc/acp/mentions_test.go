@@ -68,7 +68,7 @@ func TestPromptResourceLinks(t *testing.T) {
 		sdk.ResourceLinkBlock("config.json", "file://"+filepath.Join(e.root, ".coder", "config.json")),
 		sdk.ResourceLinkBlock("secret.txt", "file://"+outside),
 		sdk.TextBlock("Sharing the following file as context: " + shared), // codecompanion's /file
-		sdk.TextBlock("explain these"),
+		sdk.TextBlock("explain these, and @main.go"),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +82,9 @@ func TestPromptResourceLinks(t *testing.T) {
 	}
 	if strings.Contains(got, "OUTSIDE-SECRET") || strings.Contains(got, "package disk") {
 		t.Errorf("the model got a file it should not have:\n%s", got)
+	}
+	if n := strings.Count(got, "[context @main.go "); n != 1 {
+		t.Errorf("main.go, linked and mentioned, was attached %d times:\n%s", n, got)
 	}
 	// The shared file's line is context, not the user's words: "explain
 	// these" is no complex task.
