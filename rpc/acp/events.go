@@ -18,8 +18,10 @@ func (s *session) handle(ev event.Event) {
 	if ev.Kind != event.AgentMessageDelta && ev.Kind != event.ToolOutputDelta {
 		s.flushBlocks() // the streamed text goes out before what follows it
 	}
-	if ev.Kind != event.AgentMessageDelta {
-		s.msgID = "" // the agent's next text is a message of its own
+	switch ev.Kind {
+	case event.AgentMessageDelta, event.TokenCount, event.StatusChanged:
+	default:
+		s.msgID = "" // something else is shown: the agent's next text is a message of its own
 	}
 	if s.handOverEvent(ev) {
 		return

@@ -131,7 +131,7 @@ func fold(blocks []sdk.ContentBlock) (input, typed string, images []llm.Image, e
 // each prompt (avante: <previous_user_message>…</previous_user_message>):
 // not the user's newest words, so not what makes a task complex.
 func resentMessages() *regexp.Regexp {
-	return regexp.MustCompile(`(?s)<(previous[\w-]*)>.*?</previous[\w-]*>`)
+	return regexp.MustCompile(`(?s)<previous[\w-]*>.*?</previous[\w-]*>`)
 }
 
 // contextPrefix starts the line naming a context item that stands alone.
