@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -42,6 +43,9 @@ func run(args []string) int {
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
 		fmt.Println("coder-nvim", version)
 		return 0
+	}
+	if note := findHome(os.Getenv, os.Setenv, user.Current); note != "" {
+		fmt.Fprintln(os.Stderr, "coder-nvim:", note)
 	}
 	sub := "nvim"
 	if len(args) > 0 {

@@ -54,6 +54,13 @@ func (s *Session) ResolveMentions(ctx context.Context, text string) []mention.It
 	return s.resolver().Resolve(ctx, text)
 }
 
+// ResolveFiles resolves files a client attached by path as `@path`
+// mentions (ACP's resource links); paths outside the workspace are left
+// out.
+func (s *Session) ResolveFiles(ctx context.Context, paths []string) []mention.Item {
+	return s.resolver().Files(ctx, paths)
+}
+
 func (s *Session) resolver() mention.Resolver {
 	return mention.Resolver{WS: s.ws, Images: s.opts.Config.AcceptsImages(), Limits: mention.DefaultLimits}
 }

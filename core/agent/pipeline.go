@@ -76,8 +76,12 @@ func (c *toolCall) end(status, summary, output, content string) string {
 	return content
 }
 
-// fail announces and ends a call refused before its verdict.
+// fail announces and ends a call refused before its verdict, titled from
+// its arguments when no tool has titled it yet.
 func (c *toolCall) fail(msg string) string {
+	if c.info.Title == c.name && len(c.info.Paths) == 0 {
+		c.info.Title, c.info.Paths = toolcalls.Title(c.name, c.call.Function.Arguments)
+	}
 	c.t.emit(event.Event{Kind: event.ToolCallBegin, Tool: c.info})
 	return c.end(event.ToolFailed, text.FirstLine(msg), msg, "error: "+msg)
 }

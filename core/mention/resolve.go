@@ -90,6 +90,23 @@ func (r Resolver) Resolve(ctx context.Context, text string) []Item {
 	return items
 }
 
+// Files resolves files a client attached by path (ACP's resource links)
+// as `@path` mentions are: the same path rules, caps and reads. A path
+// outside the workspace is left out, not refused: it stays a name in the
+// prompt. The same file twice is attached once.
+func (r Resolver) Files(ctx context.Context, paths []string) []Item {
+	var items []Item
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] || !r.WS.Contains(p) {
+			continue
+		}
+		seen[p] = true
+		items = append(items, r.path(ctx, Ref{Source: "@", Path: p}))
+	}
+	return items
+}
+
 func (r Resolver) limits() Limits {
 	if r.Limits.Item == 0 {
 		return DefaultLimits

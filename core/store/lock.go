@@ -6,10 +6,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrLocked is returned by Acquire when another process holds the session.
 var ErrLocked = errors.New("the session is in use by another coder-nvim process")
+
+// holderProbe outlasts a Holder's look at a lock.
+const holderProbe = 20 * time.Millisecond
 
 // Lock is the OS lock that makes its holder the one writer of a session:
 // two processes writing one session file would silently lose each other's
@@ -37,7 +41,7 @@ func Acquire(dir, id string) (*Lock, error) {
 	p = strings.TrimSuffix(p, ".json") + ".lock"
 	// Release unlinks the file while it holds the lock; a file opened just
 	// before that is no longer the one at the path, so try again.
-	for range 10 {
+	for attempt := range 10 {
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("lock session %s: %w", id, err)
@@ -46,6 +50,11 @@ func Acquire(dir, id string) (*Lock, error) {
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock session %s: %w", id, err)
+		}
+		if !held && attempt == 0 {
+			f.Close() // perhaps Holder asking: look again
+			time.Sleep(holderProbe)
+			continue
 		}
 		if !held {
 			pid := readPID(f)
@@ -67,6 +76,29 @@ func Acquire(dir, id string) (*Lock, error) {
 		return &Lock{id: id, path: p, f: f}, nil
 	}
 	return nil, fmt.Errorf("lock session %s: the lock file keeps changing", id)
+}
+
+// Holder returns the pid of the process holding session id's lock, 0 when
+// none does. It takes the lock for a moment to ask, so an Acquire in that
+// moment is refused; Acquire looks twice before it refuses for that reason.
+// A lock this process holds itself counts as held, by this pid.
+func Holder(dir, id string) int {
+	p, err := path(dir, id)
+	if err != nil {
+		return 0
+	}
+	f, err := os.OpenFile(strings.TrimSuffix(p, ".json")+".lock", os.O_RDWR, 0)
+	if err != nil {
+		return 0 // no lock file: released, or never taken
+	}
+	defer f.Close()
+	if held, err := tryLock(f); err != nil || held {
+		return 0
+	}
+	if pid := readPID(f); pid > 0 {
+		return pid
+	}
+	return -1 // held, by a process that has not written its pid yet
 }
 
 // Release gives the session up. The file goes first, while still locked,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Apply writes a set of changes, all or nothing. Before writing anything it
@@ -150,35 +151,32 @@ func (w *Workspace) checkSteps(ctx context.Context, steps []applyStep) error {
 }
 
 // writeSteps writes the set. Each completed step pushes its undo; a
-// failure unwinds them.
+// failure unwinds them and says exactly where each file was left.
 func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
-	var undo []func()
-	rollback := func(failed string, err error) error {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
-		return fmt.Errorf("writing %s failed: %w; no files were changed (earlier writes of this set were rolled back)", failed, err)
-	}
+	var undo []undoStep
 	// Undo writes must run even if ctx is canceled.
 	bg := context.WithoutCancel(ctx)
 	for _, s := range steps {
 		c := s.c
+		push := func(f func() error) { undo = append(undo, undoStep{c.Path, f}) }
+		fail := func(target string, err error) error { return rollback(c, target, err, undo) }
+		restore := func() error { return w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) }
 		switch c.Op {
 		case OpAdd:
 			if err := w.writeFile(ctx, s.abs, []byte(c.New), c.Mode); err != nil {
-				return rollback(c.Path, err)
+				return fail(s.abs, err)
 			}
-			undo = append(undo, func() { os.Remove(s.abs) })
+			push(func() error { return os.Remove(s.abs) })
 		case OpUpdate:
 			if c.Link != "" {
 				// Moving a link renames the link; its target is untouched.
 				if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
-					return rollback(c.Path, err)
+					return fail("", err)
 				}
 				if err := os.Rename(s.abs, s.dst); err != nil {
-					return rollback(c.Path, err)
+					return fail("", err)
 				}
-				undo = append(undo, func() { os.Rename(s.dst, s.abs) })
+				push(func() error { return os.Rename(s.dst, s.abs) })
 				continue
 			}
 			target := s.abs
@@ -186,29 +184,74 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 				target = s.dst
 			}
 			if err := w.writeFile(ctx, target, []byte(c.New), c.Mode); err != nil {
-				return rollback(c.Path, err)
+				return fail(target, err)
 			}
 			if s.dst == "" {
-				undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+				push(restore)
 				continue
 			}
-			undo = append(undo, func() { os.Remove(s.dst) })
+			push(func() error { return os.Remove(s.dst) })
 			if err := os.Remove(s.abs); err != nil {
-				return rollback(c.Path, err)
+				return fail("", err)
 			}
-			undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+			push(restore)
 		case OpDelete:
 			if err := os.Remove(s.abs); err != nil {
-				return rollback(c.Path, err)
+				return fail("", err)
 			}
 			if c.Link != "" {
-				undo = append(undo, func() { os.Symlink(c.Link, s.abs) })
+				push(func() error { return os.Symlink(c.Link, s.abs) })
 				continue
 			}
-			undo = append(undo, func() { w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) })
+			push(restore)
 		}
 	}
 	return nil
+}
+
+// undoStep takes back one completed write of a set.
+type undoStep struct {
+	path string
+	run  func() error
+}
+
+// rollback unwinds the completed steps after c failed and says what the
+// disk holds now: a write through the editor may have landed although it
+// failed (an editor that never answered), and an undo may fail too.
+// target is the file c was writing ("" for a rename or removal).
+func rollback(c FileChange, target string, err error, undo []undoStep) error {
+	var undone, stuck []string
+	for i := len(undo) - 1; i >= 0; i-- {
+		if uerr := undo[i].run(); uerr != nil {
+			stuck = append(stuck, fmt.Sprintf("%s (%v)", undo[i].path, uerr))
+		} else {
+			undone = append(undone, undo[i].path)
+		}
+	}
+	msg := ""
+	landed := false
+	if target != "" {
+		if cur, rerr := os.ReadFile(target); rerr == nil && string(cur) == c.New && c.New != c.Old {
+			landed = true
+			msg += fmt.Sprintf("; yet %s now holds the new content on disk (it was written without the write being confirmed)", c.Path)
+		}
+	}
+	switch {
+	case len(stuck) > 0:
+		msg += "; these earlier writes of the set could not be undone and stay changed: " + strings.Join(stuck, ", ")
+		if len(undone) > 0 {
+			msg += "; these were rolled back: " + strings.Join(undone, ", ")
+		}
+	case landed && len(undone) > 0:
+		msg += "; the earlier writes of this set were rolled back: " + strings.Join(undone, ", ")
+	case landed:
+		msg += "; no other file was changed"
+	case len(undone) > 0:
+		msg += "; no files were changed (the earlier writes of this set were rolled back: " + strings.Join(undone, ", ") + ")"
+	default:
+		msg += "; no files were changed"
+	}
+	return fmt.Errorf("writing %s failed: %w%s", c.Path, err, msg)
 }
 
 // trackSteps updates the read tracking to the written set, so the agent

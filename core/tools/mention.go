@@ -31,3 +31,22 @@ func (w *Workspace) ResolveRead(path string) (abs, rel string, err error) {
 	}
 	return abs, rel, nil
 }
+
+// Contains reports whether path names something in the workspace, by its
+// name or where its symlinks lead; a path it does not contain is no
+// workspace path at all, rather than one refused.
+func (w *Workspace) Contains(path string) bool {
+	p, lexRel, err := w.clean(path)
+	if err != nil {
+		return false
+	}
+	if lexRel != "" || p == w.root {
+		return true
+	}
+	real, err := evalExisting(p)
+	if err != nil {
+		return false
+	}
+	_, ok := w.relative(real)
+	return ok
+}

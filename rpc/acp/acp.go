@@ -15,7 +15,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,6 +106,9 @@ func (a *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.Aut
 }
 
 func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
+	if err := noExtraRoots(p.AdditionalDirectories); err != nil {
+		return sdk.NewSessionResponse{}, err
+	}
 	root, err := checkCwd(p.Cwd)
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
@@ -120,11 +125,17 @@ func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 		if n := s.workspaceNotice; n != "" {
 			s.send(sdk.UpdateAgentMessageText(n))
 		}
+		if n := a.homeNotice(); n != "" {
+			s.send(sdk.UpdateAgentMessageText(n))
+		}
 	})
 	return sdk.NewSessionResponse{SessionId: s.id, Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
 
 func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.LoadSessionResponse, error) {
+	if err := noExtraRoots(p.AdditionalDirectories); err != nil {
+		return sdk.LoadSessionResponse{}, err
+	}
 	s, err := a.reopen(p.Cwd, p.SessionId, p.McpServers)
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
@@ -147,6 +158,9 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 
 // ResumeSession is session/load without the replay.
 func (a *server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (sdk.ResumeSessionResponse, error) {
+	if err := noExtraRoots(p.AdditionalDirectories); err != nil {
+		return sdk.ResumeSessionResponse{}, err
+	}
 	s, err := a.reopen(p.Cwd, p.SessionId, p.McpServers)
 	if err != nil {
 		return sdk.ResumeSessionResponse{}, err
@@ -207,6 +221,10 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, notFound(sdk.SessionId(id), err.Error())
 		}
+		if errors.Is(err, store.ErrLocked) {
+			// The message names the process; data carries it for a client.
+			return nil, &sdk.RequestError{Code: -32603, Message: err.Error(), Data: map[string]any{"error": err.Error(), "sessionId": id, "inUseBy": store.Holder(store.Dir(root), id)}}
+		}
 		return nil, failure(err.Error())
 	}
 	s.id, s.eng, s.be, s.mcp = sdk.SessionId(eng.ID()), eng, be, mcp
@@ -227,11 +245,34 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	a.sessions[s.id] = s
 	a.mu.Unlock()
 	if caps.ReadTextFile || caps.WriteTextFile {
-		eng.Workspace().SetFS(&clientFS{conn: a.conn, session: s.id, read: caps.ReadTextFile, write: caps.WriteTextFile, realRoot: eng.Workspace().Root(), cwd: root})
+		eng.Workspace().SetFS(&clientFS{conn: a.conn, session: s.id, read: caps.ReadTextFile, write: caps.WriteTextFile, realRoot: eng.Workspace().Root(), cwd: root, timeout: a.clientTimeout()})
 	}
 	go s.pump()
 	a.log.Info("session opened", "session", s.id, "cwd", root, "provider", cfg.Provider, "model", cfg.Model, "resumed", id != "")
 	return s, nil
+}
+
+// homeNotice says that the user's directories cannot be found: no HOME
+// (nor a passwd entry to find it, see cmd/coder-nvim) and no XDG
+// directories in its place.
+func (a *server) homeNotice() string {
+	if runtime.GOOS == "windows" || a.getenv("HOME") != "" || a.getenv("XDG_CONFIG_HOME") != "" && a.getenv("XDG_STATE_HOME") != "" {
+		return ""
+	}
+	return "Note: HOME is not set and the user's home directory cannot be found, so your configuration, trust records and session origins are not used: start the agent with HOME (or XDG_CONFIG_HOME and XDG_STATE_HOME) set.\n"
+}
+
+// defaultClientTimeout bounds each file request to the client: long enough
+// for an editor that asks its user first, short of a turn hung for good.
+const defaultClientTimeout = 60 * time.Second
+
+// clientTimeout is defaultClientTimeout, or CODER_NVIM_ACP_CLIENT_TIMEOUT
+// (a Go duration) when set and valid.
+func (a *server) clientTimeout() time.Duration {
+	if d, err := time.ParseDuration(a.getenv("CODER_NVIM_ACP_CLIENT_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return defaultClientTimeout
 }
 
 func (a *server) lookup(id sdk.SessionId) (*session, error) {
@@ -253,10 +294,14 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	// "@path" and "#diff" typed in the prompt's text (a client that sends
-	// plain text) are resolved here, with the workspace's path rules; the
-	// resources a client attaches are already in input.
+	// plain text) are resolved here, with the workspace's path rules, and
+	// so are the workspace files it links (codecompanion's /file, avante's
+	// attachments): read through the client when it offers reads, so an
+	// unsaved buffer wins. Embedded resources are already in input.
 	if !isCommand(p.Prompt) {
-		if items := s.eng.ResolveMentions(ctx, promptWords(p.Prompt)); len(items) > 0 {
+		items := s.eng.ResolveMentions(ctx, promptWords(p.Prompt))
+		items = append(items, notMentioned(s.eng.ResolveFiles(ctx, linkedFiles(p.Prompt)), items)...)
+		if len(items) > 0 {
 			var more []llm.Image
 			input, more, _ = mention.Attach(input, items, mention.DefaultLimits)
 			images = append(images, more...)
@@ -267,6 +312,24 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		return sdk.PromptResponse{}, err
 	}
 	return sdk.PromptResponse{StopReason: stop}, nil
+}
+
+// notMentioned are the linked files not already attached whole by an
+// "@path" of the same prompt: a file linked and mentioned goes once.
+func notMentioned(linked, mentioned []mention.Item) []mention.Item {
+	whole := map[string]bool{}
+	for _, it := range mentioned {
+		if it.Range == "" && it.Err == "" {
+			whole[it.Path] = true
+		}
+	}
+	var out []mention.Item
+	for _, it := range linked {
+		if !whole[it.Path] {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // Cancel stops the session's turn. The SDK has already cancelled the
@@ -332,10 +395,30 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 			if sum.FirstPrompt != "" {
 				info.Title = sdk.Ptr(shorten(sum.FirstPrompt, 80))
 			}
+			markInUse(&info, store.Holder(store.Dir(root), sum.ID))
 			out.Sessions = append(out.Sessions, info)
 		}
 	}
 	return out, nil
+}
+
+// markInUse marks a listed session another process holds (pid, or -1 when
+// its pid is unknown): loading it would be refused, so its title says so
+// and _meta["coder-nvim"].inUseBy names the process.
+func markInUse(info *sdk.SessionInfo, pid int) {
+	if pid == 0 || pid == os.Getpid() {
+		return
+	}
+	who := "another process"
+	if pid > 0 {
+		who = fmt.Sprintf("process %d", pid)
+	}
+	title := "(untitled)"
+	if info.Title != nil {
+		title = *info.Title
+	}
+	info.Title = sdk.Ptr(fmt.Sprintf("%s [open in %s]", title, who))
+	info.Meta = map[string]any{"coder-nvim": map[string]any{"inUseBy": pid}}
 }
 
 func (a *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
@@ -386,6 +469,16 @@ func checkCwd(cwd string) (string, error) {
 		return "", sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %s is not a directory", cwd)})
 	}
 	return filepath.Clean(cwd), nil
+}
+
+// noExtraRoots refuses additionalDirectories (not advertised): the
+// workspace is the cwd alone, and ignoring them would let a client believe
+// the agent sees files it cannot.
+func noExtraRoots(dirs []string) error {
+	if len(dirs) == 0 {
+		return nil
+	}
+	return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories (%s) are not supported: this agent's workspace is the cwd alone; open a session in a directory that holds them all", strings.Join(dirs, ", ")), "additionalDirectories": dirs})
 }
 
 // codeNotFound is ACP's "resource not found".

@@ -412,20 +412,24 @@ func TestLoadSession(t *testing.T) {
 		case x.AgentMessageChunk != nil:
 			kinds = append(kinds, "agent:"+x.AgentMessageChunk.Content.Text.Text)
 		case x.ToolCall != nil:
-			kinds = append(kinds, "tool_call:"+string(x.ToolCall.ToolCallId)+":"+string(x.ToolCall.Kind))
-		case x.ToolCallUpdate != nil:
-			kinds = append(kinds, "tool_call_update:"+string(x.ToolCallUpdate.ToolCallId)+":"+string(*x.ToolCallUpdate.Status))
-			if !strings.Contains(contentText(x.ToolCallUpdate.Content), "the answer is 42") {
-				t.Errorf("replayed tool result %+v lacks the file text", x.ToolCallUpdate.Content)
+			// As it ended, titled as it was live.
+			kinds = append(kinds, "tool_call:"+string(x.ToolCall.ToolCallId)+":"+string(x.ToolCall.Kind)+":"+string(x.ToolCall.Status)+":"+x.ToolCall.Title)
+			if !strings.Contains(contentText(x.ToolCall.Content), "the answer is 42") {
+				t.Errorf("replayed tool call %+v lacks the file text", x.ToolCall.Content)
 			}
+		case x.ToolCallUpdate != nil:
+			kinds = append(kinds, "tool_call_update:"+string(x.ToolCallUpdate.ToolCallId))
 		}
+	}
+	liveTitle := ""
+	if calls := toolCalls(first.client.snapshot()); len(calls) == 1 {
+		liveTitle = calls[0].Title
 	}
 	want := []string{
 		"user:what is in notes.txt?",
 		"thought:I should read it.",
 		"agent:Let me look.",
-		"tool_call:call_r:read",
-		"tool_call_update:call_r:completed",
+		"tool_call:call_r:read:completed:" + liveTitle,
 		"agent:It says 42.",
 	}
 	if strings.Join(kinds, "\n") != strings.Join(want, "\n") {

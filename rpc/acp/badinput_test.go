@@ -3,13 +3,16 @@ package acp_test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	sdk "github.com/coder/acp-go-sdk"
 )
 
 type wireReply struct {
@@ -124,5 +127,22 @@ func TestBadInput(t *testing.T) {
 	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":101,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root))
 	if r := next("session/new"); r.Error != nil {
 		t.Errorf("session/new after bad input: %+v", r.Error)
+	}
+}
+
+// TestAdditionalDirectoriesRefused: extra roots the agent does not honour
+// are refused with a reason, never ignored in silence.
+func TestAdditionalDirectoriesRefused(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	extra := t.TempDir()
+	_, err := e.conn.NewSession(ctxT(t), sdk.NewSessionRequest{Cwd: e.root, McpServers: []sdk.McpServer{}, AdditionalDirectories: []string{extra}})
+	var re *sdk.RequestError
+	if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(fmt.Sprint(re.Data), "additionalDirectories ("+extra+") are not supported") {
+		t.Fatalf("session/new with additionalDirectories: %v, want invalid params saying they are not supported", err)
+	}
+	sid, _ := e.newSession()
+	_, err = e.conn.LoadSession(ctxT(t), sdk.LoadSessionRequest{SessionId: sid, Cwd: e.root, McpServers: []sdk.McpServer{}, AdditionalDirectories: []string{extra}})
+	if requestCode(err) != -32602 {
+		t.Errorf("session/load with additionalDirectories: %v, want invalid params", err)
 	}
 }

@@ -156,12 +156,52 @@ func TestPromptBlocksAndNotes(t *testing.T) {
 		t.Errorf("answer text = %q, want the model's words only", answer)
 	}
 
-	// A complex request: its note is a thought, not answer text.
+	// avante sends the earlier prompts again with each one: only the
+	// newest words decide whether a task is complex.
+	e.llm.Enqueue(fakellm.Reply{Content: "Hi."})
+	before = len(e.client.snapshot())
+	e.mustPrompt(sid, "<previous_user_message>1. rename the loader 2. migrate the tests 3. update the docs 4. release</previous_user_message>\n\nthanks", sdk.StopReasonEndTurn)
+	for _, u := range e.client.snapshot()[before:] {
+		if u.Update.Plan != nil || u.Update.AgentMessageChunk != nil && u.Update.AgentMessageChunk.Meta != nil {
+			t.Errorf("resent earlier prompts made the task complex: %+v", u.Update)
+		}
+	}
+
+	// A complex request: its note is a notice of its own, marked, never
+	// a thought or inside the answer.
 	e.llm.Enqueue(fakellm.Reply{Content: "Done."})
 	before = len(e.client.snapshot())
 	e.mustPrompt(sid, "1. rename the loader 2. migrate the tests 3. update the docs 4. release", sdk.StopReasonEndTurn)
-	if answer := agentText(e.client.snapshot()[before:]); answer != "Done." {
-		t.Errorf("answer text = %q: a note is inside it", answer)
+	var reply, notes, noteID string
+	answerIDs := map[string]bool{}
+	for _, u := range e.client.snapshot()[before:] {
+		switch c := u.Update; {
+		case c.AgentThoughtChunk != nil:
+			t.Errorf("a note arrived as a thought: %q", c.AgentThoughtChunk.Content.Text.Text)
+		case c.AgentMessageChunk != nil && c.AgentMessageChunk.Meta != nil:
+			if c.AgentMessageChunk.MessageId == nil {
+				t.Errorf("a notice shares the answer's message: no messageId")
+			} else {
+				noteID = *c.AgentMessageChunk.MessageId
+			}
+			notes += c.AgentMessageChunk.Content.Text.Text
+		case c.AgentMessageChunk != nil:
+			reply += c.AgentMessageChunk.Content.Text.Text
+			if c.AgentMessageChunk.MessageId == nil {
+				t.Errorf("an answer chunk has no messageId")
+			} else {
+				answerIDs[*c.AgentMessageChunk.MessageId] = true
+			}
+		}
+	}
+	if len(answerIDs) != 1 || answerIDs[noteID] {
+		t.Errorf("the answer's message ids %v, want one, not the notice's %q", answerIDs, noteID)
+	}
+	if reply != "Done." {
+		t.Errorf("answer text = %q: a note is inside it", reply)
+	}
+	if !strings.HasPrefix(notes, "Note: complex task") {
+		t.Errorf("notices = %q, want the complex task's, marked", notes)
 	}
 }
 
@@ -226,7 +266,32 @@ func TestToolStatusAndTitles(t *testing.T) {
 	if got := titles["b"]; got != "`echo hi > out.txt`" {
 		t.Errorf("bash title = %q", got)
 	}
-	if title := *perms[1].ToolCall.Title; strings.HasPrefix(title, "bash:") || !strings.HasPrefix(title, "`echo hi > out.txt`") {
-		t.Errorf("bash permission title = %q", title)
+	// The permission keeps the call's own title (clients keep it after
+	// the call ends); the reason is in its content.
+	if title := *perms[1].ToolCall.Title; title != "`echo hi > out.txt`" {
+		t.Errorf("bash permission title = %q, want the call's own", title)
+	}
+	if text := contentText(perms[1].ToolCall.Content); !strings.Contains(text, "$ echo hi > out.txt") || !strings.Contains(text, "needs approval: ") {
+		t.Errorf("bash permission content = %q, want the command and the reason", text)
+	}
+}
+
+// TestRefusedCallTitle: a call refused before a tool titled it (a path
+// outside the workspace, a tool plan mode does not offer) is titled from
+// its arguments, with its path, not with the bare tool name.
+func TestRefusedCallTitle(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "/etc/hostname"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	e.mustPrompt(sid, "read it", sdk.StopReasonEndTurn)
+	calls := toolCalls(e.client.snapshot())
+	if len(calls) != 1 || calls[0].Title != "read /etc/hostname" || len(calls[0].Locations) != 1 || calls[0].Locations[0].Path != "/etc/hostname" {
+		t.Fatalf("refused call announced as %+v, want its title and path", calls)
+	}
+	if end := lastToolUpdate(e.client.snapshot(), "r"); end == nil || *end.Status != sdk.ToolCallStatusFailed {
+		t.Errorf("refused call's end = %+v, want failed", end)
 	}
 }

@@ -10,12 +10,18 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/google/uuid"
 )
 
 // handle maps one engine event onto the protocol. It runs on the pump.
 func (s *session) handle(ev event.Event) {
 	if ev.Kind != event.AgentMessageDelta && ev.Kind != event.ToolOutputDelta {
 		s.flushBlocks() // the streamed text goes out before what follows it
+	}
+	switch ev.Kind {
+	case event.AgentMessageDelta, event.TokenCount, event.StatusChanged:
+	default:
+		s.msgID = "" // something else is shown: the agent's next text is a message of its own
 	}
 	if s.handOverEvent(ev) {
 		return
@@ -47,7 +53,12 @@ func (s *session) handle(ev event.Event) {
 func (s *session) textEvent(ev event.Event) {
 	switch ev.Kind {
 	case event.AgentMessageDelta:
-		s.send(sdk.UpdateAgentMessageText(ev.Text))
+		if s.msgID == "" {
+			s.msgID = uuid.NewString()
+		}
+		u := sdk.UpdateAgentMessageText(ev.Text)
+		u.AgentMessageChunk.MessageId = sdk.Ptr(s.msgID)
+		s.send(u)
 	case event.AgentReasoningDelta:
 		s.send(sdk.UpdateAgentThoughtText(ev.Text))
 	case event.CommandOutput:
@@ -59,8 +70,9 @@ func (s *session) textEvent(ev event.Event) {
 		s.send(sdk.UpdateAgentMessageText(text))
 	case event.Notice:
 		// A note about the turn (a todo list started, compaction, a
-		// resume in plan mode), not part of the answer a client keeps.
-		s.send(sdk.UpdateAgentThoughtText(ev.Text + "\n\n"))
+		// resume in plan mode): no thought of the model's, so a message of
+		// its own, marked in its text and in _meta.
+		s.send(noticeUpdate(ev.Text))
 	case event.Retrying:
 		// A thought, not the answer: it says why nothing arrives yet and
 		// must not become part of the text a client keeps as the reply.
@@ -192,4 +204,13 @@ func (s *session) clearCalls() {
 	for id := range s.outputs {
 		delete(s.outputs, id)
 	}
+}
+
+// noticeUpdate is a notice as an agent message of its own: "Note: " leads
+// its text, a fresh messageId sets it apart from the answer, _meta marks it.
+func noticeUpdate(text string) sdk.SessionUpdate {
+	u := sdk.UpdateAgentMessageText("Note: " + text + "\n\n")
+	u.AgentMessageChunk.Meta = map[string]any{"coder-nvim": map[string]any{"notice": true}}
+	u.AgentMessageChunk.MessageId = sdk.Ptr(uuid.NewString())
+	return u
 }

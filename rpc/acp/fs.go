@@ -2,11 +2,13 @@ package acp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/atomicfile"
@@ -26,6 +28,7 @@ type clientFS struct {
 	// The workspace resolves paths under its symlink-free root; the client
 	// knows them under the cwd it gave (perhaps through a symlink).
 	realRoot, cwd string
+	timeout       time.Duration // per request: an editor may never answer
 }
 
 // clientPath is abs as the client names it: under the session's cwd.
@@ -37,17 +40,19 @@ func (c *clientFS) clientPath(abs string) string {
 	return filepath.Join(c.cwd, rel)
 }
 
+// ReadFile reads abs through the client when it offers reads. A failed
+// read fails: the disk copy may be older than the editor's buffer, so it
+// is never used in its place unsaid.
 func (c *clientFS) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 	local, err := os.ReadFile(abs)
 	if !c.read || (err == nil && !utf8.Valid(local)) {
 		return local, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	resp, rerr := c.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: c.session, Path: c.clientPath(abs)})
 	if rerr != nil {
-		if err == nil {
-			return local, nil // the disk copy is the next best
-		}
-		return nil, fmt.Errorf("read %s through the editor: %w", abs, rerr)
+		return nil, fmt.Errorf("read %s through the editor: %w (the file on disk was not read in its place: the editor may hold unsaved changes)", abs, c.explain(ctx, rerr))
 	}
 	return []byte(resp.Content), nil
 }
@@ -56,8 +61,18 @@ func (c *clientFS) WriteFile(ctx context.Context, abs string, data []byte, perm 
 	if !c.write || !utf8.Valid(data) {
 		return atomicfile.WriteFileMode(abs, data, perm)
 	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	if _, err := c.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: c.session, Path: c.clientPath(abs), Content: string(data)}); err != nil {
-		return fmt.Errorf("write %s through the editor: %w", abs, err)
+		return fmt.Errorf("write %s through the editor: %w", abs, c.explain(ctx, err))
 	}
 	return nil
+}
+
+// explain names a request that ran out of time: the editor did not answer.
+func (c *clientFS) explain(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("the editor did not answer within %s", c.timeout)
+	}
+	return err
 }

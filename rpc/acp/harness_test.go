@@ -96,7 +96,7 @@ type proc struct {
 }
 
 // startProc runs the agent with root as the workspace, the model at llm.
-func startProc(t testing.TB, llm *fakellm.Server, root string) *proc {
+func startProc(t testing.TB, llm *fakellm.Server, root string, extraEnv ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(binary, "acp")
 	cmd.Dir = root
@@ -109,6 +109,7 @@ func startProc(t testing.TB, llm *fakellm.Server, root string) *proc {
 		env = append(env, kv)
 	}
 	cmd.Env = append(env, "OPENAI_BASE_URL="+llm.URL(), "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir())
+	cmd.Env = append(cmd.Env, extraEnv...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +178,8 @@ type client struct {
 	perms   []sdk.RequestPermissionRequest
 	writes  []sdk.WriteTextFileRequest
 	reads   []string
+	// readErr, when set, fails reads of the paths it names.
+	readErr map[string]error
 	buffers map[string]string // unsaved editor buffers by absolute path
 
 	// permit answers permission requests; default: allow once.
@@ -224,7 +227,11 @@ func (c *client) ReadTextFile(_ context.Context, req sdk.ReadTextFileRequest) (s
 	c.mu.Lock()
 	c.reads = append(c.reads, req.Path)
 	buf, ok := c.buffers[req.Path]
+	rerr := c.readErr[req.Path]
 	c.mu.Unlock()
+	if rerr != nil {
+		return sdk.ReadTextFileResponse{}, rerr
+	}
 	if ok {
 		return sdk.ReadTextFileResponse{Content: buf}, nil
 	}
@@ -332,6 +339,7 @@ type envOptions struct {
 	root string // reuse a workspace; empty: a new one
 	llm  *fakellm.Server
 	fs   bool // advertise fs.readTextFile and fs.writeTextFile
+	env  []string
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -347,7 +355,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 		o.root = root
 	}
-	p := startProc(t, o.llm, o.root)
+	p := startProc(t, o.llm, o.root, o.env...)
 	c := newClient()
 	conn := sdk.NewClientSideConnection(c, p.stdin, p.stdout)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))

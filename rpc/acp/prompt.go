@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -45,13 +47,15 @@ func fold(blocks []sdk.ContentBlock) (input, typed string, images []llm.Image, e
 		text   string
 		isText bool
 		item   bool // a resource: named inline, or as a context item alone
+		shared bool // a file codecompanion shares by name: a context item too
 	}
 	var parts []part
 	var attached []string
 	for _, b := range blocks {
 		switch {
 		case b.Text != nil:
-			parts = append(parts, part{text: b.Text.Text, isText: true})
+			shared := strings.HasPrefix(strings.TrimSpace(b.Text.Text), sharedFilePrefix)
+			parts = append(parts, part{text: b.Text.Text, isText: true, shared: shared})
 		case b.ResourceLink != nil:
 			parts = append(parts, part{text: uriPath(b.ResourceLink.Uri), item: true})
 		case b.Resource != nil:
@@ -104,6 +108,9 @@ func fold(blocks []sdk.ContentBlock) (input, typed string, images []llm.Image, e
 			own = out.Len()
 		case p.item:
 			out.WriteString("`" + p.text + "`")
+		case p.shared && !glued(i-1) && !glued(i):
+			out.WriteString(p.text)
+			own = out.Len()
 		default:
 			out.WriteString(p.text)
 		}
@@ -111,7 +118,20 @@ func fold(blocks []sdk.ContentBlock) (input, typed string, images []llm.Image, e
 	if own > 0 {
 		typed = strings.TrimSpace(out.String()[own:])
 	}
+	if strings.Contains(out.String(), "<previous") {
+		if typed == "" {
+			typed = out.String()
+		}
+		typed = strings.TrimSpace(resentMessages().ReplaceAllString(typed, ""))
+	}
 	return strings.Join(append([]string{out.String()}, attached...), "\n\n"), typed, images, nil
+}
+
+// resentMessages matches the earlier messages a client sends again with
+// each prompt (avante: <previous_user_message>…</previous_user_message>):
+// not the user's newest words, so not what makes a task complex.
+func resentMessages() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)<previous[\w-]*>.*?</previous[\w-]*>`)
 }
 
 // contextPrefix starts the line naming a context item that stands alone.
@@ -187,6 +207,37 @@ func uriPath(uri string) string {
 	}
 	return u.Path
 }
+
+// linkedFiles are the local files the prompt links without their text: its
+// resource links, and the files codecompanion shares by name alone (a text
+// block "Sharing the following file as context: PATH", what its /file and
+// #{buffer} send). A file the prompt also embeds is already attached.
+func linkedFiles(blocks []sdk.ContentBlock) []string {
+	embedded := map[string]bool{}
+	for _, b := range blocks {
+		if b.Resource != nil && b.Resource.Resource.TextResourceContents != nil {
+			embedded[uriPath(b.Resource.Resource.TextResourceContents.Uri)] = true
+		}
+	}
+	var paths []string
+	for _, b := range blocks {
+		p := ""
+		switch {
+		case b.ResourceLink != nil:
+			p = uriPath(b.ResourceLink.Uri)
+		case b.Text != nil:
+			p, _ = strings.CutPrefix(strings.TrimSpace(b.Text.Text), sharedFilePrefix)
+		}
+		if filepath.IsAbs(p) && !strings.Contains(p, "\n") && !embedded[p] {
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// sharedFilePrefix starts the text block codecompanion sends for a file it
+// shares by name.
+const sharedFilePrefix = "Sharing the following file as context: "
 
 // promptWords is the text the user typed: the prompt's text blocks, never
 // the contents of attached resources (a file that mentions "@x" attaches

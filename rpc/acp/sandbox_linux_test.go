@@ -52,8 +52,10 @@ func TestSandboxPermissionOptions(t *testing.T) {
 	if !strings.Contains(got, "Run outside the sandbox, once") || !strings.Contains(got, "Always run outside the sandbox") {
 		t.Errorf("escalation options: %s", got)
 	}
-	if title := *perms[1].ToolCall.Title; !strings.Contains(title, "OUTSIDE the sandbox") {
-		t.Errorf("escalation title %q does not say it leaves the sandbox", title)
+	// The title stays the call's own; the reason, which says the command
+	// leaves the sandbox, is in the request's content.
+	if text := contentText(perms[1].ToolCall.Content); !strings.Contains(text, "OUTSIDE the sandbox") {
+		t.Errorf("escalation content %q does not say it leaves the sandbox", text)
 	}
 	if _, err := os.Stat(outside); err == nil {
 		t.Error("the rejected command ran")

@@ -42,6 +42,8 @@ type session struct {
 	workspaceNotice string
 	models          []string // the endpoint's models (GET /models), if it lists them
 	model           string   // the model last announced (pump only)
+	msgID           string   // the id of the agent message being streamed (pump only)
+	name            string   // the session's title, once found (pump only)
 }
 
 // turn is one session/prompt in flight.

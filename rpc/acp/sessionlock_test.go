@@ -2,6 +2,7 @@ package acp_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,11 +33,26 @@ func TestLoadSessionInUse(t *testing.T) {
 	}
 	err = load()
 	var re *sdk.RequestError
-	if !errors.As(err, &re) || !strings.Contains(re.Message, "in use by another coder-nvim process") {
-		t.Fatalf("session/load of a session in use: %v", err)
+	holder := fmt.Sprintf("process %d", first.proc.cmd.Process.Pid)
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "in use by another coder-nvim process") || !strings.Contains(re.Message, holder) {
+		t.Fatalf("session/load of a session in use: %v; want it to name %s", err, holder)
+	}
+	listed := func() sdk.SessionInfo {
+		t.Helper()
+		resp, err := second.conn.ListSessions(ctxT(t), sdk.ListSessionsRequest{Cwd: &root})
+		if err != nil || len(resp.Sessions) != 1 {
+			t.Fatalf("session/list: %+v, %v; want the one session", resp, err)
+		}
+		return resp.Sessions[0]
+	}
+	if info := listed(); info.Title == nil || !strings.Contains(*info.Title, "[open in "+holder+"]") || info.Meta == nil {
+		t.Errorf("session/list offers the session held by %s unmarked: %+v", holder, info)
 	}
 
 	first.proc.stop()
+	if info := listed(); info.Title == nil || strings.Contains(*info.Title, "[open in") || info.Meta != nil {
+		t.Errorf("session/list still marks the session after its process ended: %+v", info)
+	}
 	if err := load(); err != nil {
 		t.Fatalf("session/load after the other process ended: %v\nstderr:\n%s", err, second.proc.stderr.String())
 	}

@@ -1,7 +1,11 @@
 package acp
 
 import (
+	"strings"
+	"time"
+
 	"github.com/coder-nvim/coder-nvim/core/agentsmd"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -24,8 +28,41 @@ func (s *session) sendStats() {
 		})
 	}
 	s.send(sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{
-		Meta: map[string]any{"coder-nvim": map[string]any{"conversations": convs, "agents_md": agentsFiles(s.eng.AgentsMD(""))}},
+		Title:     s.title(),
+		UpdatedAt: sdk.Ptr(time.Now().UTC().Format(time.RFC3339)),
+		Meta:      map[string]any{"coder-nvim": map[string]any{"conversations": convs, "agents_md": agentsFiles(s.eng.AgentsMD(""))}},
 	}})
+	s.sendUsage()
+}
+
+// sendUsage says how full the context window is (usage_update). The cost
+// is left out: the agent knows no prices.
+func (s *session) sendUsage() {
+	st := s.eng.Status()
+	u := &sdk.SessionUsageUpdate{Size: s.eng.ContextWindow(), Used: st.ContextTokens}
+	for _, c := range s.eng.Conversations() {
+		if c.ID == s.eng.RootConversation() {
+			u.Meta = map[string]any{"coder-nvim": map[string]any{"tokens_in": c.Stats.TokensIn, "tokens_out": c.Stats.TokensOut}}
+		}
+	}
+	s.send(sdk.SessionUpdate{UsageUpdate: u})
+}
+
+// title names the session as session/list does: its first prompt, cut.
+// Found once (pump only); nil before the first prompt.
+func (s *session) title() *string {
+	if s.name == "" {
+		for _, m := range s.eng.History("") {
+			if m.Role == llm.RoleUser && strings.TrimSpace(m.Content) != "" {
+				s.name = shorten(m.Content, 80)
+				break
+			}
+		}
+	}
+	if s.name == "" {
+		return nil
+	}
+	return sdk.Ptr(s.name)
 }
 
 // sendAgentsMD lists, once a session opens, the AGENTS.md files its root

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -68,5 +69,38 @@ func TestConversationStatsOverACP(t *testing.T) {
 	reqs := e.llm.Requests()
 	if r := reqs[len(reqs)-1]; r.Model != "cheap" || r.Messages[len(r.Messages)-1].Content != "say hello" {
 		t.Errorf("the new conversation's request: %s %+v", r.Model, r.Messages)
+	}
+}
+
+// TestUsageAndTitle: each turn ends with a usage_update (the context
+// window and how much of it is used) and a session_info_update naming the
+// session by its first prompt, with the time it changed.
+func TestUsageAndTitle(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	e.llm.Enqueue(
+		fakellm.Reply{Content: "one", Usage: &llm.Usage{PromptTokens: 1200, CompletionTokens: 30, TotalTokens: 1230}},
+		fakellm.Reply{Content: "two", Usage: &llm.Usage{PromptTokens: 1500, CompletionTokens: 20, TotalTokens: 1520}},
+	)
+	e.mustPrompt(sid, "name this chat after me\nsecond line", sdk.StopReasonEndTurn)
+	e.mustPrompt(sid, "and go on", sdk.StopReasonEndTurn)
+	var info *sdk.SessionSessionInfoUpdate
+	var usage *sdk.SessionUsageUpdate
+	for _, up := range e.client.snapshot() {
+		if i := up.Update.SessionInfoUpdate; i != nil && i.Title != nil {
+			info = i
+		}
+		if up.Update.UsageUpdate != nil {
+			usage = up.Update.UsageUpdate
+		}
+	}
+	if info == nil || *info.Title != "name this chat after me" || info.UpdatedAt == nil {
+		t.Fatalf("session_info_update = %+v, want the first prompt's line as title and updatedAt", info)
+	}
+	if _, err := time.Parse(time.RFC3339, *info.UpdatedAt); err != nil {
+		t.Errorf("updatedAt %q: %v", *info.UpdatedAt, err)
+	}
+	if usage == nil || usage.Size <= 0 || usage.Used < 1500 || usage.Used > usage.Size {
+		t.Errorf("usage_update = %+v, want the window and the tokens in it", usage)
 	}
 }

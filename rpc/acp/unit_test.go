@@ -266,8 +266,12 @@ func TestToolEnd(t *testing.T) {
 	}
 }
 
+// TestReplay: a saved history replays with a message id on every chunk
+// (adjacent user messages stay apart) and each tool call as it ended,
+// titled as it was live, with its result.
 func TestReplay(t *testing.T) {
 	history := []llm.Message{
+		{Role: llm.RoleUser, Content: "This request will fail"},
 		{Role: llm.RoleUser, Content: "hi"},
 		{Role: llm.RoleAssistant, Content: "checking", Reasoning: "hmm", ToolCalls: []llm.ToolCall{
 			{ID: "c1", Function: llm.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}},
@@ -275,31 +279,47 @@ func TestReplay(t *testing.T) {
 		}},
 		{Role: llm.RoleTool, ToolCallID: "c1", Content: "a.go"},
 		{Role: llm.RoleTool, ToolCallID: "c2", Content: "denied by the user: no"},
-		{Role: llm.RoleAssistant, Content: "ok"},
+		{Role: llm.RoleAssistant, Content: "ok", ToolCalls: []llm.ToolCall{
+			{ID: "c3", Function: llm.FunctionCall{Name: "read", Arguments: `{"path":"b.go"}`}},
+		}},
 	}
 	var got []string
+	ids := map[string]bool{}
+	id := func(p *string) {
+		if p == nil || ids[*p] {
+			t.Errorf("a replayed chunk has no message id of its own: %v", p)
+			return
+		}
+		ids[*p] = true
+	}
 	for _, u := range replay("/w", history) {
 		switch {
 		case u.UserMessageChunk != nil:
+			id(u.UserMessageChunk.MessageId)
 			got = append(got, "user "+u.UserMessageChunk.Content.Text.Text)
 		case u.AgentThoughtChunk != nil:
+			id(u.AgentThoughtChunk.MessageId)
 			got = append(got, "thought "+u.AgentThoughtChunk.Content.Text.Text)
 		case u.AgentMessageChunk != nil:
+			id(u.AgentMessageChunk.MessageId)
 			got = append(got, "agent "+u.AgentMessageChunk.Content.Text.Text)
 		case u.ToolCall != nil:
-			s := "call " + string(u.ToolCall.ToolCallId) + " " + string(u.ToolCall.Kind) + " " + u.ToolCall.Title
+			s := "call " + string(u.ToolCall.ToolCallId) + " " + string(u.ToolCall.Kind) + " " + u.ToolCall.Title + " " + string(u.ToolCall.Status)
 			for _, l := range u.ToolCall.Locations {
 				s += " @" + l.Path
 			}
+			for _, c := range u.ToolCall.Content {
+				s += " = " + c.Content.Content.Text.Text
+			}
 			got = append(got, s)
 		case u.ToolCallUpdate != nil:
-			got = append(got, "result "+string(u.ToolCallUpdate.ToolCallId)+" "+string(*u.ToolCallUpdate.Status))
+			got = append(got, "update "+string(u.ToolCallUpdate.ToolCallId))
 		}
 	}
 	want := []string{
-		"user hi", "thought hmm", "agent checking",
-		"call c1 execute bash ls", "call c2 edit edit a.go @/w/a.go",
-		"result c1 completed", "result c2 failed", "agent ok",
+		"user This request will fail", "user hi", "thought hmm", "agent checking",
+		"call c1 execute `ls` completed = a.go", "call c2 edit edit a.go failed @/w/a.go = denied by the user: no",
+		"agent ok", "call c3 read read b.go failed @/w/b.go = no result was saved for this call",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("replay:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

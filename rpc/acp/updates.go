@@ -11,6 +11,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/google/uuid"
 )
 
 // maxToolText bounds the text content of one tool call update; the model
@@ -298,16 +299,18 @@ func decision(id sdk.PermissionOptionId) agent.Decision {
 }
 
 func permissionRequest(sid sdk.SessionId, root string, a *event.Approval) sdk.RequestPermissionRequest {
-	title := readableTitle(a.Title)
+	// The title stays the call's own (a client keeps it after the call
+	// ends); why it asks goes in the content.
+	var why []string
 	if a.Danger {
-		title = "⚠ " + title + " (dangerous)"
+		why = append(why, "⚠ dangerous")
 	}
 	if a.Reason != "" {
-		title += " — " + a.Reason
+		why = append(why, "needs approval: "+a.Reason)
 	}
 	tc := sdk.ToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(a.CallID),
-		Title:      sdk.Ptr(title),
+		Title:      sdk.Ptr(readableTitle(a.Title)),
 		Kind:       sdk.Ptr(toolKind(a.Kind)),
 		Status:     sdk.Ptr(sdk.ToolCallStatusPending),
 		Locations:  locations(root, a.Paths),
@@ -316,73 +319,84 @@ func permissionRequest(sid sdk.SessionId, root string, a *event.Approval) sdk.Re
 	if a.Command != "" {
 		tc.RawInput = map[string]any{"command": a.Command}
 		if len(tc.Content) == 0 {
-			tc.Content = textContent("$ " + a.Command)
+			why = append([]string{"$ " + a.Command}, why...)
 		}
 	}
+	tc.Content = append(tc.Content, textContent(strings.Join(why, "\n"))...)
 	return sdk.RequestPermissionRequest{SessionId: sid, ToolCall: tc, Options: permissionOptions(a)}
 }
 
 // replay turns a saved conversation into the updates a client shows for
-// it: user and agent messages, thoughts, and each tool call with its
-// result.
+// it: user and agent messages and thoughts, each chunk with its message's
+// id so adjacent messages stay apart, and each tool call as it ended, with
+// its result and the title it had live.
 func replay(root string, history []llm.Message) []sdk.SessionUpdate {
 	var out []sdk.SessionUpdate
+	var open []llm.ToolCall // calls whose result has not come yet
+	// unanswered closes the calls left without a result (a history cut
+	// short): failed, and said.
+	unanswered := func() {
+		for _, c := range open {
+			out = append(out, replayCall(root, c, sdk.ToolCallStatusFailed, "no result was saved for this call"))
+		}
+		open = nil
+	}
 	for _, m := range history {
+		if m.Role != llm.RoleTool {
+			unanswered()
+		}
+		id := sdk.Ptr(uuid.NewString())
 		switch m.Role {
 		case llm.RoleUser:
-			out = append(out, sdk.UpdateUserMessageText(m.Content))
+			u := sdk.UpdateUserMessageText(m.Content)
+			u.UserMessageChunk.MessageId = id
+			out = append(out, u)
 			for _, img := range m.Images {
-				out = append(out, sdk.UpdateUserMessage(imageBlock(img)))
+				u := sdk.UpdateUserMessage(imageBlock(img))
+				u.UserMessageChunk.MessageId = id
+				out = append(out, u)
 			}
 		case llm.RoleAssistant:
 			if m.Reasoning != "" {
-				out = append(out, sdk.UpdateAgentThoughtText(m.Reasoning))
+				u := sdk.UpdateAgentThoughtText(m.Reasoning)
+				u.AgentThoughtChunk.MessageId = sdk.Ptr(uuid.NewString())
+				out = append(out, u)
 			}
 			if m.Content != "" {
-				out = append(out, sdk.UpdateAgentMessageText(m.Content))
+				u := sdk.UpdateAgentMessageText(m.Content)
+				u.AgentMessageChunk.MessageId = id
+				out = append(out, u)
 			}
-			for _, c := range m.ToolCalls {
-				out = append(out, replayCall(root, c))
-			}
+			open = append(open, m.ToolCalls...)
 		case llm.RoleTool:
-			status := sdk.ToolCallStatusCompleted
-			if toolcalls.Failed(m.Content) {
-				status = sdk.ToolCallStatusFailed
+			for i, c := range open {
+				if c.ID != m.ToolCallID {
+					continue
+				}
+				status := sdk.ToolCallStatusCompleted
+				if toolcalls.Failed(m.Content) {
+					status = sdk.ToolCallStatusFailed
+				}
+				out = append(out, replayCall(root, c, status, m.Content))
+				open = append(open[:i], open[i+1:]...)
+				break
 			}
-			out = append(out, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
-				ToolCallId: sdk.ToolCallId(m.ToolCallID),
-				Status:     sdk.Ptr(status),
-				Content:    textContent(m.Content),
-			}})
 		}
 	}
+	unanswered()
 	return out
 }
 
-func replayCall(root string, c llm.ToolCall) sdk.SessionUpdate {
-	var args struct {
-		Path    string `json:"path"`
-		Pattern string `json:"pattern"`
-		Command string `json:"command"`
-	}
-	json.Unmarshal([]byte(c.Function.Arguments), &args) //nolint:errcheck // best effort: the title only
-	title := c.Function.Name
-	var locs []sdk.ToolCallLocation
-	switch {
-	case args.Command != "":
-		title += " " + args.Command
-	case args.Path != "":
-		title += " " + args.Path
-		locs = locations(root, []string{args.Path})
-	case args.Pattern != "":
-		title += " " + args.Pattern
-	}
+// replayCall is a saved call as it ended, titled as it was live.
+func replayCall(root string, c llm.ToolCall, status sdk.ToolCallStatus, result string) sdk.SessionUpdate {
+	title, paths := toolcalls.Title(c.Function.Name, c.Function.Arguments)
 	return sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 		ToolCallId: sdk.ToolCallId(c.ID),
-		Title:      title,
+		Title:      readableTitle(title),
 		Kind:       kindOfTool(c.Function.Name),
-		Status:     sdk.ToolCallStatusPending,
-		Locations:  locs,
+		Status:     status,
+		Locations:  locations(root, paths),
 		RawInput:   rawInput(c.Function.Arguments),
+		Content:    textContent(result),
 	}}
 }

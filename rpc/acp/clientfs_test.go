@@ -1,0 +1,92 @@
+package acp_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// toolResult is the content of the tool message answering call id in the
+// model's requests.
+func toolResult(reqs []fakellm.Request, id string) string {
+	for _, r := range reqs {
+		for _, m := range r.Messages {
+			if m.Role == "tool" && m.ToolCallID == id {
+				return m.Content
+			}
+		}
+	}
+	return ""
+}
+
+// TestClientWriteNeverAnswered: an editor that writes the file yet never
+// answers fs/write_text_file (avante on a modified buffer) must not hang
+// the turn, and the result must say the file changed, not "no files were
+// changed".
+func TestClientWriteNeverAnswered(t *testing.T) {
+	e := newEnv(t, envOptions{fs: true, env: []string{"CODER_NVIM_ACP_CLIENT_TIMEOUT=1s"}})
+	sid, _ := e.newSession()
+	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"}); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(e.root, "a.txt")
+	if err := os.WriteFile(a, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	e.client.mu.Lock()
+	e.client.beforeWrite = func(ctx context.Context, req sdk.WriteTextFileRequest) error {
+		if err := os.WriteFile(req.Path, []byte(req.Content), 0o644); err != nil {
+			return err
+		}
+		<-release // the answer never comes while the turn runs
+		return nil
+	}
+	e.client.mu.Unlock()
+	patch := "*** Begin Patch\n*** Update File: a.txt\n-one\n+ONE\n*** End Patch\n"
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_p", "patch", map[string]string{"patch": patch})}},
+		fakellm.Reply{Content: "Done."},
+	)
+	e.mustPrompt(sid, "patch a", sdk.StopReasonEndTurn)
+	got := toolResult(e.llm.Requests(), "call_p")
+	for _, want := range []string{"the editor did not answer within 1s", "a.txt now holds the new content"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the patch's result is %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.Contains(got, "no files were changed") {
+		t.Errorf("the result says nothing changed, yet a.txt did: %q", got)
+	}
+}
+
+// TestClientReadErrorSaid: a read the editor fails is the tool's error,
+// never the disk copy in silence.
+func TestClientReadErrorSaid(t *testing.T) {
+	e := newEnv(t, envOptions{fs: true})
+	sid, _ := e.newSession()
+	a := filepath.Join(e.root, "a.txt")
+	if err := os.WriteFile(a, []byte("DISK-COPY\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.client.mu.Lock()
+	e.client.readErr = map[string]error{a: errors.New("buffer is being edited")}
+	e.client.mu.Unlock()
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_r", "read", map[string]string{"path": "a.txt"})}},
+		fakellm.Reply{Content: "Done."},
+	)
+	e.mustPrompt(sid, "read a", sdk.StopReasonEndTurn)
+	got := toolResult(e.llm.Requests(), "call_r")
+	if strings.Contains(got, "DISK-COPY") || !strings.Contains(got, "through the editor") {
+		t.Errorf("the read's result is %q, want the editor's error and not the disk copy", got)
+	}
+}
