@@ -121,6 +121,7 @@ type Session struct {
 	rootConv  *Conversation
 	approvals map[string]chan Answer
 	turns     []store.Turn
+	abandoned []store.Branch // what /rewind cut off, kept on disk (rewind.go)
 	skills    []skills.Skill
 	lock      *store.Lock     // this process is the session's one writer
 	started   map[string]bool // tool calls running now, by call id
@@ -132,8 +133,9 @@ type Session struct {
 	journalID string
 	baseSeq   int64
 	slashNote bool // the server/tool deprecation notice was given
-	// undoneOthers are the files the last /undo left alone (/undo others).
-	undoneOthers *othersOfTurn
+	// undoneOthers are the files the last /undo or /rewind left alone,
+	// per turn, newest first (/undo others).
+	undoneOthers []othersOfTurn
 	// resumeNote says why a resumed session runs narrower than it was
 	// saved; told once the load is done.
 	resumeNote string
@@ -296,7 +298,7 @@ func (s *Session) reset(id string) {
 	s.id = id
 	s.created = s.opts.Now()
 	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created, agents: agents})
-	s.turns = nil
+	s.turns, s.abandoned = nil, nil
 	s.started = nil
 	s.closeJournalLocked()
 	s.agedCut = 0

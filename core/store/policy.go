@@ -208,6 +208,10 @@ func (s *Snapshot) filtered() *Snapshot {
 		c.Root = &root
 	}
 	c.Messages = filterMessages(p, s.Messages)
+	c.Abandoned = nil
+	for _, b := range s.Abandoned {
+		c.Abandoned = append(c.Abandoned, *b.filtered(p))
+	}
 	c.Turns = nil
 	for _, t := range s.Turns {
 		t.Input = notStored(t.Input)
