@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/agent/compact"
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -44,22 +45,48 @@ func (c slash) Rewind(ctx context.Context, arg string) (string, error) {
 	return c.s.rewindTo(ctx, c.t, n)
 }
 
-// rewindList is one line per live turn (number, time, first line, files
-// changed), then the abandoned branches.
-func (s *Session) rewindList(ctx context.Context) string {
+// RewindTurn is one turn /rewind can go back to.
+type RewindTurn struct {
+	N       int // what /rewind N takes
+	Started time.Time
+	First   string // the input's first line, cut
+	Files   string // "3 file(s)", "no files", "undone"
+}
+
+// RewindTurns lists the root conversation's turns no /rewind abandoned,
+// oldest first, for /rewind and pickers.
+func (s *Session) RewindTurns(ctx context.Context) []RewindTurn {
 	s.mu.Lock()
 	live := s.liveTurnsLocked()
 	turns := slices.Clone(s.turns)
-	branches := slices.Clone(s.abandoned)
 	s.mu.Unlock()
+	out := make([]RewindTurn, 0, len(live))
+	for n, i := range live {
+		t := turns[i]
+		out = append(out, RewindTurn{N: n + 1, Started: t.Started, First: text.Truncate(text.FirstLine(t.Input), 60), Files: s.turnFiles(ctx, t)})
+	}
+	return out
+}
+
+// Label is the turn as one line of a list.
+func (t RewindTurn) Label() string {
+	return fmt.Sprintf("%3d  %s  %s  (%s)", t.N, t.Started.Local().Format("15:04:05"), t.First, t.Files)
+}
+
+// rewindList is one line per live turn, then the abandoned branches.
+func (s *Session) rewindList(ctx context.Context) string {
 	var b strings.Builder
+	live := s.RewindTurns(ctx)
 	if len(live) == 0 {
 		b.WriteString("no turns to rewind to\n")
 	}
-	for n, i := range live {
-		t := turns[i]
-		fmt.Fprintf(&b, "%3d  %s  %s  (%s)\n", n+1, t.Started.Local().Format("15:04:05"), text.Truncate(text.FirstLine(t.Input), 60), s.turnFiles(ctx, t))
+	for _, t := range live {
+		b.WriteString(t.Label() + "\n")
 	}
+	s.mu.Lock()
+	turns := slices.Clone(s.turns)
+	branches := slices.Clone(s.abandoned)
+	s.mu.Unlock()
 	for _, br := range branches {
 		if br.Conv != "" {
 			continue
