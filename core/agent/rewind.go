@@ -146,7 +146,17 @@ func (s *Session) rewindTo(ctx context.Context, t *task, n int) (string, error) 
 	if changed := append(slices.Clone(rep.Restored), rep.Removed...); len(changed) > 0 {
 		t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
 	}
-	out := fmt.Sprintf("rewound to just before turn %d %q: the conversation now holds turns 1–%d; the later turns are kept as an abandoned branch (/rewind lists it)", n, text.Truncate(text.FirstLine(turn.Input), 60), n-1)
+	holds := "no turn"
+	switch {
+	case n == 2:
+		holds = "turn 1"
+	case n > 2:
+		holds = fmt.Sprintf("turns 1–%d", n-1)
+	}
+	out := fmt.Sprintf("rewound to just before turn %d %q: the conversation now holds %s; the later turns are kept as an abandoned branch (/rewind lists it)", n, text.Truncate(text.FirstLine(turn.Input), 60), holds)
+	if err := s.git.Available(ctx); err != nil {
+		out += "\nfiles were not taken back, there are no snapshots here: " + err.Error()
+	}
 	if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped)+len(rep.Others)+len(rep.TooLarge) > 0 {
 		out += "\n" + strings.TrimRight(rep.String(), "\n")
 	}
@@ -280,4 +290,18 @@ func (c *Conversation) length() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.base + len(c.history)
+}
+
+// CheckpointMode says where the turns' snapshots go, for :checkhealth:
+// the workspace's git repository, a shadow repository outside git, or
+// why there are none.
+func (s *Session) CheckpointMode(ctx context.Context) string {
+	mode, err := s.git.Mode(ctx)
+	switch {
+	case err != nil:
+		return "off: " + err.Error()
+	case mode == "git":
+		return "git: snapshots in the workspace's repository (refs/coder-nvim/snapshots)"
+	}
+	return "outside git: snapshots in the shadow repository " + strings.TrimPrefix(mode, "shadow ") + " (nothing is written into the workspace)"
 }

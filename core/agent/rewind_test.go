@@ -33,13 +33,15 @@ func writesPerTurn(files map[string][]string) func(fakellm.Request) fakellm.Repl
 
 func yoloFixture(t *testing.T, root func(*testing.T) string) *fixture {
 	t.Helper()
-	return newFixture(t, func(c *config.Config, o *Options) {
+	f := newFixture(t, func(c *config.Config, o *Options) {
 		c.Mode = "yolo"
 		c.Workflow.AutoVerifyAfterEdit = false
 		if root != nil {
 			o.Root = root(t)
 		}
 	})
+	f.root = f.sess.root
+	return f
 }
 
 func exists(p string) bool {
@@ -128,5 +130,33 @@ func TestRewindTakesBackFilesAndConversation(t *testing.T) {
 	f.run(t, "/rewind")
 	if list := lastOutput(f); !strings.Contains(list, "abandoned at") || !strings.Contains(list, `"turn two"`) {
 		t.Errorf("/rewind does not list the abandoned branch:\n%s", list)
+	}
+}
+
+// Outside git: /undo and /rewind work through the shadow repository in
+// the state dir, and no .git appears in the workspace.
+func TestUndoAndRewindOutsideGit(t *testing.T) {
+	f := yoloFixture(t, func(t *testing.T) string { return t.TempDir() })
+	f.srv.SetScript(writesPerTurn(map[string][]string{
+		"turn one": {"one.txt"}, "turn two": {"two.txt"}, "turn three": {"three.txt"},
+	}))
+	f.run(t, "turn one")
+	f.run(t, "turn two")
+	f.run(t, "turn three")
+	f.run(t, "/undo")
+	if out := lastOutput(f); !strings.Contains(out, "removed  three.txt") {
+		t.Errorf("/undo outside git: %q (error %q)", out, lastError(f))
+	}
+	f.run(t, "/rewind 2")
+	if out := lastOutput(f); !strings.Contains(out, "removed  two.txt") {
+		t.Errorf("/rewind outside git: %q (error %q)", out, lastError(f))
+	}
+	for name, want := range map[string]bool{"one.txt": true, "two.txt": false, "three.txt": false} {
+		if exists(filepath.Join(f.root, name)) != want {
+			t.Errorf("%s exists = %v", name, !want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(f.root, ".git")); !os.IsNotExist(err) {
+		t.Error(".git appeared in the workspace")
 	}
 }

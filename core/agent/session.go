@@ -257,6 +257,10 @@ func newSession(opts Options) (*Session, error) {
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)
 	s.git = gitsnap.NewRepo(s.root)
+	if opts.Config.StateDir != "" {
+		// Outside git, checkpoints go to a shadow repository there.
+		s.git = gitsnap.NewShadowedRepo(s.root, opts.Config.StateDir)
+	}
 	if s.tools == nil {
 		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
 	}

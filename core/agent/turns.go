@@ -407,7 +407,7 @@ func (s *Session) unusedLocked(i int, candidates ...string) []string {
 func (c slash) Undo(ctx context.Context, arg string) (string, error) {
 	s, t := c.s, c.t
 	if err := s.git.Available(ctx); err != nil {
-		return "", fmt.Errorf("/undo needs git and a git repository: %w", err)
+		return "", fmt.Errorf("/undo has no snapshots here: %w", err)
 	}
 	switch arg {
 	case "":
@@ -527,7 +527,7 @@ func (s *Session) undoOthers(ctx context.Context, t *task) (string, error) {
 func (c slash) Diff(ctx context.Context, _ string) (string, error) {
 	s, t := c.s, c.t
 	if err := s.git.Available(ctx); err != nil {
-		return "", fmt.Errorf("/diff needs git and a git repository: %w", err)
+		return "", fmt.Errorf("/diff has no snapshots here: %w", err)
 	}
 	ch, err := s.git.Diff(ctx)
 	if err != nil {

@@ -48,3 +48,17 @@ func TestRewindPicker(t *testing.T) {
 		t.Errorf("one.txt: %v", err)
 	}
 }
+
+// :checkhealth coder says where the snapshots go (here: the workspace's
+// git repository).
+func TestHealthSaysCheckpointMode(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.start()
+	var report string
+	e.waitFor("the checkpoints line in :checkhealth", 30*time.Second, func() bool {
+		e.cmd("checkhealth coder")
+		e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
+		e.cmd("bwipeout!")
+		return strings.Contains(report, "checkpoints: git: snapshots in the workspace's repository")
+	})
+}
