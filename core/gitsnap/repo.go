@@ -28,6 +28,10 @@ type Repo struct {
 	// shadowBase, when set, holds the shadow repositories of workspaces
 	// outside git (shadow.go); "": outside git there are no snapshots.
 	shadowBase string
+	// shadowed: the session's snapshots are in the shadow repository; it
+	// stays there when the workspace becomes a git repository meanwhile,
+	// where the earlier snapshots are not.
+	shadowed bool
 
 	mu    sync.Mutex
 	r     *repo // nil until opened
@@ -69,9 +73,15 @@ func (g *Repo) open(ctx context.Context) (*repo, error) {
 		}
 		g.r = nil
 	}
-	r, err := open(ctx, g.root)
+	var r *repo
+	err := errNotRepo
+	if !g.shadowed {
+		r, err = open(ctx, g.root)
+	}
 	if errors.Is(err, errNotRepo) && g.shadowBase != "" && ctx.Err() == nil {
-		r, err = openShadow(ctx, g.shadowBase, g.root)
+		if r, err = openShadow(ctx, g.shadowBase, g.root); err == nil {
+			g.shadowed = true
+		}
 	}
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package gitsnap
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -68,5 +69,31 @@ func TestShadowRepoOutsideGit(t *testing.T) {
 	b, _ := ShadowDir(base, link)
 	if a != b {
 		t.Errorf("shadow of the link %s, of the root %s", b, a)
+	}
+}
+
+// A workspace that becomes a git repository during the session keeps its
+// snapshots in the shadow repository: the earlier ones are there.
+func TestShadowStaysAfterGitInit(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	g := NewShadowedRepo(root, t.TempDir())
+	before, err := g.Snapshot(ctx, "before", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(root, "new.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := g.Snapshot(ctx, "after", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := g.Undo(ctx, before, after)
+	if err != nil || len(rep.Removed) != 1 {
+		t.Errorf("undo across git init: %+v, %v", rep, err)
 	}
 }
