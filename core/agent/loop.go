@@ -125,6 +125,9 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	if added != "" {
 		content += "\n\n[hook context]\n" + added
 	}
+	if notes := s.takeReviewNotes(); notes != "" {
+		content += "\n\n[review] " + notes
+	}
 	// On disk (an fsynced journal record) before the turn's first slow
 	// step, the workspace snapshot: a kill at any later moment does not
 	// lose what the user typed.

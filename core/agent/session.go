@@ -122,10 +122,13 @@ type Session struct {
 	approvals map[string]chan Answer
 	turns     []store.Turn
 	abandoned []store.Branch // what /rewind cut off, kept on disk (rewind.go)
-	skills    []skills.Skill
-	lock      *store.Lock     // this process is the session's one writer
-	started   map[string]bool // tool calls running now, by call id
-	storage   store.Policy    // storage.policy: what is written at all
+	// reviewNotes are the hunks the user rejected (turnreview.go), told
+	// to the model with the next message.
+	reviewNotes []string
+	skills      []skills.Skill
+	lock        *store.Lock     // this process is the session's one writer
+	started     map[string]bool // tool calls running now, by call id
+	storage     store.Policy    // storage.policy: what is written at all
 	// journal is the journal of session journalID (journal.go); baseSeq
 	// the last record the resumed snapshot held. Records are appended
 	// under mu with the change they record, and snapshots taken under mu.
@@ -302,7 +305,7 @@ func (s *Session) reset(id string) {
 	s.id = id
 	s.created = s.opts.Now()
 	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created, agents: agents})
-	s.turns, s.abandoned = nil, nil
+	s.turns, s.abandoned, s.reviewNotes = nil, nil, nil
 	s.started = nil
 	s.closeJournalLocked()
 	s.agedCut = 0

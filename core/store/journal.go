@@ -413,6 +413,7 @@ func filterRecord(p Policy, r *Record) bool {
 			if r.Turn != nil {
 				t := *r.Turn
 				t.Input = ""
+				t.Review = headerVerdicts(t.Review, PolicyNone)
 				r.Turn = &t
 			}
 			return true
@@ -455,6 +456,7 @@ func filterRecord(p Policy, r *Record) bool {
 		if r.Turn != nil {
 			t := *r.Turn
 			t.Input = notStored(t.Input)
+			t.Review = headerVerdicts(t.Review, PolicyHeaders)
 			r.Turn = &t
 		}
 	case KindTodos:

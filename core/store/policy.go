@@ -215,6 +215,7 @@ func (s *Snapshot) filtered() *Snapshot {
 	c.Turns = nil
 	for _, t := range s.Turns {
 		t.Input = notStored(t.Input)
+		t.Review = headerVerdicts(t.Review, p)
 		if p == PolicyNone {
 			t.Input = ""
 		}

@@ -188,6 +188,8 @@ type Turn struct {
 	// Rewound: /rewind abandoned the turn (its files taken back, its
 	// messages moved to an abandoned branch).
 	Rewound bool `json:"rewound,omitempty"`
+	// Review is what the user said of the turn's hunks (review.go).
+	Review []HunkVerdict `json:"review,omitempty"`
 }
 
 // OwnedFile is a file a turn changed itself.
