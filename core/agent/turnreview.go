@@ -183,7 +183,7 @@ func (s *Session) JudgeHunk(ctx context.Context, n, id int, keep bool, reason st
 		if err := s.revertHunk(ctx, fc, turn.Review, h.index); err != nil {
 			return rv, err
 		}
-		s.emit(event.Event{Kind: event.FilesChanged, Paths: []string{h.Path}})
+		s.emit(event.Event{Kind: event.FilesChanged, Conversation: string(s.rootConv.ID), Paths: []string{h.Path}})
 		s.mu.Lock()
 		s.reviewNotes = append(s.reviewNotes, rejectedNote(n, turn.Input, h, v.Reason))
 		s.mu.Unlock()
