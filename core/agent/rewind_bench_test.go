@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"strconv"
 	"testing"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/llm"
-	"github.com/coder-nvim/coder-nvim/core/testrepo"
 )
 
 // fiftyWrites answers a user message with 50 write calls (25 tracked
@@ -38,15 +35,7 @@ func (fiftyWrites) Stream(_ context.Context, req llm.Request, _ func(llm.Delta))
 // taken back through the snapshots and the conversation cut and
 // journaled. The turn itself runs outside the timing.
 func BenchmarkRewind50Files(b *testing.B) {
-	if _, err := exec.LookPath("git"); err != nil {
-		b.Skip("git not installed")
-	}
-	n := 20_000
-	if v, err := strconv.Atoi(os.Getenv("CODER_BENCH_FILES")); err == nil && v > 0 {
-		n = v
-	}
-	root := b.TempDir()
-	testrepo.Large(b, root, n)
+	root, n := largeBenchRepo(b)
 	cfg := config.Defaults()
 	cfg.Mode = "yolo"
 	cfg.Workflow.AutoVerifyAfterEdit = false

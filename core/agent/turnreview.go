@@ -103,6 +103,16 @@ func (s *Session) turnFileChanges(ctx context.Context, turn store.Turn) ([]fileC
 
 // ReviewTurn lists turn n's hunks (0: the last turn that changed files).
 func (s *Session) ReviewTurn(ctx context.Context, n int) (TurnReview, error) {
+	_, n, turn, files, err := s.turnForReview(ctx, n)
+	if err != nil {
+		return TurnReview{}, err
+	}
+	return reviewOf(n, turn, files), nil
+}
+
+// turnForReview finds turn n (reviewTurnLocked) and reads its files back:
+// its index in s.turns, its number, the turn and its files.
+func (s *Session) turnForReview(ctx context.Context, n int) (int, int, store.Turn, []fileChange, error) {
 	s.mu.Lock()
 	i, n, err := s.reviewTurnLocked(n)
 	var turn store.Turn
@@ -111,13 +121,13 @@ func (s *Session) ReviewTurn(ctx context.Context, n int) (TurnReview, error) {
 	}
 	s.mu.Unlock()
 	if err != nil {
-		return TurnReview{}, err
+		return 0, 0, turn, nil, err
 	}
 	files, err := s.turnFileChanges(ctx, turn)
 	if err != nil {
-		return TurnReview{}, fmt.Errorf("review: %w", err)
+		return 0, 0, turn, nil, fmt.Errorf("review: %w", err)
 	}
-	return reviewOf(n, turn, files), nil
+	return i, n, turn, files, nil
 }
 
 func reviewOf(n int, turn store.Turn, files []fileChange) TurnReview {
@@ -155,19 +165,9 @@ func (s *Session) JudgeHunk(ctx context.Context, n, id int, keep bool, reason st
 	if s.sched.busy() {
 		return TurnReview{}, ErrBusy
 	}
-	s.mu.Lock()
-	i, n, err := s.reviewTurnLocked(n)
-	var turn store.Turn
-	if err == nil {
-		turn = s.turns[i]
-	}
-	s.mu.Unlock()
+	i, n, turn, files, err := s.turnForReview(ctx, n)
 	if err != nil {
 		return TurnReview{}, err
-	}
-	files, err := s.turnFileChanges(ctx, turn)
-	if err != nil {
-		return TurnReview{}, fmt.Errorf("review: %w", err)
 	}
 	rv := reviewOf(n, turn, files)
 	if id < 0 || id >= len(rv.Hunks) {
