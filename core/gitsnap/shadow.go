@@ -102,3 +102,29 @@ func (g *Repo) Mode(ctx context.Context) (string, error) {
 	}
 	return "git", nil
 }
+
+// keepShadowIndex makes the index a snapshot built (idx) the shadow
+// repository's own, so the next snapshot's `git add` hashes only what
+// changed since. Only in a shadow repository, where that index is no
+// one else's; best effort (without it a snapshot hashes every file).
+func (r *repo) keepShadowIndex(idx string) {
+	if r.env == nil || r.facts.index == "" {
+		return
+	}
+	data, err := os.ReadFile(idx)
+	if err != nil {
+		return
+	}
+	fi, err := os.Stat(idx)
+	if err != nil {
+		return
+	}
+	tmp := r.facts.index + ".coder-nvim.tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return
+	}
+	// Its mtime, for git's racy-entry check, as seedIndex keeps it.
+	if os.Chtimes(tmp, fi.ModTime(), fi.ModTime()) != nil || os.Rename(tmp, r.facts.index) != nil {
+		os.Remove(tmp)
+	}
+}

@@ -34,6 +34,10 @@ func TestShadowRepoOutsideGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its own index, the stat cache of the next snapshot, is kept there.
+	if shadow, _ := ShadowDir(base, root); !exists(filepath.Join(shadow, "index")) {
+		t.Error("the shadow repository keeps no index")
+	}
 	write("a.txt", "changed\n")
 	write("b.txt", "new\n")
 	after, err := g.Snapshot(ctx, "after", Options{})
@@ -96,4 +100,9 @@ func TestShadowStaysAfterGitInit(t *testing.T) {
 	if err != nil || len(rep.Removed) != 1 {
 		t.Errorf("undo across git init: %+v, %v", rep, err)
 	}
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
