@@ -72,6 +72,14 @@ func TestReviewRejectsOneHunk(t *testing.T) {
 	if strings.Contains(msgs[len(msgs)-1].Content, "[review]") {
 		t.Error("the review note was sent twice")
 	}
+
+	// The verdicts are kept in the session: a resumed one shows them.
+	f.sess.Close()
+	again := mustResume(t, f.sess.opts, f.sess.ID())
+	if rv, err := again.ReviewTurn(ctx, 1); err != nil || rv.Hunks[0].Verdict != "rejected" || rv.Hunks[0].Reason != "keep the digits" || rv.Hunks[1].Verdict != "kept" {
+		t.Errorf("resumed review %+v, %v", rv, err)
+	}
+	again.Close()
 }
 
 // A file edited after the turn is not overwritten by a rejection.
