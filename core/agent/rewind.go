@@ -123,8 +123,8 @@ func (s *Session) turnFiles(ctx context.Context, t store.Turn) string {
 // rewindTo takes the workspace and the root conversation back to just
 // before live turn n.
 func (s *Session) rewindTo(ctx context.Context, t *task, n int) (string, error) {
-	root := s.rootConv
 	s.mu.Lock()
+	root := s.rootConv
 	live := s.liveTurnsLocked()
 	if n > len(live) {
 		s.mu.Unlock()
@@ -247,9 +247,17 @@ func (s *Session) undoTurn(ctx context.Context, turn store.Turn) (gitsnap.Report
 // journals the cut part as an abandoned branch (durably, with the change)
 // and marks the root's turns from first on as rewound.
 func (s *Session) cutRoot(first, start int) error {
-	c := s.rootConv
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	unsaved, err := s.cutRootLocked(first, start)
+	s.mu.Unlock()
+	s.reportSave(unsaved) // the cut is done; a turn's mark was not journaled
+	return err
+}
+
+// cutRootLocked is cutRoot; unsaved is a turn mark's journal error once
+// the cut is done. s.mu is held.
+func (s *Session) cutRootLocked(first, start int) (unsaved, err error) {
+	c := s.rootConv
 	br := store.Branch{Start: start, Time: s.opts.Now()}
 	for i := first; i < len(s.turns); i++ {
 		if s.turns[i].Conv == "" && !s.turns[i].Rewound {
@@ -258,10 +266,14 @@ func (s *Session) cutRoot(first, start int) error {
 	}
 	c.mu.Lock()
 	k := start - 1 - c.base
+	if k < 0 || k > len(c.history) {
+		c.mu.Unlock()
+		return nil, errors.New("/rewind: that turn's messages are no longer in the conversation held in memory")
+	}
 	br.Messages = slices.Clone(c.history[k:])
 	c.mu.Unlock()
 	if err := s.recordLocked(store.Record{Kind: store.KindRewind, Branch: &br}); err != nil {
-		return fmt.Errorf("/rewind: the files are taken back, but the conversation could not be recorded, so it is left as it was: %w", err)
+		return nil, fmt.Errorf("/rewind: the files are taken back, but the conversation could not be recorded, so it is left as it was: %w", err)
 	}
 	c.mu.Lock()
 	c.history = slices.Clone(c.history[:k])
@@ -277,12 +289,12 @@ func (s *Session) cutRoot(first, start int) error {
 		if s.turns[i].Conv == "" && !s.turns[i].Rewound {
 			s.turns[i].Rewound = true
 			turn := store.AgedTurn(s.storage, s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
-			if err := s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn}); err != nil {
-				s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
+			if err := s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn}); err != nil && unsaved == nil {
+				unsaved = err
 			}
 		}
 	}
-	return nil
+	return unsaved, nil
 }
 
 // length is how many messages c's whole history holds (on disk too).
