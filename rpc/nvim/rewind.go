@@ -12,12 +12,10 @@ import (
 // /rewind N takes, and a picker line. The rewind itself is the /rewind N
 // command, so the transcript shows where it happened.
 func (h *host) rewindRequest() ([]map[string]any, error) {
-	h.waitOpened()
-	sess, err := h.session()
+	sess, ctx, cancel, err := h.sessionFor(30 * time.Second)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out := []map[string]any{}
 	for _, t := range sess.RewindTurns(ctx) {
@@ -29,12 +27,10 @@ func (h *host) rewindRequest() ([]map[string]any, error) {
 // reviewRequest is turn n's hunks for `:Coder review [N]` (0: the last
 // turn that changed files).
 func (h *host) reviewRequest(n int) (map[string]any, error) {
-	h.waitOpened()
-	sess, err := h.session()
+	sess, ctx, cancel, err := h.sessionFor(30 * time.Second)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rv, err := sess.ReviewTurn(ctx, n)
 	if err != nil {
@@ -46,12 +42,10 @@ func (h *host) reviewRequest(n int) (map[string]any, error) {
 // reviewVerdictRequest keeps or rejects hunk id of turn n and returns the
 // review as it now stands.
 func (h *host) reviewVerdictRequest(n, id int, keep bool, reason string) (map[string]any, error) {
-	h.waitOpened()
-	sess, err := h.session()
+	sess, ctx, cancel, err := h.sessionFor(30 * time.Second)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rv, err := sess.JudgeHunk(ctx, n, id, keep, reason)
 	if err != nil {
@@ -76,4 +70,16 @@ func trimLines(ls []string) []string {
 		out[i] = strings.TrimRight(l, "\r\n")
 	}
 	return out
+}
+
+// sessionFor is the open session and a context for a request to it that
+// gives up after d.
+func (h *host) sessionFor(d time.Duration) (*agent.Session, context.Context, context.CancelFunc, error) {
+	h.waitOpened()
+	sess, err := h.session()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	return sess, ctx, cancel, nil
 }
