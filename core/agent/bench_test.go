@@ -76,15 +76,7 @@ func BenchmarkStepOverhead(b *testing.B) {
 // 100,000) with 1% untracked files: what the harness adds, snapshots
 // included, to a turn whose model takes no time.
 func BenchmarkTurnLargeRepo(b *testing.B) {
-	if _, err := exec.LookPath("git"); err != nil {
-		b.Skip("git not installed")
-	}
-	n := 20_000
-	if v, err := strconv.Atoi(os.Getenv("CODER_BENCH_FILES")); err == nil && v > 0 {
-		n = v
-	}
-	root := b.TempDir()
-	testrepo.Large(b, root, n)
+	root, n := largeBenchRepo(b)
 	cfg := config.Defaults()
 	cfg.Workflow.AutoVerifyAfterEdit = false
 	resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "hi"}, FinishReason: "stop"}
@@ -106,4 +98,19 @@ func BenchmarkTurnLargeRepo(b *testing.B) {
 		s.Close()
 		b.StartTimer()
 	}
+}
+
+// largeBenchRepo is a committed repository of CODER_BENCH_FILES files
+// (default 20,000) with 1% untracked, and its size; it skips b without git.
+func largeBenchRepo(b *testing.B) (string, int) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git not installed")
+	}
+	n := 20_000
+	if v, err := strconv.Atoi(os.Getenv("CODER_BENCH_FILES")); err == nil && v > 0 {
+		n = v
+	}
+	root := b.TempDir()
+	testrepo.Large(b, root, n)
+	return root, n
 }

@@ -126,8 +126,11 @@ func TestUndoKeepsUserEdits(t *testing.T) {
 	}
 }
 
+// Outside git and without a state dir for a shadow repository there are
+// no snapshots: /undo and /diff say why (TestUndoAndRewindOutsideGit has
+// the shadow repository).
 func TestUndoAndDiffNeedGit(t *testing.T) {
-	f := newFixture(t, nil)
+	f := newFixture(t, func(c *config.Config, _ *Options) { c.StateDir = "" })
 	if err := os.RemoveAll(filepath.Join(f.root, ".git")); err != nil {
 		t.Fatal(err)
 	}

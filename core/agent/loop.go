@@ -35,7 +35,7 @@ func (s *Session) runPlan(ctx context.Context, t *task) {
 			// The first message is in its history already: shown, not
 			// appended again.
 			t.emit(event.Event{Kind: event.UserMessage, Text: t.conv.UserInstructions})
-			s.beginTurn(ctx, t, t.conv.UserInstructions)
+			s.beginTurn(ctx, t, t.conv.UserInstructions, t.conv.length())
 		}
 		if p.input != "" || len(p.images) > 0 {
 			t.emit(event.Event{Kind: event.UserMessage, Text: p.input})
@@ -93,7 +93,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		return
 	case strings.HasPrefix(trimmed, "!"):
 		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
-		s.beginTurn(ctx, t, trimmed)
+		s.beginTurn(ctx, t, trimmed, t.conv.length()+1)
 		s.runBang(ctx, t, strings.TrimSpace(trimmed[1:]))
 		s.endTurn(t)
 		if ctx.Err() != nil {
@@ -125,11 +125,14 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	if added != "" {
 		content += "\n\n[hook context]\n" + added
 	}
+	if notes := s.takeReviewNotes(); notes != "" {
+		content += "\n\n[review] " + notes
+	}
 	// On disk (an fsynced journal record) before the turn's first slow
 	// step, the workspace snapshot: a kill at any later moment does not
 	// lose what the user typed.
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: content, Images: t.images})
-	s.beginTurn(ctx, t, shown)
+	s.beginTurn(ctx, t, shown, t.conv.length()) // its message is the last
 	s.modelLoop(ctx, t, input)
 }
 

@@ -102,6 +102,7 @@ func (s *Session) load(id string) error {
 		}
 	}
 	s.turns = snap.Turns
+	s.abandoned = snap.Abandoned
 	return nil
 }
 
@@ -144,6 +145,7 @@ func (s *Session) snapshotLocked() *store.Snapshot {
 		// A copy: turns are updated in place (After, Undone) while the
 		// saver encodes the snapshot on its own goroutine.
 		Turns:      append([]store.Turn(nil), s.turns...),
+		Abandoned:  s.abandoned, // only ever appended to
 		Started:    s.startedLocked(),
 		Storage:    s.storage,
 		StorageTTL: s.opts.Config.Storage.TTL,

@@ -121,10 +121,14 @@ type Session struct {
 	rootConv  *Conversation
 	approvals map[string]chan Answer
 	turns     []store.Turn
-	skills    []skills.Skill
-	lock      *store.Lock     // this process is the session's one writer
-	started   map[string]bool // tool calls running now, by call id
-	storage   store.Policy    // storage.policy: what is written at all
+	abandoned []store.Branch // what /rewind cut off, kept on disk (rewind.go)
+	// reviewNotes are the hunks the user rejected (turnreview.go), told
+	// to the model with the next message.
+	reviewNotes []string
+	skills      []skills.Skill
+	lock        *store.Lock     // this process is the session's one writer
+	started     map[string]bool // tool calls running now, by call id
+	storage     store.Policy    // storage.policy: what is written at all
 	// journal is the journal of session journalID (journal.go); baseSeq
 	// the last record the resumed snapshot held. Records are appended
 	// under mu with the change they record, and snapshots taken under mu.
@@ -132,8 +136,9 @@ type Session struct {
 	journalID string
 	baseSeq   int64
 	slashNote bool // the server/tool deprecation notice was given
-	// undoneOthers are the files the last /undo left alone (/undo others).
-	undoneOthers *othersOfTurn
+	// undoneOthers are the files the last /undo or /rewind left alone,
+	// per turn, newest first (/undo others).
+	undoneOthers []othersOfTurn
 	// resumeNote says why a resumed session runs narrower than it was
 	// saved; told once the load is done.
 	resumeNote string
@@ -255,6 +260,10 @@ func newSession(opts Options) (*Session, error) {
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)
 	s.git = gitsnap.NewRepo(s.root)
+	if opts.Config.StateDir != "" {
+		// Outside git, checkpoints go to a shadow repository there.
+		s.git = gitsnap.NewShadowedRepo(s.root, opts.Config.StateDir)
+	}
 	if s.tools == nil {
 		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
 	}
@@ -296,7 +305,7 @@ func (s *Session) reset(id string) {
 	s.id = id
 	s.created = s.opts.Now()
 	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created, agents: agents})
-	s.turns = nil
+	s.turns, s.abandoned, s.reviewNotes = nil, nil, nil
 	s.started = nil
 	s.closeJournalLocked()
 	s.agedCut = 0

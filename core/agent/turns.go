@@ -51,11 +51,13 @@ type turnSnaps struct {
 // turn back. Model turns are tracked: the files their own tool calls
 // change are listed, so /undo spares what other sessions and the user
 // changed meanwhile. A ! command is its own single command: everything
-// between its snapshots is its doing.
-func (s *Session) beginTurn(ctx context.Context, t *task, input string) {
+// between its snapshots is its doing. start is the 1-based position of the
+// turn's first message in its conversation (/rewind cuts before it).
+func (s *Session) beginTurn(ctx context.Context, t *task, input string, start int) {
 	bang := strings.HasPrefix(input, "!")
-	turn := store.Turn{Task: string(t.id), Input: input, Started: s.opts.Now(), Tracked: !bang}
+	turn := store.Turn{Task: string(t.id), Input: input, Started: s.opts.Now(), Tracked: !bang, Start: start}
 	s.mu.Lock()
+	turn.Conv = s.convKeyLocked(t.conv)
 	s.turns = append(s.turns, turn)
 	i := len(s.turns) - 1
 	s.mu.Unlock()
@@ -405,7 +407,7 @@ func (s *Session) unusedLocked(i int, candidates ...string) []string {
 func (c slash) Undo(ctx context.Context, arg string) (string, error) {
 	s, t := c.s, c.t
 	if err := s.git.Available(ctx); err != nil {
-		return "", fmt.Errorf("/undo needs git and a git repository: %w", err)
+		return "", fmt.Errorf("/undo has no snapshots here: %w", err)
 	}
 	switch arg {
 	case "":
@@ -462,7 +464,7 @@ func (c slash) Undo(ctx context.Context, arg string) (string, error) {
 		s.mu.Lock()
 		s.undoneOthers = nil
 		if len(rep.Others) > 0 {
-			s.undoneOthers = &othersOfTurn{turn: i, paths: rep.Others}
+			s.undoneOthers = []othersOfTurn{{turn: i, paths: rep.Others}}
 		}
 		s.mu.Unlock()
 		if len(rep.Others) > 0 {
@@ -480,35 +482,44 @@ type othersOfTurn struct {
 	paths []string
 }
 
-// undoOthers reverts, on the user's word, the files the last /undo left
-// alone to their state before that turn (same checks as /undo: a file
-// edited since is skipped and named).
+// undoOthers reverts, on the user's word, the files the last /undo (or
+// /rewind) left alone to their state before their turn (same checks as
+// /undo: a file edited since is skipped and named).
 func (s *Session) undoOthers(ctx context.Context, t *task) (string, error) {
 	s.mu.Lock()
-	last := s.undoneOthers
+	pending := s.undoneOthers
 	s.undoneOthers = nil
-	var turn store.Turn
-	if last != nil && last.turn < len(s.turns) {
-		turn = s.turns[last.turn]
+	var turns []store.Turn
+	for _, o := range pending {
+		if o.turn < len(s.turns) {
+			turns = append(turns, s.turns[o.turn])
+		}
 	}
 	s.mu.Unlock()
-	if last == nil || turn.Snapshot == "" {
+	if len(turns) == 0 || len(turns) != len(pending) {
 		return "", errors.New("nothing to revert: the last /undo left no files changed by others")
 	}
-	own := make([]gitsnap.Owned, len(last.paths))
-	for j, p := range last.paths {
-		own[j] = gitsnap.Owned{Path: p, Base: turn.Snapshot}
+	var out []string
+	for k, turn := range turns { // newest first
+		if turn.Snapshot == "" {
+			continue
+		}
+		own := make([]gitsnap.Owned, len(pending[k].paths))
+		for j, p := range pending[k].paths {
+			own[j] = gitsnap.Owned{Path: p, Base: turn.Snapshot}
+		}
+		rep, err := s.git.UndoOwn(ctx, turn.Snapshot, turn.After, own)
+		if err != nil {
+			return "", fmt.Errorf("/undo others failed: %w", err)
+		}
+		if changed := append(append([]string(nil), rep.Restored...), rep.Removed...); len(changed) > 0 {
+			t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
+		}
+		note := fmt.Sprintf("[undo] The user also reverted files changed by others during the turn %q.\n%s", text.Truncate(turn.Input, 200), rep.String())
+		s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: note})
+		out = append(out, strings.TrimRight(rep.String(), "\n"))
 	}
-	rep, err := s.git.UndoOwn(ctx, turn.Snapshot, turn.After, own)
-	if err != nil {
-		return "", fmt.Errorf("/undo others failed: %w", err)
-	}
-	if changed := append(append([]string(nil), rep.Restored...), rep.Removed...); len(changed) > 0 {
-		t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
-	}
-	note := fmt.Sprintf("[undo] The user also reverted files changed by others during the turn %q.\n%s", text.Truncate(turn.Input, 200), rep.String())
-	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: note})
-	return "reverted the files changed by others during the turn:\n" + strings.TrimRight(rep.String(), "\n"), nil
+	return "reverted the files changed by others during the turn:\n" + strings.Join(out, "\n"), nil
 }
 
 // Diff summarises the workspace's changes; the full diff goes in the
@@ -516,7 +527,7 @@ func (s *Session) undoOthers(ctx context.Context, t *task) (string, error) {
 func (c slash) Diff(ctx context.Context, _ string) (string, error) {
 	s, t := c.s, c.t
 	if err := s.git.Available(ctx); err != nil {
-		return "", fmt.Errorf("/diff needs git and a git repository: %w", err)
+		return "", fmt.Errorf("/diff has no snapshots here: %w", err)
 	}
 	ch, err := s.git.Diff(ctx)
 	if err != nil {

@@ -104,8 +104,8 @@ var driverKey = sync.OnceValue(func() *regexp.Regexp {
 // also returns the configuration files those settings came from (stamp), so
 // that a session can keep the guard until one of them changes, and whether
 // the repository wants objects written with shared permissions.
-func driverGuard(ctx context.Context, dir string) (guard []string, cfg configInfo, err error) {
-	out, err := run(ctx, dir, runOpts{okExit: 1}, "config", "--null", "--show-origin", "--list")
+func driverGuard(ctx context.Context, dir string, env []string) (guard []string, cfg configInfo, err error) {
+	out, err := run(ctx, dir, runOpts{okExit: 1, env: env}, "config", "--null", "--show-origin", "--list")
 	if err != nil {
 		return nil, cfg, fmt.Errorf("reading the repository's filter and diff drivers: %w", err)
 	}
@@ -146,6 +146,9 @@ type repo struct {
 	// guard disarms the filter and diff drivers the configuration
 	// defines (driverGuard); it goes before every command's own args.
 	guard []string
+	// env points git at a shadow repository (shadow.go); nil in a git
+	// work tree, where git finds the repository from the root.
+	env []string
 	// What one rev-parse tells besides (facts), and what the
 	// configuration says (cfg); a Repo keeps both for a session.
 	facts repoFacts
@@ -263,6 +266,7 @@ func (r *repo) git(ctx context.Context, o runOpts, args ...string) ([]byte, erro
 	if dir == "" {
 		dir = r.root
 	}
+	o.env = append(slicesClone(r.env), o.env...)
 	return run(ctx, dir, o, append(slicesClone(r.guard), args...)...)
 }
 
@@ -273,7 +277,16 @@ func Available(ctx context.Context, root string) error {
 	return err
 }
 
+// errNotRepo: the root is in no git work tree (a shadow repository may
+// serve instead).
+var errNotRepo = errors.New("not a git work tree")
+
 func open(ctx context.Context, root string) (*repo, error) {
+	return openEnv(ctx, root, nil)
+}
+
+// openEnv is open with env pointing git at the repository (shadow.go).
+func openEnv(ctx context.Context, root string, env []string) (*repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, errors.New("git is not installed (not found in PATH)")
 	}
@@ -288,18 +301,18 @@ func open(ctx context.Context, root string) (*repo, error) {
 	}
 	// One rev-parse for every fact the session keeps; --show-prefix
 	// comes last as its line may be empty.
-	out, err := run(ctx, abs, runOpts{}, "rev-parse", "--is-inside-work-tree", "--show-toplevel",
+	out, err := run(ctx, abs, runOpts{env: env}, "rev-parse", "--is-inside-work-tree", "--show-toplevel",
 		"--absolute-git-dir", "--git-common-dir", "--git-path", "index", "--git-path", "objects",
 		"--show-object-format", "--show-prefix")
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%s is not inside a git repository: %w", abs, err)
+		return nil, fmt.Errorf("%s is not inside a git repository: %w (%w)", abs, errNotRepo, err)
 	}
 	lines := strings.Split(string(out), "\n")
 	if len(lines) < 1 || lines[0] != "true" {
-		return nil, fmt.Errorf("%s is not inside a git work tree", abs)
+		return nil, fmt.Errorf("%s is not inside a git work tree: %w", abs, errNotRepo)
 	}
 	if len(lines) < 8 {
 		return nil, fmt.Errorf("%s: unexpected answer from git rev-parse: %q", abs, out)
@@ -317,11 +330,11 @@ func open(ctx context.Context, root string) (*repo, error) {
 	case "sha256":
 		facts.hashLen = 32
 	}
-	guard, cfg, err := driverGuard(ctx, abs)
+	guard, cfg, err := driverGuard(ctx, abs, env)
 	if err != nil {
 		return nil, err
 	}
-	return &repo{root: abs, top: lines[1], prefix: lines[7], guard: guard, facts: facts, cfg: cfg}, nil
+	return &repo{root: abs, top: lines[1], prefix: lines[7], guard: guard, env: env, facts: facts, cfg: cfg}, nil
 }
 
 var commitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })

@@ -2,6 +2,7 @@ package gitsnap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -24,6 +25,13 @@ import (
 // time.
 type Repo struct {
 	root string
+	// shadowBase, when set, holds the shadow repositories of workspaces
+	// outside git (shadow.go); "": outside git there are no snapshots.
+	shadowBase string
+	// shadowed: the session's snapshots are in the shadow repository; it
+	// stays there when the workspace becomes a git repository meanwhile,
+	// where the earlier snapshots are not.
+	shadowed bool
 
 	mu    sync.Mutex
 	r     *repo // nil until opened
@@ -48,6 +56,14 @@ func NewRepo(root string) *Repo {
 	return &Repo{root: root, snaps: map[string]snapInfo{}, refs: map[string]bool{}}
 }
 
+// NewShadowedRepo is NewRepo that, outside git, snapshots into a shadow
+// repository under base (the host's state dir), never into the workspace.
+func NewShadowedRepo(root, base string) *Repo {
+	g := NewRepo(root)
+	g.shadowBase = base
+	return g
+}
+
 // open returns the repository, learning its facts when they are not known
 // or when its git directory or configuration changed. g.mu must be held.
 func (g *Repo) open(ctx context.Context) (*repo, error) {
@@ -57,7 +73,16 @@ func (g *Repo) open(ctx context.Context) (*repo, error) {
 		}
 		g.r = nil
 	}
-	r, err := open(ctx, g.root)
+	var r *repo
+	err := errNotRepo
+	if !g.shadowed {
+		r, err = open(ctx, g.root)
+	}
+	if errors.Is(err, errNotRepo) && g.shadowBase != "" && ctx.Err() == nil {
+		if r, err = openShadow(ctx, g.shadowBase, g.root); err == nil {
+			g.shadowed = true
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +136,9 @@ func (g *Repo) Snapshot(ctx context.Context, message string, opts Options) (stri
 			return "", fmt.Errorf("snapshot %s: keep %s: %w", r.root, id, err)
 		}
 		g.refs[id] = true
+		if err := r.shadowBaseline(context.WithoutCancel(ctx), id); err != nil {
+			return "", fmt.Errorf("snapshot %s: baseline: %w", r.root, err)
+		}
 	}
 	if len(g.snaps) >= maxSnaps {
 		for k := range g.snaps {

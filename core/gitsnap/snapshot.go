@@ -118,6 +118,7 @@ func (r *repo) worktreeTree(ctx context.Context, maxSize int64) (string, []large
 	if err != nil {
 		return "", nil, err
 	}
+	r.keepShadowIndex(idx)
 	return strings.TrimSpace(string(out)), large, nil
 }
 

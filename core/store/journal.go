@@ -34,6 +34,7 @@ const (
 	KindError    = "error"     // Text: an error the session hit
 	KindTaskEnd  = "task_end"  // a task ended
 	KindTaskInit = "task_init" // a task started
+	KindRewind   = "rewind"    // Branch: conversation Conv cut back by /rewind (rewind.go)
 )
 
 // Record is one line of a session journal: something that happened since
@@ -52,6 +53,7 @@ type Record struct {
 	Command      *Command      `json:"command,omitempty"`
 	View         *View         `json:"view,omitempty"`
 	Text         string        `json:"text,omitempty"`
+	Branch       *Branch       `json:"branch,omitempty"`
 }
 
 func journalPath(dir, id string) (string, error) {
@@ -411,6 +413,7 @@ func filterRecord(p Policy, r *Record) bool {
 			if r.Turn != nil {
 				t := *r.Turn
 				t.Input = ""
+				t.Review = headerVerdicts(t.Review, PolicyNone)
 				r.Turn = &t
 			}
 			return true
@@ -425,6 +428,9 @@ func filterRecord(p Policy, r *Record) bool {
 			}
 			return true
 		case KindConvEnd:
+			return true
+		case KindRewind:
+			r.Branch = r.Branch.filtered(PolicyNone)
 			return true
 		}
 		return false
@@ -450,6 +456,7 @@ func filterRecord(p Policy, r *Record) bool {
 		if r.Turn != nil {
 			t := *r.Turn
 			t.Input = notStored(t.Input)
+			t.Review = headerVerdicts(t.Review, PolicyHeaders)
 			r.Turn = &t
 		}
 	case KindTodos:
@@ -458,6 +465,8 @@ func filterRecord(p Policy, r *Record) bool {
 		if r.Command != nil {
 			r.Command = &headerCommands([]Command{*r.Command})[0]
 		}
+	case KindRewind:
+		r.Branch = r.Branch.filtered(PolicyHeaders)
 	case KindView:
 		if r.View != nil {
 			v := *r.View

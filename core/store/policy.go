@@ -208,9 +208,14 @@ func (s *Snapshot) filtered() *Snapshot {
 		c.Root = &root
 	}
 	c.Messages = filterMessages(p, s.Messages)
+	c.Abandoned = nil
+	for _, b := range s.Abandoned {
+		c.Abandoned = append(c.Abandoned, *b.filtered(p))
+	}
 	c.Turns = nil
 	for _, t := range s.Turns {
 		t.Input = notStored(t.Input)
+		t.Review = headerVerdicts(t.Review, p)
 		if p == PolicyNone {
 			t.Input = ""
 		}

@@ -186,6 +186,8 @@ func (s *Snapshot) apply(r *Record) {
 		} else {
 			s.Commands = append(s.Commands, *r.Command)
 		}
+	case KindRewind:
+		s.applyRewind(r.Branch)
 	case KindView:
 		if r.View == nil {
 			return

@@ -74,6 +74,9 @@ type Snapshot struct {
 	// Turns records per user turn the workspace snapshot taken before it,
 	// so /undo works after a restart.
 	Turns []Turn `json:"turns,omitempty"`
+	// Abandoned are the branches /rewind cut off the root conversation,
+	// oldest first: kept, never sent to the model.
+	Abandoned []Branch `json:"abandoned,omitempty"`
 	// Started lists the tool calls that had begun running, and had no
 	// result yet, when this was saved: after a crash they are answered
 	// "outcome unknown", not "never ran".
@@ -177,6 +180,16 @@ type Turn struct {
 	// Snaps are the turn's further snapshots (taken around commands)
 	// whose refs it keeps.
 	Snaps []string `json:"snaps,omitempty"`
+	// Start is the 1-based position of the turn's first message in its
+	// conversation's history (/rewind cuts just before it); 0: unknown
+	// (older sessions). Conv is the conversation's key ("" the root).
+	Start int    `json:"start,omitempty"`
+	Conv  string `json:"conv,omitempty"`
+	// Rewound: /rewind abandoned the turn (its files taken back, its
+	// messages moved to an abandoned branch).
+	Rewound bool `json:"rewound,omitempty"`
+	// Review is what the user said of the turn's hunks (review.go).
+	Review []HunkVerdict `json:"review,omitempty"`
 }
 
 // OwnedFile is a file a turn changed itself.

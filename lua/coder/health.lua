@@ -143,6 +143,14 @@ function M.check()
       r.warn('sandbox: ' .. info.sandbox, { 'commands are then asked as without it; see :help coder-sandbox' })
     end
   end
+  -- Where /undo and /rewind's snapshots go (:help coder-checkpoints).
+  if type(info.checkpoints) == 'string' then
+    if info.checkpoints:find('^off') then
+      r.warn('checkpoints: ' .. info.checkpoints, { '/undo and /rewind cannot take files back; see :help coder-checkpoints' })
+    else
+      r.ok('checkpoints: ' .. info.checkpoints)
+    end
+  end
 
   -- The user's hooks, one line each (:help coder-hooks): they run on
   -- the host, outside any sandbox.

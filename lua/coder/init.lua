@@ -100,7 +100,7 @@ function M.state()
   return require('coder.ui').state.status
 end
 
-local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust', 'edit' }
+local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust', 'edit', 'rewind', 'review' }
 
 local function notify_err(err)
   vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
@@ -268,6 +268,10 @@ function M.command(opts)
     require('coder.trust').reopen()
   elseif args == 'conversations' or args:match('^conversations%s') then
     M.conversations(vim.trim(args:sub(#'conversations' + 1)))
+  elseif args == 'review' or args:match('^review%s') then
+    require('coder.turnreview').open(vim.trim(args:sub(#'review' + 1)))
+  elseif args == 'rewind' or args:match('^rewind%s') then
+    require('coder.rewind').pick(vim.trim(args:sub(#'rewind' + 1)))
   elseif args == 'conversation' or args:match('^conversation%s') then
     M.conversation(vim.trim(args:sub(#'conversation' + 1)))
   else

@@ -43,6 +43,7 @@ var commandHints = map[string]string{
 	"model":       "model name",
 	"mode":        "plan | default | auto-edit | yolo",
 	"permissions": "strict | balanced | auto-edit | yolo",
+	"rewind":      "turn number (empty: list the turns)",
 }
 
 func availableCommands() sdk.SessionUpdate {

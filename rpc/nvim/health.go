@@ -59,6 +59,7 @@ func (h *host) healthRequest() (map[string]any, error) {
 	}
 	out["mcp_servers"] = servers
 	out["sandbox"] = sess.SandboxStatus(h.ctx)
+	out["checkpoints"] = sess.CheckpointMode(h.ctx)
 	out["hooks"] = append([]string{}, sess.Hooks()...)
 	if st.Demo {
 		out["reachable"] = true

@@ -19,6 +19,9 @@
 //	coder_full_text id (rpcrequest)     a folded answer or tool output, whole
 //	coder_conversations (rpcrequest)    the conversations, for a picker
 //	coder_target id (rpcrequest)        send input to conversation id ("" the root)
+//	coder_rewind (rpcrequest)           the turns /rewind N can go back to, for a picker
+//	coder_review n (rpcrequest)         turn n's hunks (0: the last turn that changed files)
+//	coder_review_verdict n id keep reason (rpcrequest)  keep or reject (revert) one hunk
 //	coder_transcript id (rpcrequest)    a conversation's messages as transcript text
 //	coder_conversation_new line form (rpcrequest)  open a conversation (`/conversation new` arguments or form answers) and target it
 //	coder_conversation_set line (rpcrequest)       change the target conversation's context (KEY VALUE)
@@ -144,6 +147,9 @@ func (h *host) register() error {
 		"coder_health":           h.healthRequest,
 		"coder_conversations":    h.conversationsRequest,
 		"coder_target":           h.targetRequest,
+		"coder_rewind":           h.rewindRequest,
+		"coder_review":           h.reviewRequest,
+		"coder_review_verdict":   h.reviewVerdictRequest,
 		"coder_transcript":       h.transcriptRequest,
 		"coder_conversation_new": h.conversationNewRequest,
 		"coder_conversation_set": h.conversationSetRequest,

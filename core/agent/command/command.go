@@ -34,6 +34,7 @@ type Runner interface {
 	Skills(ctx context.Context, arg string) (string, error)
 	Diff(ctx context.Context, arg string) (string, error)
 	Undo(ctx context.Context, arg string) (string, error)
+	Rewind(ctx context.Context, arg string) (string, error)
 }
 
 // command is one built-in `/` command.
@@ -78,6 +79,7 @@ func commands() []command {
 		{name: "skills", help: "list the skills the model can load", run: Runner.Skills},
 		{name: "diff", help: "summarise the workspace's changes (the full diff expands below)", run: Runner.Diff},
 		{name: "undo", help: "take back every file change of the last turn (again: the turn before; /undo others: also the files it left alone)", run: Runner.Undo},
+		{name: "rewind", args: "[N]", help: "list the session's turns; /rewind N takes the files and the conversation back to just before turn N (later turns kept as an abandoned branch)", run: Runner.Rewind},
 		{name: "init", args: "[NOTES]", help: "ask the model to study the repository and write or improve AGENTS.md (commands, layout, conventions)", prompt: initPrompt},
 	}
 }

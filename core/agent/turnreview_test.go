@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+const tenLines = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
+
+// A turn changes two separate lines of a committed file: the review shows
+// two hunks; rejecting the first reverts it in the file and keeps the
+// second; the next request tells the model with the reason.
+func TestReviewRejectsOneHunk(t *testing.T) {
+	f := yoloFixture(t, nil)
+	writeFile(t, filepath.Join(f.root, ".gitignore"), ".coder\n")
+	writeFile(t, filepath.Join(f.root, "n.txt"), tenLines)
+	if out, err := exec.Command("git", "-C", f.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "x", "--allow-empty").CombinedOutput(); err != nil {
+		t.Logf("commit: %v %s", err, out)
+	}
+	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
+		switch last := req.Messages[len(req.Messages)-1]; {
+		case last.Role == llm.RoleUser && strings.HasPrefix(last.Content, "edit"):
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "n.txt"})}}
+		case last.Role == llm.RoleTool && last.ToolCallID == "r":
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "n.txt", "content": strings.Replace(strings.Replace(tenLines, "2\n", "two\n", 1), "9\n", "nine\n", 1)})}}
+		}
+		return fakellm.Reply{Content: "ok"}
+	})
+	f.run(t, "edit n.txt")
+	ctx := context.Background()
+	rv, err := f.sess.ReviewTurn(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rv.N != 1 || len(rv.Hunks) != 2 || rv.Hunks[0].Line != 2 || rv.Hunks[1].Line != 9 {
+		t.Fatalf("review %+v", rv)
+	}
+	if _, err := f.sess.JudgeHunk(ctx, 1, 0, false, "keep the digits"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(f.root, "n.txt")); got != strings.Replace(tenLines, "9\n", "nine\n", 1) {
+		t.Errorf("after rejecting hunk 1: %q", got)
+	}
+	rv, err = f.sess.JudgeHunk(ctx, 1, 1, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rv.Hunks[0].Verdict != "rejected" || rv.Hunks[0].Reason != "keep the digits" || rv.Hunks[1].Verdict != "kept" {
+		t.Errorf("verdicts %+v", rv.Hunks)
+	}
+	if _, err := f.sess.JudgeHunk(ctx, 1, 0, true, ""); err == nil {
+		t.Error("a hunk was judged twice")
+	}
+	f.srv.ForgetRequests()
+	f.run(t, "next")
+	msgs := f.srv.Requests()[0].Messages
+	last := msgs[len(msgs)-1].Content
+	if !strings.Contains(last, "[review]") || !strings.Contains(last, "keep the digits") || !strings.Contains(last, "n.txt at line 2") {
+		t.Errorf("the next message does not tell the model: %q", last)
+	}
+	// Told once.
+	f.srv.ForgetRequests()
+	f.run(t, "again")
+	msgs = f.srv.Requests()[0].Messages
+	if strings.Contains(msgs[len(msgs)-1].Content, "[review]") {
+		t.Error("the review note was sent twice")
+	}
+
+	// The verdicts are kept in the session: a resumed one shows them.
+	f.sess.Close()
+	again := mustResume(t, f.sess.opts, f.sess.ID())
+	if rv, err := again.ReviewTurn(ctx, 1); err != nil || rv.Hunks[0].Verdict != "rejected" || rv.Hunks[0].Reason != "keep the digits" || rv.Hunks[1].Verdict != "kept" {
+		t.Errorf("resumed review %+v, %v", rv, err)
+	}
+	again.Close()
+}
+
+// A file edited after the turn is not overwritten by a rejection.
+func TestReviewRefusesFileChangedSince(t *testing.T) {
+	f := yoloFixture(t, nil)
+	writeFile(t, filepath.Join(f.root, ".gitignore"), ".coder\n")
+	f.srv.SetScript(writesPerTurn(map[string][]string{"turn one": {"one.txt"}}))
+	f.run(t, "turn one")
+	writeFile(t, filepath.Join(f.root, "one.txt"), "the user's\n")
+	if _, err := f.sess.JudgeHunk(context.Background(), 1, 0, false, ""); err == nil {
+		t.Error("rejecting a hunk overwrote a file changed since")
+	}
+	if got, _ := os.ReadFile(filepath.Join(f.root, "one.txt")); string(got) != "the user's\n" {
+		t.Errorf("one.txt = %q", got)
+	}
+}

@@ -1,0 +1,147 @@
+-- :Coder review [N]: a turn's changes as a quickfix list of hunks, with a
+-- diff view of the hunk under the cursor; in the quickfix window `ga`
+-- keeps a hunk, `gr` rejects it (the host reverts it and tells the model,
+-- with the reason asked here). The hunks and every decision are the
+-- host's (:help coder-review).
+local M = {}
+
+local st = { n = nil, hunks = {}, title = nil, diffbuf = nil }
+
+local function notify(msg, level)
+  vim.notify('coder: ' .. msg, level or vim.log.levels.INFO, { title = 'coder' })
+end
+
+local function root()
+  local s = require('coder').state()
+  return (s and s.cwd) or vim.fn.getcwd()
+end
+
+local function label(h)
+  local status = h.verdict ~= '' and h.verdict or 'to review'
+  if h.verdict == 'rejected' and h.reason ~= '' then
+    status = status .. ': ' .. h.reason
+  end
+  local first = h.new[1] or h.old[1] or ''
+  return ('[%s] -%d +%d  %s'):format(status, #h.old, #h.new, vim.trim(first))
+end
+
+-- diff_lines is hunk h as a unified diff.
+local function diff_lines(h)
+  local out = { '--- a/' .. h.path, '+++ b/' .. h.path, ('@@ -%d,%d +%d,%d @@'):format(h.line, #h.old, h.line, #h.new) }
+  for _, l in ipairs(h.old) do
+    table.insert(out, '-' .. l)
+  end
+  for _, l in ipairs(h.new) do
+    table.insert(out, '+' .. l)
+  end
+  return out
+end
+
+-- show puts hunk idx in the diff view.
+local function show(idx)
+  local h = st.hunks[idx]
+  if not h or not st.diffbuf or not vim.api.nvim_buf_is_valid(st.diffbuf) then
+    return
+  end
+  vim.bo[st.diffbuf].modifiable = true
+  vim.api.nvim_buf_set_lines(st.diffbuf, 0, -1, false, diff_lines(h))
+  vim.bo[st.diffbuf].modifiable = false
+end
+
+-- fill replaces the quickfix list by review rv, the cursor kept.
+local function fill(rv, action)
+  st.n, st.hunks = rv.n, rv.hunks
+  st.title = ('coder review: turn %d — %s'):format(rv.n, rv.input)
+  local items = {}
+  for _, h in ipairs(rv.hunks) do
+    table.insert(items, { filename = root() .. '/' .. h.path, lnum = h.line, text = label(h) })
+  end
+  local what = { title = st.title, items = items }
+  if action == 'r' then
+    what.idx = vim.fn.getqflist({ idx = 0 }).idx
+  end
+  vim.fn.setqflist({}, action, what)
+end
+
+-- current is the hunk index under the cursor of the quickfix window.
+local function current()
+  if vim.bo.buftype == 'quickfix' then
+    return vim.api.nvim_win_get_cursor(0)[1]
+  end
+  return vim.fn.getqflist({ idx = 0 }).idx
+end
+
+local function decide(idx, keep, reason)
+  local h = st.hunks[idx]
+  if not h or vim.fn.getqflist({ title = 0 }).title ~= st.title then
+    return notify('no coder review in the quickfix list (:Coder review)', vim.log.levels.WARN)
+  end
+  local rv, err = require('coder.host').request('coder_review_verdict', st.n, h.id, keep, reason or '')
+  if not rv then
+    return notify(tostring(err), vim.log.levels.ERROR)
+  end
+  fill(rv, 'r')
+  show(idx)
+end
+
+-- keep keeps the hunk under the cursor.
+function M.keep()
+  decide(current(), true, '')
+end
+
+-- reject asks for an optional reason, then rejects the hunk under the
+-- cursor: the host reverts it in the file (its buffer reloads) and tells
+-- the model with the next message.
+function M.reject()
+  local idx = current()
+  vim.ui.input({ prompt = 'Reject this hunk; reason for the model (optional): ' }, function(reason)
+    if reason ~= nil then
+      vim.schedule(function()
+        decide(idx, false, reason)
+      end)
+    end
+  end)
+end
+
+-- open runs :Coder review [N].
+function M.open(arg)
+  local n = tonumber(arg ~= '' and arg or '0')
+  if not n then
+    return notify('usage: :Coder review [N] (N: the turn, as /rewind numbers them)', vim.log.levels.ERROR)
+  end
+  local rv, err = require('coder.host').request('coder_review', n)
+  if not rv then
+    return notify(tostring(err), vim.log.levels.ERROR)
+  end
+  if #rv.hunks == 0 then
+    return notify(('turn %d changed no lines'):format(rv.n))
+  end
+  fill(rv, ' ')
+  vim.cmd('botright copen')
+  local qfbuf = vim.api.nvim_get_current_buf()
+  local opts = { buffer = qfbuf, nowait = true }
+  vim.keymap.set('n', 'ga', M.keep, vim.tbl_extend('force', opts, { desc = 'coder: keep the hunk' }))
+  vim.keymap.set('n', 'gr', M.reject, vim.tbl_extend('force', opts, { desc = 'coder: reject the hunk' }))
+  if not (st.diffbuf and vim.api.nvim_buf_is_valid(st.diffbuf) and vim.fn.bufwinid(st.diffbuf) ~= -1) then
+    local qfwin = vim.api.nvim_get_current_win()
+    vim.cmd('aboveleft new')
+    st.diffbuf = vim.api.nvim_get_current_buf()
+    vim.bo[st.diffbuf].buftype = 'nofile'
+    vim.bo[st.diffbuf].bufhidden = 'wipe'
+    vim.bo[st.diffbuf].swapfile = false
+    vim.bo[st.diffbuf].filetype = 'diff'
+    vim.api.nvim_set_current_win(qfwin)
+  end
+  vim.api.nvim_create_autocmd('CursorMoved', {
+    buffer = qfbuf,
+    group = vim.api.nvim_create_augroup('coder_turnreview', { clear = true }),
+    callback = function()
+      if vim.fn.getqflist({ title = 0 }).title == st.title then
+        show(vim.api.nvim_win_get_cursor(0)[1])
+      end
+    end,
+  })
+  show(1)
+end
+
+return M
