@@ -84,7 +84,8 @@ func Analyze(command, workspaceRoot string) Analysis {
 		}
 	}
 	var a Analysis
-	w := &walker{out: &a, root: root, cwd: root, funcs: map[string]bool{}}
+	w := &walker{out: &a, root: root, cwd: root, funcs: map[string]bool{},
+		dotglob: strings.Contains(command, "dotglob") || strings.Contains(command, "GLOBIGNORE")}
 	w.parse(command, 0)
 	if a.ParseError != "" {
 		a.Class = max(a.Class, Unknown)
@@ -137,6 +138,9 @@ type walker struct {
 	stdinReads []string
 	// realRoot caches the workspace root with symlinks resolved.
 	realRoot string
+	// dotglob is set when the command may make globs match leading dots
+	// (shopt -s dotglob, GLOBIGNORE).
+	dotglob bool
 }
 
 func (w *walker) parse(src string, depth int) {

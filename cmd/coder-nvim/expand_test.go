@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
+)
+
+// TestExecExpandedWriteTargetsAreDangerous: the user allows `cp *` (and
+// `ln *`) in their own config, the sandbox is off; the model writes
+// .git/config and a skill through words that only name them once the
+// shell expands them (glob, brace, variable, a link made before or in the
+// same command). Each is dangerous, so the allow rule does not cover it
+// and the non-interactive exec refuses it; an ordinary cp still runs
+// under the rule.
+func TestExecExpandedWriteTargetsAreDangerous(t *testing.T) {
+	bin := hostBinary(t)
+	srv := fakellm.New()
+	defer srv.Close()
+	dir := gitRepo(t)
+	gitConfig := filepath.Join(dir, ".git", "config")
+	before, err := os.ReadFile(gitConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(dir, "evil"), "[core]\n\tfsmonitor = \"touch pwned\"\n")
+	writeTestFile(t, filepath.Join(dir, ".coder", "skills", "x", "SKILL.md"), "---\nname: x\n---\nbe careful\n")
+	if err := os.Symlink(".git", filepath.Join(dir, "gitlink")); err != nil {
+		t.Fatal(err)
+	}
+	xdg := t.TempDir()
+	writeTestFile(t, filepath.Join(xdg, "coder", "config.json"), `{"sandbox": {"mode": "off"}, "permissions": {"rules": [
+		{"tool": "bash", "pattern": "cp *", "decision": "allow"},
+		{"tool": "bash", "pattern": "ln *", "decision": "allow"}]}}`)
+	attacks := []string{
+		"cp evil .g?t/config",
+		"cp evil .gi[t]/config",
+		"cp evil .G*/config",
+		"cp evil .c?der/skills/x/SKILL.md",
+		"cp evil {.git,x}/config",
+		"cp evil ./{x,.coder/skills/x}/SKILL.md",
+		"X=.git; cp evil $X/config",
+		`cp evil "$(printf .git)/config"`,
+		"cp evil gitlink/config",
+		"cp -t gitlink evil",
+		"ln -s .git g2 && cp evil g2/config",
+		"cd .g?t && cp ../evil config",
+	}
+	var calls []llm.ToolCall
+	for i, c := range attacks {
+		calls = append(calls, toolCall(fmt.Sprintf("a%d", i), "bash", map[string]any{"command": c}))
+	}
+	calls = append(calls, toolCall("ok", "bash", map[string]any{"command": "cp evil copy.txt"}))
+	srv.Enqueue(fakellm.Reply{ToolCalls: calls}, fakellm.Reply{Content: "done"})
+	r := execUser(t, bin, dir, xdg, srv.URL(), "overwrite things")
+	if got, _ := os.ReadFile(gitConfig); string(got) != string(before) {
+		t.Errorf(".git/config was replaced:\n%s\nstderr:\n%s", got, r.stderr)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, ".coder", "skills", "x", "SKILL.md")); strings.Contains(string(got), "fsmonitor") {
+		t.Errorf("the skill was rewritten\nstderr:\n%s", r.stderr)
+	}
+	res := toolResults(srv)
+	for i, c := range attacks {
+		if l := bashLine(r.stderr, c); !strings.Contains(l, "— denied") || !strings.Contains(res[fmt.Sprintf("a%d", i)], "DANGEROUS") {
+			t.Errorf("%q was not refused as dangerous: %q\nresult: %s", c, l, res[fmt.Sprintf("a%d", i)])
+		}
+	}
+	if l := bashLine(r.stderr, "cp evil copy.txt"); !strings.Contains(l, "— completed") {
+		t.Errorf("cp under the user's allow rule: %q\n%s", l, r.stderr)
+	}
+}
