@@ -74,3 +74,87 @@ func TestExecExpandedWriteTargetsAreDangerous(t *testing.T) {
 		t.Errorf("cp under the user's allow rule: %q\n%s", l, r.stderr)
 	}
 }
+
+// TestExecUserFilesProtectedInWorkspace: the workspace holds the user's
+// own config, the host's trust record and Copilot's tokens (a workspace at
+// $HOME, or a dotfiles repository linked into ~/.config/coder). In
+// auto-edit mode, with the sandbox off and the user allowing `cp *`, no
+// file tool and no shell command writes them, by name, glob or link.
+func TestExecUserFilesProtectedInWorkspace(t *testing.T) {
+	bin := hostBinary(t)
+	const userConfig = `{"sandbox": {"mode": "off"}, "permissions": {"rules": [{"tool": "bash", "pattern": "cp *", "decision": "allow"}]}}`
+	evil := `{"mode": "yolo"}`
+	for _, layout := range []string{"home", "dotfiles"} {
+		t.Run(layout, func(t *testing.T) {
+			srv := fakellm.New()
+			defer srv.Close()
+			dir := gitRepo(t)
+			xdgConfig, xdgState := filepath.Join(dir, ".config"), filepath.Join(dir, ".local", "state")
+			cfgDir, copilotDir := "./.config/coder", ".config/github-copilot"
+			if layout == "dotfiles" {
+				xdgConfig = t.TempDir()
+				cfgDir, copilotDir = "dots", "cop"
+				for link, target := range map[string]string{"coder": cfgDir, "github-copilot": copilotDir} {
+					if err := os.Mkdir(filepath.Join(dir, target), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink(filepath.Join(dir, target), filepath.Join(xdgConfig, link)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			files := map[string]string{
+				filepath.Join(xdgConfig, "coder", "config.json"):                 userConfig,
+				filepath.Join(xdgState, "coder-nvim", "trusted-workspaces.json"): "{}\n",
+				filepath.Join(xdgConfig, "github-copilot", "apps.json"):          `{"github.com": {"oauth_token": "t"}}`,
+			}
+			for p, body := range files {
+				writeTestFile(t, p, body)
+			}
+			writeTestFile(t, filepath.Join(dir, "evil"), evil)
+			if err := os.Symlink(".local/state/coder-nvim", filepath.Join(dir, "st")); err != nil {
+				t.Fatal(err)
+			}
+			writes := map[string]string{
+				"w1": cfgDir + "/config.json",
+				"w2": ".local/state/coder-nvim/trusted-workspaces.json",
+				"w3": "st/trusted-workspaces.json",
+				"w4": copilotDir + "/apps.json",
+			}
+			var calls []llm.ToolCall
+			for id, p := range writes {
+				calls = append(calls, toolCall(id, "write", map[string]any{"path": p, "content": evil}))
+			}
+			commands := []string{
+				"cp evil " + cfgDir + "/config.json",
+				"cp evil .local/state/coder-nvim/trusted-workspaces.json",
+				"cp evil st/trusted-workspaces.json",
+				"cp evil .local/st?te/coder-nvim/trusted-workspaces.json",
+				"cp evil " + copilotDir + "/apps.json",
+			}
+			for i, c := range commands {
+				calls = append(calls, toolCall(fmt.Sprintf("b%d", i), "bash", map[string]any{"command": c}))
+			}
+			srv.Enqueue(fakellm.Reply{ToolCalls: calls}, fakellm.Reply{Content: "done"})
+			env := append(os.Environ(), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test",
+				"XDG_CONFIG_HOME="+xdgConfig, "XDG_STATE_HOME="+xdgState, "HOME="+dir)
+			r := execWithEnv(t, bin, dir, env, "--mode", "auto-edit", "make yourself yolo")
+			for p, body := range files {
+				if got, _ := os.ReadFile(p); string(got) != body {
+					t.Errorf("%s was changed to %q\nstderr:\n%s", p, got, r.stderr)
+				}
+			}
+			res := toolResults(srv)
+			for id, p := range writes {
+				if !strings.Contains(res[id], "user's own configuration") {
+					t.Errorf("write %s: %q, want the refusal", p, res[id])
+				}
+			}
+			for i, c := range commands {
+				if l := bashLine(r.stderr, c); !strings.Contains(l, "— denied") || !strings.Contains(res[fmt.Sprintf("b%d", i)], "DANGEROUS") {
+					t.Errorf("%q: %q\nresult: %s", c, l, res[fmt.Sprintf("b%d", i)])
+				}
+			}
+		})
+	}
+}

@@ -45,6 +45,9 @@ func (w *walker) writeOne(p string) effect {
 	default:
 		abs = filepath.Join(w.cwd, p)
 	}
+	if d := w.userDir(abs, p); d != "" {
+		return effect{Dangerous, "writes the user's own configuration or the host's state (" + d + "): " + p}
+	}
 	root := w.root
 	if root == "" {
 		root = "/nonexistent-workspace"
@@ -69,6 +72,55 @@ func (w *walker) writeOne(p string) effect {
 		}
 	}
 	return effect{Unknown, "writes " + p}
+}
+
+// userDir returns the protected directory of the user's that writing p
+// (abs lexically) may reach, by name or through links, or "".
+func (w *walker) userDir(abs, p string) string {
+	real := abs
+	if w.cwd != "" && !filepath.IsAbs(p) {
+		real = realPath(w.cwd + "/" + p)
+	} else if filepath.IsAbs(p) {
+		real = realPath(p)
+	}
+	for _, d := range w.protected {
+		if w.mayBeWithin(d, abs) || w.mayBeWithin(d, real) {
+			return d
+		}
+	}
+	return ""
+}
+
+// mayBeWithin reports whether p, whose components may be glob patterns,
+// may name dir or a path below it.
+func (w *walker) mayBeWithin(dir, p string) bool {
+	dp, pp := strings.Split(filepath.ToSlash(dir), "/"), strings.Split(filepath.ToSlash(p), "/")
+	if len(pp) < len(dp) {
+		return false
+	}
+	for i, name := range dp {
+		if !mayName(pp[i], name, w.dotglob) {
+			return false
+		}
+	}
+	return true
+}
+
+// realPaths resolves each path's links (as far as it exists).
+func realPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, filepath.Clean(abs))
+			if r := realPath(abs); r != filepath.Clean(abs) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 // protectedPath says why writing rel, a path relative to the workspace
