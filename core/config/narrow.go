@@ -16,6 +16,10 @@ import (
 type Workspace struct {
 	File    string // its path; "" when the workspace has none
 	Trusted bool   // the user trusted exactly this content
+	// Invalid is why the file was ignored whole (it does not parse or
+	// holds an invalid value); "" when it was read. An untrusted
+	// repository's file must not stop the agent.
+	Invalid string
 	// Ignored names each setting of the file that was not applied, with
 	// its value: untrusted, everything that does not narrow; trusted or
 	// not, api_key_env.
@@ -110,14 +114,14 @@ func fileRules(data []byte) []policy.Rule {
 func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy.Rule) {
 	// Modes and presets are listed from the narrowest.
 	if proj.Mode != cur.Mode {
-		if rank(policy.Modes, policy.Mode(strings.ToLower(proj.Mode))) < rank(policy.Modes, policy.Mode(strings.ToLower(cur.Mode))) {
+		if rank(policy.Modes, policy.Mode(proj.Mode)) < rank(policy.Modes, policy.Mode(cur.Mode)) {
 			out.Mode = proj.Mode
 		} else {
 			ignore("mode", proj.Mode)
 		}
 	}
 	if proj.Permissions.Preset != cur.Permissions.Preset {
-		if rank(policy.Presets, policy.Preset(strings.ToLower(proj.Permissions.Preset))) < rank(policy.Presets, policy.Preset(strings.ToLower(cur.Permissions.Preset))) {
+		if rank(policy.Presets, policy.Preset(proj.Permissions.Preset)) < rank(policy.Presets, policy.Preset(cur.Permissions.Preset)) {
 			out.Permissions.Preset = proj.Permissions.Preset
 		} else {
 			ignore("permissions.preset", proj.Permissions.Preset)
@@ -238,11 +242,10 @@ func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy
 	}
 }
 
+// rank is v's place in order, listed from the narrowest; a value not in
+// it ranks as the strictest, so that nothing narrows past it.
 func rank[T comparable](order []T, v T) int {
-	if i := slices.Index(order, v); i >= 0 {
-		return i
-	}
-	return len(order)
+	return slices.Index(order, v) // -1 when unknown
 }
 
 // lower applies a smaller positive limit.
@@ -282,6 +285,9 @@ func lowerBound(out *int, cur, proj int, key string, ignore func(string, any)) {
 // Notice is what a front end tells the user about the workspace file: the
 // settings that were ignored and how to trust it; "" when nothing was.
 func (w Workspace) Notice(root string) string {
+	if w.Invalid != "" {
+		return w.Invalid + "\n"
+	}
 	if len(w.Ignored) == 0 {
 		return ""
 	}

@@ -141,6 +141,10 @@ func (h *host) openLocked(resume string) {
 	}
 	h.early = nil
 	h.renderMu.Unlock()
+	if cfg.Workspace.Invalid != "" {
+		// The repository's config is broken: the user's settings stand.
+		h.out.add(op{"t": "notify", "level": "warn", "msg": "coder: " + cfg.Workspace.Invalid}, true)
+	}
 	if cfg.Workspace.Restricted() {
 		// The workspace's own config asked for more than it got: the
 		// plugin asks the user whether to trust it.
