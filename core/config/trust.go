@@ -117,6 +117,27 @@ func TrustWorkspace(root string, getenv func(string) string) ([]byte, error) {
 	return data, recordTrust(StateDir(getenv), root, data)
 }
 
+// ErrChangedSinceShown refuses a trust decision made on content the file
+// no longer has.
+var ErrChangedSinceShown = errors.New("the file changed since it was shown; look at it again")
+
+// TrustShown records the user's trust in root's workspace file only if it
+// still has the content whose hash (Workspace.Hash) the user was shown:
+// trust binds to the bytes reviewed, not to those present at the keypress.
+func TrustShown(root string, getenv func(string) string, shown string) error {
+	data, err := os.ReadFile(WorkspaceFile(root))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", WorkspaceFile(root), ErrChangedSinceShown)
+	}
+	if err != nil {
+		return err
+	}
+	if shown == "" || fileHash(data) != shown {
+		return fmt.Errorf("%s: %w", WorkspaceFile(root), ErrChangedSinceShown)
+	}
+	return recordTrust(StateDir(getenv), root, data)
+}
+
 func recordTrust(stateDir, root string, data []byte) error {
 	recs, err := readTrust(stateDir)
 	if err != nil {
