@@ -63,7 +63,7 @@ func Load(root string, getenv func(string) string) (Config, error) {
 			}
 			cfg = merged
 		}
-		cfg.Workspace.File, cfg.Workspace.Trusted, cfg.Workspace.Hash = path, ok, fileHash(data)
+		cfg.Workspace.File, cfg.Workspace.Trusted, cfg.Workspace.Hash = path, ok, trustHash(root, data)
 		if ok {
 			cfg.set.note(path, data, true)
 		}
