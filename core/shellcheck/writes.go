@@ -45,7 +45,14 @@ func (w *walker) writeOne(p string) effect {
 	default:
 		abs = filepath.Join(w.cwd, p)
 	}
-	if d := w.userDir(abs, p); d != "" {
+	real := abs // the path as its links resolve
+	switch {
+	case filepath.IsAbs(p):
+		real = realPath(p)
+	case w.root != "":
+		real = realPath(w.cwd + "/" + p) // unclean: a link before .. counts
+	}
+	if d := w.userDir(abs, real); d != "" {
 		return effect{Dangerous, "writes the user's own configuration or the host's state (" + d + "): " + p}
 	}
 	root := w.root
@@ -61,10 +68,6 @@ func (w *walker) writeOne(p string) effect {
 	}
 	if w.root != "" {
 		// A link in the workspace may lead into .git/ or out of it.
-		real := realPath(w.cwd + "/" + p) // unclean: a link before .. counts
-		if filepath.IsAbs(p) {
-			real = realPath(p)
-		}
 		if rrel, err := filepath.Rel(w.resolvedRoot(), real); err != nil || rrel == ".." || strings.HasPrefix(rrel, "../") {
 			return effect{Dangerous, "writes outside the workspace through a symbolic link: " + p}
 		} else if why := protectedPath(rrel, w.dotglob); why != "" {
@@ -74,15 +77,9 @@ func (w *walker) writeOne(p string) effect {
 	return effect{Unknown, "writes " + p}
 }
 
-// userDir returns the protected directory of the user's that writing p
-// (abs lexically) may reach, by name or through links, or "".
-func (w *walker) userDir(abs, p string) string {
-	real := abs
-	if w.cwd != "" && !filepath.IsAbs(p) {
-		real = realPath(w.cwd + "/" + p)
-	} else if filepath.IsAbs(p) {
-		real = realPath(p)
-	}
+// userDir returns the protected directory of the user's that a write to
+// abs (lexically; real with links resolved) may reach, or "".
+func (w *walker) userDir(abs, real string) string {
 	for _, d := range w.protected {
 		if w.mayBeWithin(d, abs) || w.mayBeWithin(d, real) {
 			return d
