@@ -30,7 +30,7 @@ func TestOversizeToolArgumentsDropped(t *testing.T) {
 	f.srv = srv
 	img := "data:image/png;base64," + base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
 	f.srv.Enqueue(
-		fakellm.Reply{Chunk: 1 << 20, ToolCalls: []llm.ToolCall{call("c", "conv_create", map[string]any{
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c", "conv_create", map[string]any{
 			"items": []map[string]any{{"type": "text", "text": "look"}, {"type": "image_url", "image_url": img}}})}},
 		fakellm.Reply{Content: "done"},
 	)

@@ -16,8 +16,9 @@ import (
 type Workspace struct {
 	File    string // its path; "" when the workspace has none
 	Trusted bool   // the user trusted exactly this content
-	// Hash is the sha256 of the content read, shown with Ignored: a
-	// trust decision names it (TrustShown).
+	// Hash is what trust binds to (trustHash: the content read and the
+	// workspace files it names to run), shown with Ignored: a trust
+	// decision names it (TrustShown).
 	Hash string
 	// Invalid is why the file was ignored whole (it does not parse or
 	// holds an invalid value); "" when it was read. An untrusted
@@ -106,7 +107,7 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 // unnamed lists the top-level settings in which the file as trusted
 // (proj, without its servers and hooks, named apart) differs from what
 // applies untrusted (out), that no entry of named covers yet.
-func unnamed(out Config, proj Config, named []string) []string {
+func unnamed(out, proj Config, named []string) []string {
 	proj.MCPServers, proj.Hooks = out.MCPServers, out.Hooks
 	var a, b map[string]json.RawMessage
 	ja, _ := json.Marshal(out)
