@@ -59,9 +59,9 @@ local function rows(lines, width)
   return n
 end
 
--- setKeys replaces the float's key line (the second: always in view,
+-- set_keys replaces the float's key line (the second: always in view,
 -- however long the list under it).
-local function setKeys(buf, line)
+local function set_keys(buf, line)
   vim.bo[buf].modifiable = true
   api.nvim_buf_set_lines(buf, 1, 2, false, { line })
   vim.bo[buf].modifiable = false
@@ -107,7 +107,7 @@ function M.show(req, force)
   -- the float opened (t, then a motion's character) trusts nothing.
   vim.keymap.set('n', 't', function()
     cur.confirming = not cur.confirming
-    setKeys(buf, cur.confirming and CONFIRM or KEYS)
+    set_keys(buf, cur.confirming and CONFIRM or KEYS)
   end, { buffer = buf, nowait = true })
   vim.keymap.set('n', '<CR>', function()
     if cur and cur.confirming then
