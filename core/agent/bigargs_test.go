@@ -19,16 +19,16 @@ import (
 
 // TestOversizeToolArgumentsDropped: an image in a conv_create item over
 // the cap of one call's arguments (provider.MaxToolArguments, here lowered
-// to 1 MiB so the test streams little) ends the answer with a clear error
+// to 64 KiB so the test streams little) ends the answer with a clear error
 // as it streams: nothing of it is kept, so the session files stay small.
 func TestOversizeToolArgumentsDropped(t *testing.T) {
 	srv := fakellm.New()
 	t.Cleanup(srv.Close)
 	f := newFixture(t, func(_ *config.Config, o *Options) {
-		o.Provider = provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 2, MaxToolArguments: 1 << 20})
+		o.Provider = provider.NewOpenAI(provider.Options{BaseURL: srv.URL(), APIKey: "k", BaseBackoff: time.Millisecond, MaxAttempts: 2, MaxToolArguments: 64 << 10})
 	})
 	f.srv = srv
-	img := "data:image/png;base64," + base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
+	img := "data:image/png;base64," + base64.StdEncoding.EncodeToString(make([]byte, 96<<10))
 	f.srv.Enqueue(
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c", "conv_create", map[string]any{
 			"items": []map[string]any{{"type": "text", "text": "look"}, {"type": "image_url", "image_url": img}}})}},
@@ -41,7 +41,7 @@ func TestOversizeToolArgumentsDropped(t *testing.T) {
 	for _, ev := range f.rec.find(event.Error) {
 		errs = append(errs, ev.Text)
 	}
-	if !strings.Contains(strings.Join(errs, "\n"), "arguments over 1 MiB") {
+	if !strings.Contains(strings.Join(errs, "\n"), "arguments over 0.0625 MiB") {
 		t.Errorf("no error naming the cap: %q", errs)
 	}
 	f.sess.Close()
@@ -54,7 +54,7 @@ func TestOversizeToolArgumentsDropped(t *testing.T) {
 		}
 		return nil
 	})
-	if total > 1<<20 {
+	if total > 64<<10 {
 		t.Errorf("the session files hold %d bytes: the oversize arguments were kept", total)
 	}
 }
