@@ -44,7 +44,12 @@ func runTrust(args []string) int {
 		fmt.Fprintf(os.Stderr, "coder-nvim: %s does not exist: nothing to trust\n", file)
 		return 1
 	}
-	if _, err := config.TrustWorkspace(root, os.Getenv); err != nil {
+	if cfg.Workspace.Invalid != "" {
+		fmt.Fprintln(os.Stderr, "coder-nvim:", cfg.Workspace.Invalid)
+		return 1
+	}
+	// Trust binds to the content the list below was made from.
+	if err := config.TrustShown(root, os.Getenv, cfg.Workspace.Hash); err != nil {
 		fmt.Fprintln(os.Stderr, "coder-nvim:", err)
 		return 1
 	}

@@ -148,7 +148,7 @@ func (s *Session) prepareCall(ctx context.Context, c *toolCall) string {
 // result.
 func (s *Session) decide(ctx context.Context, c *toolCall) (result string, stop bool) {
 	mode, inv := c.mode, c.inv
-	action := policy.Action{Tool: c.name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(c.t.conv.ID)}
+	action := policy.Action{Tool: c.name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(c.t.conv.ID), Protected: s.userDirs}
 	if c.isMCP {
 		action.ReadOnly, action.NonDestructive, action.Trusted = c.mt.t.ReadOnly, c.mt.t.NonDestructive, c.mt.t.Trusted
 	}
@@ -176,7 +176,7 @@ func (s *Session) decide(ctx context.Context, c *toolCall) (result string, stop 
 	case policy.Allow:
 		an := verdict.Analysis
 		if an == nil && mode == policy.ModeYolo && inv.Kind == tools.KindExecute {
-			x := shellcheck.Analyze(inv.Command, s.root)
+			x := shellcheck.AnalyzeProtected(inv.Command, s.root, s.userDirs)
 			an = &x
 		}
 		if an != nil && an.Class == shellcheck.ReadOnly && inv.Kind == tools.KindExecute {

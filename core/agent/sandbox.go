@@ -98,7 +98,7 @@ func (s *Session) confinement(ctx context.Context, mode policy.Mode) *sandbox.Po
 	git := filepath.Join(s.root, ".git")
 	p := &sandbox.Policy{
 		Protected: append([]string{filepath.Join(git, "config"), filepath.Join(git, "hooks"), filepath.Join(git, "info"),
-			filepath.Join(s.root, ".coder")}, config.UserDirs(os.Getenv)...),
+			filepath.Join(s.root, ".coder")}, s.userDirs...),
 		Pinned:  []string{git},
 		Network: cfg.Network || mode == policy.ModeYolo,
 	}
@@ -157,4 +157,14 @@ func joinPaths(ps []string) string {
 		out += p
 	}
 	return out
+}
+
+// userDirs are the user's own directories no command or file tool may
+// write: config.UserDirs, and a Copilot token file the config names.
+func userDirs(cfg config.Config) []string {
+	dirs := config.UserDirs(os.Getenv)
+	if f := cfg.Copilot.TokenFile; f != "" && filepath.IsAbs(f) {
+		dirs = append(dirs, f)
+	}
+	return dirs
 }

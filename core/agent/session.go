@@ -95,11 +95,14 @@ type Session struct {
 	opts    Options
 	root    string
 	ws      *tools.Workspace
-	tools   []tools.Tool
-	emitMu  sync.Mutex
-	saver   *saver
-	sched   *scheduler
-	newID   func() string
+	// userDirs are the user's own directories (config, the host's state,
+	// Copilot's tokens) no tool may write, wherever the workspace is.
+	userDirs []string
+	tools    []tools.Tool
+	emitMu   sync.Mutex
+	saver    *saver
+	sched    *scheduler
+	newID    func() string
 	// activity is the workspace's record of when sessions' tools change
 	// files (store.Activity): a command's changes are claimed only when
 	// no other session worked meanwhile.
@@ -246,6 +249,7 @@ func newSession(opts Options) (*Session, error) {
 		opts:      opts,
 		root:      ws.Root(),
 		ws:        ws,
+		userDirs:  userDirs(opts.Config),
 		tools:     ts,
 		model:     opts.Config.Model,
 		mode:      mode,
@@ -256,6 +260,7 @@ func newSession(opts Options) (*Session, error) {
 		ep:        &endpoint{provider: opts.Provider, models: opts.Models, demo: opts.Demo, cfg: opts.Config},
 		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root())},
 	}
+	ws.SetUserDirs(s.userDirs)
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)

@@ -447,7 +447,7 @@ func (c slash) Undo(ctx context.Context, arg string) (string, error) {
 		s.turns[i].Undone = true
 		s.mu.Unlock()
 		s.recordTurn(i)
-		if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped)+len(rep.TooLarge) == 0 {
+		if len(rep.Restored)+len(rep.Removed)+len(rep.Skipped)+len(rep.TooLarge)+len(rep.Others) == 0 {
 			continue // that turn changed nothing itself: undo the one before
 		}
 		changed := append(append([]string(nil), rep.Restored...), rep.Removed...)

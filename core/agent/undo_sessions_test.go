@@ -315,3 +315,52 @@ func TestUndoWithConcurrentCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoNamesUnclaimedCommandFiles: another session writes while this
+// turn's only command runs, so nothing of that command's window is
+// claimed. /undo then names this turn's own file (and the other's) and
+// leaves them alone, rather than answering "nothing to undo".
+func TestUndoNamesUnclaimedCommandFiles(t *testing.T) {
+	root := gitRepo(t)
+	writeFile(t, filepath.Join(root, ".gitignore"), ".coder\n")
+	a, srvA, recA := openOn(t, root)
+	b, srvB, _ := openOn(t, root)
+	srvA.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("b", "bash", map[string]any{
+			"command": "echo a > mine.txt; while [ ! -e go.flag ]; do sleep 0.01; done; rm go.flag"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	srvB.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "other.txt", "content": "b\n"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runOn(t, a, "write mine")
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for read(t, filepath.Join(root, "mine.txt")) == "<missing>" {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	runOn(t, b, "write other")
+	writeFile(t, filepath.Join(root, "go.flag"), "")
+	<-done
+	runOn(t, a, "/undo")
+	var out string
+	for _, ev := range recA.find(event.CommandOutput) {
+		out = ev.Text
+	}
+	for _, ev := range recA.find(event.Error) {
+		out += ev.Text
+	}
+	if !strings.Contains(out, "mine.txt") || strings.Contains(out, "nothing to undo") {
+		t.Errorf("/undo = %q, want mine.txt named and left alone", out)
+	}
+	if got := read(t, filepath.Join(root, "mine.txt")); got != "a\n" {
+		t.Errorf("mine.txt = %q, an unclaimed file was taken back", got)
+	}
+}

@@ -53,7 +53,7 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	confine := s.confinement(ctx, mode) // in the sandbox, as the model's commands
 	if mode != policy.ModeYolo {
 		action := policy.Action{Tool: "bash", Kind: string(tools.KindExecute), Command: choice.Command, Conversation: string(t.conv.ID),
-			Sandboxed: s.sandboxFull(ctx, confine)}
+			Sandboxed: s.sandboxFull(ctx, confine), Protected: s.userDirs}
 		v := policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 		switch v.Decision {
 		case policy.Deny:

@@ -61,7 +61,7 @@ func TestAgentsMDConfigErrors(t *testing.T) {
 		t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 		root := t.TempDir()
 		writeConfig(t, WorkspaceFile(root), body)
-		_, err := Load(root, env(nil))
+		err := loadProjectError(root)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", body, err, want)
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,6 +21,16 @@ func writeConfig(t *testing.T, path, body string) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// loadProjectError is the error of Load, or why it ignored the
+// workspace's file.
+func loadProjectError(root string) error {
+	cfg, err := Load(root, env(nil))
+	if err == nil && cfg.Workspace.Invalid != "" {
+		err = errors.New(cfg.Workspace.Invalid)
+	}
+	return err
 }
 
 func env(m map[string]string) func(string) string {
@@ -86,6 +97,9 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 		{"trailing", `{} {}`, []string{"extra data"}},
 		{"bad mode", `{"mode":"turbo"}`, []string{`"mode"`, "turbo"}},
 		{"bad preset", `{"permissions":{"preset":"open"}}`, []string{"permissions.preset"}},
+		{"mode with a space", `{"mode":"auto-edit "}`, []string{`"mode"`, `"auto-edit "`, "plan, default, auto-edit, yolo"}},
+		{"mode in capitals", `{"mode":"Default"}`, []string{`"mode"`, `"Default"`}},
+		{"preset with a space", `{"permissions":{"preset":"balanced "}}`, []string{`"permissions.preset"`, `"balanced "`, "strict, balanced, auto-edit, yolo"}},
 		{"bad rule", `{"permissions":{"rules":[{"tool":"bash","pattern":"x","decision":"maybe"}]}}`, []string{"permissions.rules[0]", `decision "maybe"`}},
 		{"bad rule glob", `{"permissions":{"rules":[{"tool":"write","pattern":"src/[","decision":"deny"}]}}`, []string{"permissions.rules[0]", "not a valid path glob"}},
 		{"empty rule tool", `{"permissions":{"rules":[{"tool":"","pattern":"x","decision":"deny"}]}}`, []string{"permissions.rules[0]", "tool is empty"}},
@@ -109,14 +123,34 @@ func TestLoadErrorsNameFileAndKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+			// The user's own file stops the load; a project's file is
+			// ignored, with the same message as its notice.
+			xdg := t.TempDir()
+			t.Setenv("XDG_CONFIG_HOME", xdg)
 			root := t.TempDir()
-			writeConfig(t, WorkspaceFile(root), tt.body)
+			writeConfig(t, UserFile(), tt.body)
 			_, err := Load(root, env(nil))
 			if err == nil {
 				t.Fatal("no error")
 			}
-			msg := err.Error()
+			if !strings.Contains(err.Error(), UserFile()) {
+				t.Errorf("error %q does not name the user's file", err)
+			}
+			if err := os.Remove(UserFile()); err != nil {
+				t.Fatal(err)
+			}
+			writeConfig(t, WorkspaceFile(root), tt.body)
+			cfg, err := Load(root, env(nil))
+			if err != nil {
+				t.Fatalf("an invalid project file stopped the load: %v", err)
+			}
+			if cfg.Mode != Defaults().Mode || cfg.Workspace.File != WorkspaceFile(root) || cfg.Workspace.Trusted {
+				t.Errorf("invalid project file applied: mode %q, workspace %+v", cfg.Mode, cfg.Workspace)
+			}
+			msg := cfg.Workspace.Invalid
+			if n := cfg.Workspace.Notice(root); !strings.Contains(n, msg) || !strings.Contains(n, "ignored") {
+				t.Errorf("notice %q does not carry %q", n, msg)
+			}
 			if !strings.Contains(msg, WorkspaceFile(root)) {
 				t.Errorf("error %q does not name the file", msg)
 			}
@@ -213,7 +247,7 @@ func TestMCPServers(t *testing.T) {
 		{`{"mcp": {"calls_per_minute": -1}}`, `key "mcp.calls_per_minute"`},
 	} {
 		writeConfig(t, WorkspaceFile(root), tc.body)
-		_, err := Load(root, env(nil))
+		err := loadProjectError(root)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), WorkspaceFile(root)) {
 			t.Errorf("%s: error %v, want %q naming the file", tc.body, err, tc.want)
 		}

@@ -50,16 +50,20 @@ func Load(root string, getenv func(string) string) (Config, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return Config{}, fmt.Errorf("config %s: %w", path, err)
+		cfg.Workspace = Workspace{File: path, Invalid: fmt.Sprintf("config %s: %v; the file is ignored", path, err)}
 	default:
 		cfg.Files = append(cfg.Files, path)
 		ok := trusted(cfg.StateDir, root, data)
 		if len(bytes.TrimSpace(data)) > 0 {
-			if err := mergeWorkspace(&cfg, data, ok); err != nil {
-				return Config{}, fmt.Errorf("config %s: %w", path, err)
+			merged := cfg
+			if err := mergeWorkspace(&merged, data, ok); err != nil {
+				// The user's settings stand; the notice names the key.
+				cfg.Workspace = Workspace{File: path, Invalid: fmt.Sprintf("config %s: %v; the file is ignored until it is fixed", path, err)}
+				break
 			}
+			cfg = merged
 		}
-		cfg.Workspace.File, cfg.Workspace.Trusted = path, ok
+		cfg.Workspace.File, cfg.Workspace.Trusted, cfg.Workspace.Hash = path, ok, trustHash(root, data)
 		if ok {
 			cfg.set.note(path, data, true)
 		}

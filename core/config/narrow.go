@@ -16,6 +16,14 @@ import (
 type Workspace struct {
 	File    string // its path; "" when the workspace has none
 	Trusted bool   // the user trusted exactly this content
+	// Hash is what trust binds to (trustHash: the content read and the
+	// workspace files it names to run), shown with Ignored: a trust
+	// decision names it (TrustShown).
+	Hash string
+	// Invalid is why the file was ignored whole (it does not parse or
+	// holds an invalid value); "" when it was read. An untrusted
+	// repository's file must not stop the agent.
+	Invalid string
 	// Ignored names each setting of the file that was not applied, with
 	// its value: untrusted, everything that does not narrow; trusted or
 	// not, api_key_env.
@@ -81,16 +89,62 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 		if sc.URL != "" {
 			ignored = append(ignored, fmt.Sprintf("mcpServers.%s: connects to %s", name, sc.URL))
 		} else {
-			ignored = append(ignored, fmt.Sprintf("mcpServers.%s: runs %q", name, strings.Join(append([]string{sc.Command}, sc.Args...), " ")))
+			ignored = append(ignored, fmt.Sprintf("mcpServers.%s: runs %q%s", name, strings.Join(append([]string{sc.Command}, sc.Args...), " "), serverSetting(sc)))
 		}
 	}
 	// Hooks run programs: like servers, only once the file is trusted.
 	for _, h := range proj.Hooks.Describe() {
 		ignored = append(ignored, "hooks."+h)
 	}
+	// Whatever else would apply on trust is named too: trusting must
+	// never enable a setting the user was not shown.
+	ignored = append(ignored, unnamed(out, proj, ignored)...)
 	out.Workspace.Ignored = ignored
 	*cfg = out
 	return nil
+}
+
+// unnamed lists the top-level settings in which the file as trusted
+// (proj, without its servers and hooks, named apart) differs from what
+// applies untrusted (out), that no entry of named covers yet.
+func unnamed(out, proj Config, named []string) []string {
+	proj.MCPServers, proj.Hooks = out.MCPServers, out.Hooks
+	var a, b map[string]json.RawMessage
+	ja, _ := json.Marshal(out)
+	jb, _ := json.Marshal(proj)
+	if json.Unmarshal(ja, &a) != nil || json.Unmarshal(jb, &b) != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var extra []string
+	for _, k := range keys {
+		if string(a[k]) == string(b[k]) || slices.ContainsFunc(named, func(n string) bool {
+			return strings.HasPrefix(n, k+":") || strings.HasPrefix(n, k+".")
+		}) {
+			continue
+		}
+		extra = append(extra, fmt.Sprintf("%s: %s", k, b[k]))
+	}
+	return extra
+}
+
+// serverSetting shows the rest of what a server runs with: its
+// environment (PYTHONPATH, BASH_ENV and the like run other code) and
+// directory.
+func serverSetting(sc mcp.ServerConfig) string {
+	out := ""
+	if len(sc.Env) > 0 {
+		env, _ := json.Marshal(sc.Env) // keys sorted
+		out += " with env " + string(env)
+	}
+	if sc.Cwd != "" {
+		out += fmt.Sprintf(" in %q", sc.Cwd)
+	}
+	return out
 }
 
 // fileRules returns the permission rules the file itself lists (nil when it
@@ -110,14 +164,14 @@ func fileRules(data []byte) []policy.Rule {
 func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy.Rule) {
 	// Modes and presets are listed from the narrowest.
 	if proj.Mode != cur.Mode {
-		if rank(policy.Modes, policy.Mode(strings.ToLower(proj.Mode))) < rank(policy.Modes, policy.Mode(strings.ToLower(cur.Mode))) {
+		if rank(policy.Modes, policy.Mode(proj.Mode)) < rank(policy.Modes, policy.Mode(cur.Mode)) {
 			out.Mode = proj.Mode
 		} else {
 			ignore("mode", proj.Mode)
 		}
 	}
 	if proj.Permissions.Preset != cur.Permissions.Preset {
-		if rank(policy.Presets, policy.Preset(strings.ToLower(proj.Permissions.Preset))) < rank(policy.Presets, policy.Preset(strings.ToLower(cur.Permissions.Preset))) {
+		if rank(policy.Presets, policy.Preset(proj.Permissions.Preset)) < rank(policy.Presets, policy.Preset(cur.Permissions.Preset)) {
 			out.Permissions.Preset = proj.Permissions.Preset
 		} else {
 			ignore("permissions.preset", proj.Permissions.Preset)
@@ -238,11 +292,10 @@ func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy
 	}
 }
 
+// rank is v's place in order, listed from the narrowest; a value not in
+// it ranks as the strictest, so that nothing narrows past it.
 func rank[T comparable](order []T, v T) int {
-	if i := slices.Index(order, v); i >= 0 {
-		return i
-	}
-	return len(order)
+	return slices.Index(order, v) // -1 when unknown
 }
 
 // lower applies a smaller positive limit.
@@ -282,6 +335,9 @@ func lowerBound(out *int, cur, proj int, key string, ignore func(string, any)) {
 // Notice is what a front end tells the user about the workspace file: the
 // settings that were ignored and how to trust it; "" when nothing was.
 func (w Workspace) Notice(root string) string {
+	if w.Invalid != "" {
+		return w.Invalid + "\n"
+	}
 	if len(w.Ignored) == 0 {
 		return ""
 	}

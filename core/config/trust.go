@@ -15,9 +15,10 @@ import (
 
 // A workspace's own .coder/config.json arrives with the repository: until
 // the user trusts it, it may only narrow what the user's settings allow.
-// Trust is recorded per workspace path and per the file's content hash in
-// the user's state directory, so any later change to the file (by the
-// model, an MCP tool, git pull) makes it untrusted again.
+// Trust is recorded per workspace path and per the hash of the file's
+// content and of the workspace files it names to run (trustexec.go) in
+// the user's state directory, so any later change to them (by the model,
+// an MCP tool, git pull) makes it untrusted again.
 
 // StateDir is the user's state directory for coder-nvim
 // ($XDG_STATE_HOME/coder-nvim, else ~/.local/state/coder-nvim); "" when
@@ -100,7 +101,7 @@ func trusted(stateDir, root string, data []byte) bool {
 		return false
 	}
 	h, ok := recs[workspaceKey(root)]
-	return ok && h == fileHash(data)
+	return ok && h == trustHash(root, data)
 }
 
 // TrustWorkspace records the user's trust in root's workspace file as it
@@ -117,12 +118,33 @@ func TrustWorkspace(root string, getenv func(string) string) ([]byte, error) {
 	return data, recordTrust(StateDir(getenv), root, data)
 }
 
+// ErrChangedSinceShown refuses a trust decision made on content the file
+// no longer has.
+var ErrChangedSinceShown = errors.New("the file changed since it was shown; look at it again")
+
+// TrustShown records the user's trust in root's workspace file only if it
+// still has the content whose hash (Workspace.Hash) the user was shown:
+// trust binds to the bytes reviewed, not to those present at the keypress.
+func TrustShown(root string, getenv func(string) string, shown string) error {
+	data, err := os.ReadFile(WorkspaceFile(root))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", WorkspaceFile(root), ErrChangedSinceShown)
+	}
+	if err != nil {
+		return err
+	}
+	if shown == "" || trustHash(root, data) != shown {
+		return fmt.Errorf("%s: %w", WorkspaceFile(root), ErrChangedSinceShown)
+	}
+	return recordTrust(StateDir(getenv), root, data)
+}
+
 func recordTrust(stateDir, root string, data []byte) error {
 	recs, err := readTrust(stateDir)
 	if err != nil {
 		return err
 	}
-	recs[workspaceKey(root)] = fileHash(data)
+	recs[workspaceKey(root)] = trustHash(root, data)
 	return writeTrust(stateDir, recs)
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,5 +190,37 @@ func TestTrustedHooksAfterUsers(t *testing.T) {
 		if !slices.Equal(got, want) || len(cfg.Hooks[hooks.PreToolUse]) != 1 {
 			t.Errorf("trusted %v: stop hooks %q, want %q; all: %+v", trust, got, want, cfg.Hooks)
 		}
+	}
+}
+
+// TestTrustShownBindsContent: trust names the content the user was shown
+// (Workspace.Hash); a file changed since, or a missing hash, records
+// nothing.
+func TestTrustShownBindsContent(t *testing.T) {
+	root := t.TempDir()
+	state := t.TempDir()
+	getenv := env(map[string]string{"XDG_STATE_HOME": state})
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	writeConfig(t, WorkspaceFile(root), `{"max_steps": 5}`)
+	cfg, err := Load(root, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := cfg.Workspace.Hash
+	writeConfig(t, WorkspaceFile(root), `{"mode": "yolo"}`)
+	for _, hash := range []string{shown, ""} {
+		if err := TrustShown(root, getenv, hash); !errors.Is(err, ErrChangedSinceShown) {
+			t.Errorf("TrustShown(%q) on a changed file: %v", hash, err)
+		}
+	}
+	if cfg, _ := Load(root, getenv); cfg.Workspace.Trusted || cfg.Mode == "yolo" {
+		t.Fatalf("a file changed since it was shown is trusted: %+v", cfg.Workspace)
+	}
+	cfg, _ = Load(root, getenv)
+	if err := TrustShown(root, getenv, cfg.Workspace.Hash); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := Load(root, getenv); !cfg.Workspace.Trusted || cfg.Mode != "yolo" {
+		t.Errorf("the content shown was not trusted: %+v", cfg.Workspace)
 	}
 }

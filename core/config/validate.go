@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,8 +49,10 @@ func (c Config) validate(providerUnset bool) error {
 	if c.MaxSteps < 1 {
 		bad("max_steps", "must be at least 1, got %d", c.MaxSteps)
 	}
-	if _, err := policy.ParseMode(c.Mode); err != nil {
-		bad("mode", "%v", err)
+	// Enumerated values are taken exactly: "auto-edit " must not pass as
+	// a mode that later ranks as none of them.
+	if !slices.Contains(policy.Modes, policy.Mode(c.Mode)) {
+		bad("mode", "want one of %s, got %q", joinNames(policy.Modes), c.Mode)
 	}
 	// The preset and the rules are checked by the package that applies
 	// them; its messages name the keys (permissions.preset,
@@ -57,8 +60,8 @@ func (c Config) validate(providerUnset bool) error {
 	if err := (policy.Policy{Preset: policy.Preset(c.Permissions.Preset), Rules: c.Permissions.Rules}).Validate(); err != nil {
 		errs = append(errs, err.Error())
 	}
-	if c.Permissions.Preset == "" {
-		bad("permissions.preset", "must not be empty")
+	if !slices.Contains(policy.Presets, policy.Preset(c.Permissions.Preset)) {
+		bad("permissions.preset", "want one of %s, got %q", joinNames(policy.Presets), c.Permissions.Preset)
 	}
 	switch c.Approval.Scope {
 	case "session", "conversation":
@@ -146,4 +149,13 @@ func (c Config) validate(providerUnset bool) error {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// joinNames lists enumerated values for an error message.
+func joinNames[T ~string](names []T) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return strings.Join(out, ", ")
 }

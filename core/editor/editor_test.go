@@ -112,10 +112,18 @@ func TestLSPTool(t *testing.T) {
 			func(q Query) (Answer, error) {
 				return Answer{Servers: 1, Locations: List[Location]{{Path: "/usr/lib/x.go", Line: 1, Name: "target", Kind: "function"}, {Path: b, Line: 5, Name: "target", Kind: "function", Text: "func target() {}"}}}, nil
 			}, "b.go:5 function target: func target() {}", "workspace_symbols:0:0", ""},
-		{"references list outside paths without text", `{"operation":"references","path":"a.go","line":3,"column":14}`,
+		{"references withhold outside paths and text", `{"operation":"references","path":"a.go","line":3,"column":14}`,
 			func(Query) (Answer, error) {
 				return Answer{Servers: 1, Locations: List[Location]{{Path: a, Line: 3, Text: "func use() { target() }"}, {Path: "/etc/x", Line: 2, Text: "secret"}}}, nil
-			}, "a.go:3: func use() { target() }\n/etc/x:2 (outside the workspace)", "references:3:14", ""},
+			}, "a.go:3: func use() { target() }\n(1 location outside the workspace withheld)", "references:3:14", ""},
+		{"hover by a name found only outside asks nothing there", `{"operation":"hover","symbol":"Secret"}`,
+			func(q Query) (Answer, error) {
+				return Answer{Servers: 1, Hover: "SECRET DOC", Locations: List[Location]{{Path: "/etc/secret.go", Line: 4, Name: "Secret"}}}, nil
+			}, `error: the language servers found "Secret" only outside the workspace; what is there is withheld`, "workspace_symbols:0:0", ""},
+		{"diagnostics of the open files withhold outside ones", `{"operation":"diagnostics"}`,
+			func(Query) (Answer, error) {
+				return Answer{Servers: 1, Diagnostics: List[Diagnostic]{{Path: "/etc/secret.go", Line: 1, Message: "secret"}, {Path: a, Line: 2, Col: 3, Severity: SevError, Message: "bad"}}}, nil
+			}, "error a.go:2:3 bad\n(1 diagnostic outside the workspace withheld)", "diagnostics:0:0", ""},
 		{"hover", `{"operation":"hover","path":"a.go","line":3}`,
 			func(Query) (Answer, error) { return Answer{Servers: 1, Hover: "func target()"}, nil }, "func target()", "hover:3:1", ""},
 		{"no server", `{"operation":"hover","path":"a.go","line":3}`,

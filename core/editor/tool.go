@@ -240,7 +240,9 @@ func (r *runner) position(ctx context.Context) (Location, error) {
 		}
 	}
 	if len(found) > 0 {
-		return found[0], nil
+		// Asking there would load a file outside the workspace and
+		// return its text.
+		return Location{}, fmt.Errorf("the language servers found %q only outside the workspace; what is there is withheld, as the file tools refuse to read it", a.Symbol)
 	}
 	return Location{}, fmt.Errorf("no symbol named %q found by the language servers; give path and line instead", a.Symbol)
 }
@@ -316,39 +318,67 @@ func (r *runner) locations(locs []Location, none string, servers int) string {
 	if len(locs) == 0 {
 		return none
 	}
+	var inside []Location
+	for _, l := range locs {
+		if _, ok := r.inside(l.Path); ok {
+			inside = append(inside, l)
+		}
+	}
+	withheld := len(locs) - len(inside)
+	if len(inside) == 0 {
+		return strings.TrimSuffix(none+"\n"+withheldNote(withheld, "location"), "\n")
+	}
 	var b strings.Builder
-	for i, l := range locs {
+	for i, l := range inside {
 		if i == maxLocations {
-			fmt.Fprintf(&b, "… and %d more\n", len(locs)-i)
+			fmt.Fprintf(&b, "… and %d more\n", len(inside)-i)
 			break
 		}
-		p, ok := r.inside(l.Path)
+		p := r.rel(l.Path)
 		b.WriteString(fmt.Sprintf("%s:%d", p, l.Line))
 		if l.Name != "" {
 			b.WriteString(" " + oneLine(l.Kind+" "+l.Name, 80))
 		}
-		switch {
-		case !ok:
-			b.WriteString(" (outside the workspace)")
-		case strings.TrimSpace(l.Text) != "":
+		if strings.TrimSpace(l.Text) != "" {
 			b.WriteString(": " + oneLine(l.Text, maxLineText))
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(withheldNote(withheld, "location"))
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// withheldNote names what outside the workspace was left out (paths and
+// text alike, as the file tools refuse to read there).
+func withheldNote(n int, what string) string {
+	if n == 0 {
+		return ""
+	}
+	if n > 1 {
+		what += "s"
+	}
+	return fmt.Sprintf("(%d %s outside the workspace withheld)\n", n, what)
+}
+
 func (r *runner) diagnostics(ds []Diagnostic, where string) string {
-	if len(ds) == 0 {
-		return "no diagnostics in " + where
+	var inside []Diagnostic
+	for _, d := range ds {
+		if _, ok := r.inside(d.Path); ok {
+			inside = append(inside, d)
+		}
+	}
+	note := withheldNote(len(ds)-len(inside), "diagnostic")
+	if len(inside) == 0 {
+		return strings.TrimSuffix("no diagnostics in "+where+"\n"+note, "\n")
 	}
 	var b strings.Builder
-	for i, d := range ds {
+	for i, d := range inside {
 		if i == maxLocations {
-			fmt.Fprintf(&b, "… and %d more\n", len(ds)-i)
+			fmt.Fprintf(&b, "… and %d more\n", len(inside)-i)
 			break
 		}
 		b.WriteString(formatDiagnostic(d, r.rel) + "\n")
 	}
+	b.WriteString(note)
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -52,6 +52,12 @@ func (r Resolver) Confine(items []Item) []Item {
 				break
 			}
 			_, rel, err := r.WS.ResolveRead(it.Path)
+			if err != nil && it.Source == "#diagnostics" {
+				// #diagnostics:all names every buffer: one outside
+				// gives away neither its text nor its path.
+				it = Item{Source: it.Source, Err: "the diagnostics of a buffer outside the workspace (or in .git/ or .coder/) are withheld"}
+				break
+			}
 			if err != nil {
 				it = Item{Source: it.Source, Path: it.Path, Range: it.Range, Err: err.Error()}
 				break

@@ -16,7 +16,7 @@ func Evaluate(mode Mode, p Policy, a Action, workspaceRoot string) Verdict {
 	}
 	var an *shellcheck.Analysis
 	if a.kind() == KindExecute {
-		x := shellcheck.Analyze(a.Command, workspaceRoot)
+		x := shellcheck.AnalyzeProtected(a.Command, workspaceRoot, a.Protected)
 		an = &x
 	}
 	v := p.evaluate(mode, a, workspaceRoot, an)

@@ -249,3 +249,29 @@ func TestMemoryKeepsContext(t *testing.T) {
 		t.Error("sudo rm x covered by sudo apt-get install")
 	}
 }
+
+// TestMemoryNeverCoversExpandedProtectedTargets: "always" for `cp` covers
+// an ordinary copy, never one whose target only names .git/, .coder/ or
+// the user's own directories once the shell expands it, nor a user allow
+// rule for `cp *`.
+func TestMemoryNeverCoversExpandedProtectedTargets(t *testing.T) {
+	m := NewMemory(newClock().now)
+	p := Policy{}
+	approveAlways(t, m, p, bash("cp a b", ""))
+	if !covered(m, p, bash("cp a c", "")) {
+		t.Fatal("the cp key does not cover an ordinary copy")
+	}
+	userDir := "/home/u/.config/coder"
+	allow := Policy{Rules: []Rule{{Tool: "bash", Pattern: "cp *", Decision: Allow}}}
+	for _, cmd := range []string{"cp a .g?t/config", "cp a {.git,x}/config", "cp a .c?der/skills/x/SKILL.md", "X=.git; cp a $X/config", "cp a " + userDir + "/config.json", "cp a /home/u/.config/c?der/config.json"} {
+		a := bash(cmd, "")
+		a.Protected = []string{userDir}
+		v := Evaluate(ModeDefault, p, a, root)
+		if !v.Dangerous || m.Covers(a, v) {
+			t.Errorf("%q: dangerous %v, covered by the cp key %v", cmd, v.Dangerous, m.Covers(a, v))
+		}
+		if v := Evaluate(ModeDefault, allow, a, root); v.Decision != Ask {
+			t.Errorf("%q under an allow rule for cp *: %s, want ask", cmd, v.Decision)
+		}
+	}
+}

@@ -251,6 +251,10 @@ type Action struct {
 	// network: in auto-edit mode a command the analyzer cannot see
 	// through then runs unasked.
 	Sandboxed bool
+	// Protected are the user's own directories (config, the host's
+	// state, Copilot's tokens): a command that may write into one is
+	// dangerous wherever the workspace is.
+	Protected []string
 }
 
 func (a Action) kind() string {

@@ -44,6 +44,16 @@ type Options struct {
 	ReasoningEffort string
 	// Wire is "chat" (default) or "responses".
 	Wire string
+	// MaxToolArguments caps one tool call's arguments as they stream;
+	// default MaxToolArguments.
+	MaxToolArguments int
+}
+
+func (p *OpenAI) maxToolArguments() int {
+	if p.opts.MaxToolArguments > 0 {
+		return p.opts.MaxToolArguments
+	}
+	return MaxToolArguments
 }
 
 // DefaultIdleTimeout is the default Options.IdleTimeout.
@@ -203,7 +213,7 @@ func (p *OpenAI) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 	}
 	defer stream.Close()
 
-	var acc accumulator
+	acc := accumulator{maxArgs: p.maxToolArguments()}
 	defer acc.release()
 	for {
 		raw, err := stream.RecvRaw()

@@ -184,6 +184,7 @@ type responsesAcc struct {
 	items              []json.RawMessage
 	usage              *llm.Usage
 	finish             string
+	maxArgs            int // see Options.MaxToolArguments
 }
 
 func (a *responsesAcc) call(ev responsesEvent) *partialCall {
@@ -221,6 +222,9 @@ func (a *responsesAcc) add(ev responsesEvent, emit func(llm.Delta)) (done bool, 
 		a.item(ev, it, emit)
 	case "response.function_call_arguments.delta":
 		a.call(ev).args.WriteString(ev.Delta)
+		if err := oversizeCall(a.calls, a.maxArgs); err != nil {
+			return false, err
+		}
 	case "response.completed", "response.incomplete":
 		a.finish = "stop"
 		if ev.Response != nil {
@@ -345,7 +349,7 @@ func (p *OpenAI) attemptResponses(ctx context.Context, body []byte, emit func(ll
 		return llm.Response{}, e
 	}
 
-	var acc responsesAcc
+	acc := responsesAcc{maxArgs: p.maxToolArguments()}
 	defer func() {
 		for _, c := range acc.calls {
 			c.args.release()

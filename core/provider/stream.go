@@ -47,6 +47,7 @@ type accumulator struct {
 	finishReason string
 	usage        *llm.Usage
 	chunk        streamChunk // add's decoding space
+	maxArgs      int         // see Options.MaxToolArguments
 }
 
 type partialCall struct {
@@ -97,11 +98,39 @@ func (a *accumulator) add(raw []byte, emit func(llm.Delta)) error {
 			emit(llm.Delta{ToolCall: name})
 		}
 	}
+	if err := oversizeCall(a.calls, a.maxArgs); err != nil {
+		return err
+	}
 	if ch.FinishReason != nil && *ch.FinishReason != "" {
 		a.finishReason = *ch.FinishReason
 	}
 	return nil
 }
+
+// MaxToolArguments caps one tool call's arguments as they stream: room
+// for one 5 MiB image item in base64 (the model's own images' cap) and
+// text. No model writes that much in one call (it is more than any output
+// budget); a stream that does (a 30 MB image in a conv_create item) would
+// cost a minute, hundreds of megabytes and a session file as large, only
+// for the call to be refused.
+const MaxToolArguments = 7 << 20
+
+// oversizeCall is the error for a call whose arguments passed max (0:
+// MaxToolArguments): the answer is dropped, not retried.
+func oversizeCall(calls []*partialCall, max int) error {
+	if max <= 0 {
+		max = MaxToolArguments
+	}
+	for _, c := range calls {
+		if c.args.n > max {
+			return &Error{Message: fmt.Sprintf("provider: the model's %s call has arguments over %s (an image item may be at most 5 MiB); the answer is dropped", c.name, mib(max))}
+		}
+	}
+	return nil
+}
+
+// mib is a byte count in MiB for messages.
+func mib(n int) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB" }
 
 // addToolCall merges one tool-call delta and returns the call's name when
 // this delta brought it. Calls are keyed by index; when a server omits the

@@ -60,7 +60,7 @@ func (w *walker) redirect(r *syntax.Redirect) (e effect, dl bool) {
 	}
 	target, ok := wordLit(r.Word)
 	if !ok {
-		return effect{Unknown, "redirects output to `" + w.source(r.Word) + "`, which cannot be resolved statically"}, false
+		return unresolved(w.source(r.Word)), false
 	}
 	return w.writeTarget(target), false
 }

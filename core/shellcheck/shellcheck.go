@@ -75,6 +75,14 @@ const maxDepth = 4
 // which case relative paths count as inside the workspace and absolute
 // paths as outside.
 func Analyze(command, workspaceRoot string) Analysis {
+	return AnalyzeProtected(command, workspaceRoot, nil)
+}
+
+// AnalyzeProtected is Analyze with the user's own directories (their
+// config, the host's state, Copilot's tokens): a command that may write
+// into one, by name or by the file a name resolves to, is dangerous
+// wherever the workspace is.
+func AnalyzeProtected(command, workspaceRoot string, protected []string) Analysis {
 	root := ""
 	if workspaceRoot != "" {
 		if abs, err := filepath.Abs(workspaceRoot); err == nil {
@@ -84,7 +92,8 @@ func Analyze(command, workspaceRoot string) Analysis {
 		}
 	}
 	var a Analysis
-	w := &walker{out: &a, root: root, cwd: root, funcs: map[string]bool{}}
+	w := &walker{out: &a, root: root, cwd: root, funcs: map[string]bool{}, protected: realPaths(protected),
+		dotglob: strings.Contains(command, "dotglob") || strings.Contains(command, "GLOBIGNORE")}
 	w.parse(command, 0)
 	if a.ParseError != "" {
 		a.Class = max(a.Class, Unknown)
@@ -137,6 +146,11 @@ type walker struct {
 	stdinReads []string
 	// realRoot caches the workspace root with symlinks resolved.
 	realRoot string
+	// dotglob is set when the command may make globs match leading dots
+	// (shopt -s dotglob, GLOBIGNORE).
+	dotglob bool
+	// protected are the user's own directories, by real path.
+	protected []string
 }
 
 func (w *walker) parse(src string, depth int) {

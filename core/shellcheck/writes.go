@@ -5,8 +5,25 @@ import (
 	"strings"
 )
 
-// writeTarget classifies writing to the file p.
+// writeTarget classifies writing to the file p, a literal word: each
+// brace alternative, glob components as any name they may match, and the
+// path as written and as its symbolic links resolve.
 func (w *walker) writeTarget(p string) effect {
+	alts, ok := braceAlternatives(p)
+	if !ok {
+		return effect{Dangerous, "writes to " + p + ", whose brace expansion is too large to judge"}
+	}
+	e := readOnly
+	for _, alt := range alts {
+		e = e.max(w.writeOne(alt))
+	}
+	if e.class == Dangerous && len(alts) > 1 {
+		e.reason += " (from " + p + ")"
+	}
+	return e
+}
+
+func (w *walker) writeOne(p string) effect {
 	switch {
 	case p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/tty" || strings.HasPrefix(p, "/dev/fd/"):
 		return readOnly
@@ -15,7 +32,7 @@ func (w *walker) writeTarget(p string) effect {
 	case strings.HasPrefix(p, "~") || (w.cwd == homeDir && !filepath.IsAbs(p)):
 		return effect{Dangerous, "writes outside the workspace: " + p}
 	case strings.ContainsAny(p, "$`"):
-		return effect{Unknown, "writes to `" + p + "`, which cannot be resolved statically"}
+		return unresolved(p)
 	}
 	var abs string
 	switch {
@@ -24,9 +41,19 @@ func (w *walker) writeTarget(p string) effect {
 	case w.root == "":
 		abs = filepath.Join("/nonexistent-workspace", p)
 	case w.cwd == "":
-		return effect{Unknown, "writes to " + p + " after a cd that cannot be resolved statically"}
+		return effect{Dangerous, "writes to " + p + " after a cd that cannot be resolved statically, which may be into .git/ or .coder/"}
 	default:
 		abs = filepath.Join(w.cwd, p)
+	}
+	real := abs // the path as its links resolve
+	switch {
+	case filepath.IsAbs(p):
+		real = realPath(p)
+	case w.root != "":
+		real = realPath(w.cwd + "/" + p) // unclean: a link before .. counts
+	}
+	if d := w.userDir(abs, real); d != "" {
+		return effect{Dangerous, "writes the user's own configuration or the host's state (" + d + "): " + p}
 	}
 	root := w.root
 	if root == "" {
@@ -36,20 +63,83 @@ func (w *walker) writeTarget(p string) effect {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return effect{Dangerous, "writes outside the workspace: " + p}
 	}
-	for _, part := range strings.Split(rel, "/") {
-		if strings.EqualFold(part, ".git") { // case-insensitive file systems
-			return effect{Dangerous, "writes into .git/: " + p}
-		}
-		if namesAgentDir(part) {
-			return effect{Dangerous, "writes into .coder/, the agent's own configuration: " + p}
+	if why := protectedPath(rel, w.dotglob); why != "" {
+		return effect{Dangerous, why + ": " + p}
+	}
+	if w.root != "" {
+		// A link in the workspace may lead into .git/ or out of it.
+		if rrel, err := filepath.Rel(w.resolvedRoot(), real); err != nil || rrel == ".." || strings.HasPrefix(rrel, "../") {
+			return effect{Dangerous, "writes outside the workspace through a symbolic link: " + p}
+		} else if why := protectedPath(rrel, w.dotglob); why != "" {
+			return effect{Dangerous, why + " through a symbolic link: " + p}
 		}
 	}
 	return effect{Unknown, "writes " + p}
 }
 
+// userDir returns the protected directory of the user's that a write to
+// abs (lexically; real with links resolved) may reach, or "".
+func (w *walker) userDir(abs, real string) string {
+	for _, d := range w.protected {
+		if w.mayBeWithin(d, abs) || w.mayBeWithin(d, real) {
+			return d
+		}
+	}
+	return ""
+}
+
+// mayBeWithin reports whether p, whose components may be glob patterns,
+// may name dir or a path below it.
+func (w *walker) mayBeWithin(dir, p string) bool {
+	dp, pp := strings.Split(filepath.ToSlash(dir), "/"), strings.Split(filepath.ToSlash(p), "/")
+	if len(pp) < len(dp) {
+		return false
+	}
+	for i, name := range dp {
+		if !mayName(pp[i], name, w.dotglob) {
+			return false
+		}
+	}
+	return true
+}
+
+// realPaths resolves each path's links (as far as it exists).
+func realPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, filepath.Clean(abs))
+			if r := realPath(abs); r != filepath.Clean(abs) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// protectedPath says why writing rel, a path relative to the workspace
+// root, is dangerous, or "" when it is not.
+func protectedPath(rel string, dotglob bool) string {
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if why := protectedPart(part, dotglob); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// unresolved is the effect of writing to a word the shell expands at run
+// time (a variable, a command substitution): it may name any path.
+func unresolved(word string) effect {
+	return effect{Dangerous, "writes to `" + word + "`, which cannot be resolved statically and may name .git/, .coder/ or a path outside the workspace"}
+}
+
 func (w *walker) writeArg(a arg) effect {
 	if !a.lit {
-		return effect{Unknown, "writes to `" + a.s + "`, which cannot be resolved statically"}
+		return unresolved(a.s)
 	}
 	return w.writeTarget(a.s)
 }
@@ -59,8 +149,7 @@ func (w *walker) rm(rest []arg) effect {
 	flags := true
 	for _, a := range rest {
 		if !a.lit {
-			e = e.max(effect{Unknown, "deletes `" + a.s + "`, which cannot be resolved statically"})
-			continue
+			return effect{Dangerous, "deletes `" + a.s + "`, which cannot be resolved statically and may name .git/, .coder/ or a path outside the workspace"}
 		}
 		if flags && a.s == "--" {
 			flags = false
@@ -136,6 +225,15 @@ func (w *walker) destination(name string, rest []arg) effect {
 	}
 	if len(ops) > 0 {
 		e = e.max(w.writeArg(ops[len(ops)-1]))
+	}
+	if name == "ln" {
+		// A link to .git/ (or out of the workspace) made here lets a
+		// later write in the same command go through it unseen.
+		for _, a := range ops {
+			if t := w.writeArg(a); t.class == Dangerous {
+				return effect{Dangerous, "links to a protected path: " + t.reason}
+			}
+		}
 	}
 	return e
 }

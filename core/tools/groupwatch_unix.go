@@ -42,7 +42,7 @@ type groupWatch struct {
 }
 
 // add registers the process group pgid, starting a watcher when none
-// runs (the first call, or the last watcher died: killed by a command).
+// runs (the first call, or a replacement failed to start).
 func (g *groupWatch) add(pgid int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -123,6 +123,18 @@ func (g *groupWatch) sendLocked(lines string) error {
 	return err
 }
 
+// replace starts a new watcher at once when the one that ended (gone)
+// was still the current one: a command killed it, and the groups running
+// must not outlive a host killed before the next call.
+func (g *groupWatch) replace(gone chan struct{}) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || g.gone != gone {
+		return
+	}
+	g.startLocked() //nolint:errcheck // add tries again and reports
+}
+
 // watchWriteTimeout bounds a write to a watcher that does not read.
 const watchWriteTimeout = 2 * time.Second
 
@@ -158,6 +170,7 @@ func (g *groupWatch) startLocked() error {
 	go func() {
 		proc.Wait(cmd) //nolint:errcheck // it ends when told to, or killed
 		close(gone)
+		g.replace(gone)
 	}()
 	g.in, g.pid, g.gone = w, cmd.Process.Pid, gone
 	var lines strings.Builder

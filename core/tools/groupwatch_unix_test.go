@@ -11,8 +11,8 @@ import (
 
 // When the host dies, the kernel closes the watcher's input: it kills the
 // process groups still registered and leaves those removed alone. A
-// watcher a command killed is replaced at the next call, and told every
-// group still running.
+// watcher a command killed is replaced at once, and told every group
+// still running.
 func TestGroupWatch(t *testing.T) {
 	group := func() int {
 		t.Helper()
@@ -44,13 +44,25 @@ func TestGroupWatch(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the killed watcher was not reaped")
 	}
+	waitFor := func(cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatal("the killed watcher was not replaced at once")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor(func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.pid != first && g.runningLocked() })
 	c := group()
 	if err := g.add(c); err != nil {
 		t.Fatal(err)
 	}
 	g.mu.Lock()
 	second, secondGone := g.pid, g.gone
-	g.in.Close() // as the kernel does when the host dies
+	g.closed = true // the host is gone: nothing replaces its watcher
+	g.in.Close()    // as the kernel does when the host dies
 	g.mu.Unlock()
 	if second == first {
 		t.Fatal("no new watcher after the first was killed")

@@ -109,10 +109,61 @@ func (w *Workspace) protectionAt(abs string) protection {
 	}
 }
 
-// checkWritable refuses writes to the agent's own files and reports
-// whether the write must be asked. lexRel is the path as given (cleaned,
-// relative to the root), rel and abs the real path it leads to.
+// SetUserDirs names the user's own directories (config, the host's
+// state, Copilot's tokens) that file tools never write, wherever the
+// workspace is: with the workspace at $HOME, or a dotfiles repository
+// linked into ~/.config/coder, they are otherwise ordinary files in it.
+func (w *Workspace) SetUserDirs(dirs []string) {
+	var out []string
+	for _, d := range dirs {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		out = append(out, filepath.Clean(d))
+		if r, err := filepath.EvalSymlinks(d); err == nil && r != filepath.Clean(d) {
+			out = append(out, r)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.userDirs = out
+}
+
+// userDirOf returns the user's directory the real path abs lies in, by
+// name or by identity (a name only a case-insensitive file system
+// equates), or "".
+func (w *Workspace) userDirOf(abs string) string {
+	w.mu.Lock()
+	dirs := w.userDirs
+	w.mu.Unlock()
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return d
+		}
+		st, err := os.Stat(d)
+		if err != nil {
+			continue
+		}
+		for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+			if dst, err := os.Stat(dir); err == nil && os.SameFile(st, dst) {
+				return d
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// checkWritable refuses writes to the agent's own files and the user's,
+// and reports whether the write must be asked. lexRel is the path as
+// given (cleaned, relative to the root), rel and abs the real path it
+// leads to.
 func (w *Workspace) checkWritable(path, lexRel, rel, abs string) (ask bool, err error) {
+	if d := w.userDirOf(abs); d != "" {
+		return false, fmt.Errorf("%s is in %s, the user's own configuration or the host's state (their config, trusted workspaces, Copilot's tokens); file tools never change it, in any mode. Ask the user to change it", path, d)
+	}
 	p := max(protectionOf(lexRel), protectionOf(rel), w.protectionAt(abs))
 	if p == refused {
 		return false, errAgentFiles(path)

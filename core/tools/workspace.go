@@ -38,6 +38,10 @@ type Workspace struct {
 
 	shells *Shells
 
+	// userDirs are the user's own directories no file tool writes (see
+	// SetUserDirs), as given and by real path.
+	userDirs []string
+
 	rgOnce    sync.Once
 	rg        string // rg's path; "" for the built-in search
 	noRipgrep bool   // tests: always use the built-in search

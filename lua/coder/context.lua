@@ -213,6 +213,28 @@ local function line_text(b, lnum)
   return ''
 end
 
+-- diagnostic_lines formats diagnostics of one buffer, at most max of them.
+local function diagnostic_lines(list, max)
+  local out = {}
+  for i, d in ipairs(list) do
+    if i > max then
+      table.insert(out, ('… %d more left out (at most %d)'):format(#list - max, M.max_entries))
+      break
+    end
+    table.insert(out, ('%s line %d:%d%s: %s'):format(severity[d.severity] or '?', d.lnum + 1, d.col + 1,
+      d.source and (' [' .. d.source .. ']') or '', (d.message or ''):gsub('\n', ' ')))
+    table.insert(out, '    | ' .. line_text(d.bufnr, d.lnum + 1))
+  end
+  return out
+end
+
+local function count_note(n)
+  return n == 0 and 'no diagnostics' or n == 1 and '1 diagnostic' or (n .. ' diagnostics')
+end
+
+-- gather.diagnostics: #buffer's, or with `all` one item per buffer, each
+-- naming its file, so that the host withholds those outside the
+-- workspace as it does for #buffer.
 function gather.diagnostics(arg)
   local all = arg == 'all'
   local b = source_buf()
@@ -226,25 +248,27 @@ function gather.diagnostics(arg)
     end
     return x.lnum < y.lnum
   end)
-  local out = {}
-  for i, d in ipairs(list) do
-    if i > M.max_entries then
-      table.insert(out, ('… %d more left out (at most %d)'):format(#list - M.max_entries, M.max_entries))
-      break
+  if not all or #list == 0 then
+    local out = diagnostic_lines(list, M.max_entries)
+    local it = { source = '#diagnostics', text = #out > 0 and table.concat(out, '\n') .. '\n' or '' }
+    it.path = all and 'all buffers' or rel(api.nvim_buf_get_name(b))
+    it.notes = { count_note(#list) }
+    return it
+  end
+  local items, left = {}, M.max_entries
+  local i = 1
+  while i <= #list do
+    local buf, group = list[i].bufnr, {}
+    while i <= #list and list[i].bufnr == buf do
+      table.insert(group, list[i])
+      i = i + 1
     end
-    local where = all and (rel(api.nvim_buf_get_name(d.bufnr)) .. ':') or 'line '
-    table.insert(out, ('%s %s%d:%d%s: %s'):format(severity[d.severity] or '?', where, d.lnum + 1, d.col + 1,
-      d.source and (' [' .. d.source .. ']') or '', (d.message or ''):gsub('\n', ' ')))
-    table.insert(out, '    | ' .. line_text(d.bufnr, d.lnum + 1))
+    local out = diagnostic_lines(group, math.max(left, 0))
+    left = left - #group
+    table.insert(items, { source = '#diagnostics', path = rel(api.nvim_buf_get_name(buf)),
+      text = table.concat(out, '\n') .. '\n', notes = { count_note(#group) } })
   end
-  local it = { source = '#diagnostics', text = #out > 0 and table.concat(out, '\n') .. '\n' or '' }
-  if all then
-    it.path = 'all buffers'
-  else
-    it.path = rel(api.nvim_buf_get_name(b))
-  end
-  it.notes = { #list == 0 and 'no diagnostics' or #list == 1 and '1 diagnostic' or (#list .. ' diagnostics') }
-  return it
+  return items
 end
 
 function gather.quickfix()

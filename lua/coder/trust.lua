@@ -26,7 +26,8 @@ local function choose(what)
     return
   end
   if what == 'trust' then
-    local res, err = require('coder.host').request('coder_trust')
+    -- The host trusts only the content this float showed (req.hash).
+    local res, err = require('coder.host').request('coder_trust', req.hash or '')
     if err then
       vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
     else
@@ -46,7 +47,27 @@ local function choose(what)
   end
 end
 
--- show opens the float for a trust request {file, ignored, root}.
+local KEYS = ' t trust it as shown · r stay restricted · v view the file'
+local CONFIRM = ' Enter: trust it as shown · t back · r stay restricted'
+
+-- rows counts the screen rows lines take wrapped at width.
+local function rows(lines, width)
+  local n = 0
+  for _, l in ipairs(lines) do
+    n = n + math.max(1, math.ceil(vim.fn.strdisplaywidth(l) / width))
+  end
+  return n
+end
+
+-- set_keys replaces the float's key line (the second: always in view,
+-- however long the list under it).
+local function set_keys(buf, line)
+  vim.bo[buf].modifiable = true
+  api.nvim_buf_set_lines(buf, 1, 2, false, { line })
+  vim.bo[buf].modifiable = false
+end
+
+-- show opens the float for a trust request {file, ignored, root, hash}.
 function M.show(req, force)
   M.last = req
   if declined[req.file] and not force then
@@ -55,12 +76,12 @@ function M.show(req, force)
   close()
   local lines = {
     ' ' .. vim.fn.fnamemodify(req.file, ':~:.') .. ' is not trusted.',
+    KEYS,
     ' Only its narrowing settings apply; it also asks for:',
   }
   for _, item in ipairs(req.ignored or {}) do
     table.insert(lines, '   • ' .. (tostring(item):gsub('\n', ' ')))
   end
-  table.insert(lines, ' t trust it as it is now · r stay restricted · v view the file')
   local width = 20
   for _, l in ipairs(lines) do
     width = math.max(width, vim.fn.strdisplaywidth(l) + 1)
@@ -72,7 +93,7 @@ function M.show(req, force)
   vim.bo[buf].bufhidden = 'wipe'
   local win = api.nvim_open_win(buf, true, {
     relative = 'editor', row = 1, col = 1, width = width,
-    height = math.min(#lines, vim.o.lines - 4),
+    height = math.max(1, math.min(rows(lines, width), vim.o.lines - 4)),
     border = 'rounded', style = 'minimal', zindex = 100,
   })
   vim.wo[win].wrap = true
@@ -82,7 +103,17 @@ function M.show(req, force)
   local function map(lhs, what)
     vim.keymap.set('n', lhs, function() choose(what) end, { buffer = buf, nowait = true })
   end
-  map('t', 'trust')
+  -- t only asks, Enter then trusts: a key typed for another window as
+  -- the float opened (t, then a motion's character) trusts nothing.
+  vim.keymap.set('n', 't', function()
+    cur.confirming = not cur.confirming
+    set_keys(buf, cur.confirming and CONFIRM or KEYS)
+  end, { buffer = buf, nowait = true })
+  vim.keymap.set('n', '<CR>', function()
+    if cur and cur.confirming then
+      choose('trust')
+    end
+  end, { buffer = buf, nowait = true })
   map('v', 'view')
   for _, lhs in ipairs({ 'r', 'q', '<Esc>' }) do
     map(lhs, 'restricted')

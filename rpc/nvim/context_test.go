@@ -285,3 +285,35 @@ func TestCompletionPluginSources(t *testing.T) {
 		t.Errorf("blink item edit %q", edit)
 	}
 }
+
+// TestDiagnosticsAllWithholdsOutside: #diagnostics:all sends the
+// diagnostics of the workspace's buffers, while a buffer outside the
+// workspace gives away neither its path, its messages nor its line text;
+// the model is told something was withheld.
+func TestDiagnosticsAllWithholdsOutside(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	writeFile(t, filepath.Join(e.dir, "main.go"), "package main\n\nfunc main() {}\n")
+	outside := filepath.Join(t.TempDir(), "secret-dir", "creds.txt")
+	writeFile(t, outside, "OUTSIDE-LINE-TEXT\n")
+	e.lua(`local ns = vim.api.nvim_create_namespace('test')
+		vim.cmd('edit ' .. vim.fn.fnameescape(...))
+		vim.diagnostic.set(ns, 0, {{lnum = 0, col = 0, severity = vim.diagnostic.severity.WARN, message = 'OUTSIDE-MSG'}})
+		vim.cmd('edit main.go')
+		vim.diagnostic.set(ns, 0, {{lnum = 2, col = 0, severity = vim.diagnostic.severity.ERROR, message = 'INSIDE-MSG'}})`, nil, outside)
+	e.llm.Enqueue(fakellm.Reply{Content: "seen"})
+	e.start()
+	n := e.turnsDone()
+	e.lua(`local ui = require('coder.ui')
+		vim.api.nvim_buf_set_lines(ui.input_buf(), 0, -1, false, {'fix #diagnostics:all'})
+		ui.send_input()`, nil)
+	e.waitFor("the turn's end", 10*time.Second, func() bool { return e.turnsDone() > n })
+	user, _ := lastUser(e)
+	if !strings.Contains(user, "INSIDE-MSG") || !strings.Contains(user, "withheld") {
+		t.Errorf("%s: the request lacks the workspace's diagnostics or the withheld note:\n%s", nvimVersion(), user)
+	}
+	for _, leak := range []string{"OUTSIDE-MSG", "OUTSIDE-LINE-TEXT", "secret-dir", "creds.txt"} {
+		if strings.Contains(user, leak) {
+			t.Errorf("%s: the request holds %q from outside the workspace:\n%s", nvimVersion(), leak, user)
+		}
+	}
+}

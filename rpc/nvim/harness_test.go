@@ -248,6 +248,17 @@ func (e *editor) cmd(c string) {
 	}
 }
 
+// retrust records the user's trust in the workspace's config again, as
+// `coder-nvim trust` would once the files the config runs are written
+// (trust covers them too).
+func (e *editor) retrust() {
+	e.t.Helper()
+	state := map[string]string{"XDG_STATE_HOME": filepath.Join(filepath.Dir(e.dir), "state")}
+	if _, err := config.TrustWorkspace(e.dir, func(k string) string { return state[k] }); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func (e *editor) input(keys string) {
 	e.t.Helper()
 	if _, err := e.v.Input(keys); err != nil {

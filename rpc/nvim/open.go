@@ -141,28 +141,47 @@ func (h *host) openLocked(resume string) {
 	}
 	h.early = nil
 	h.renderMu.Unlock()
+	if cfg.Workspace.Invalid != "" {
+		// The repository's config is broken: the user's settings stand.
+		h.out.add(op{"t": "notify", "level": "warn", "msg": "coder: " + cfg.Workspace.Invalid}, true)
+	}
 	if cfg.Workspace.Restricted() {
 		// The workspace's own config asked for more than it got: the
 		// plugin asks the user whether to trust it.
-		h.out.add(op{"t": "trust", "file": cfg.Workspace.File, "ignored": cfg.Workspace.Ignored, "root": root}, true)
+		h.out.add(trustOp(cfg, root), true)
 	}
 }
 
+// trustOp asks the plugin to show the trust question: what the file asks
+// for, and the hash of the content that list was made from, which the
+// answer names.
+func trustOp(cfg config.Config, root string) op {
+	return op{"t": "trust", "file": cfg.Workspace.File, "ignored": cfg.Workspace.Ignored, "root": root, "hash": cfg.Workspace.Hash}
+}
+
 // trustRequest records the user's trust in the workspace's config file as
-// it is now (the plugin's trust float) and reopens the session under it.
-func (h *host) trustRequest() (string, error) {
+// the float showed it (hash: its content then) and reopens the session
+// under it. A file changed since is not trusted: the float shows it again.
+func (h *host) trustRequest(hash string) (string, error) {
 	h.waitOpened()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, err := config.TrustWorkspace(h.root, os.Getenv); err != nil {
+	// Nothing is recorded while a turn runs: the record would apply at
+	// the next start while this session goes on untrusted.
+	if h.sess != nil && h.sess.Status().Busy {
+		return "", errors.New("trust: a turn is running; stop it or wait, then trust again (:Coder trust)")
+	}
+	if err := config.TrustShown(h.root, os.Getenv, hash); err != nil {
+		if errors.Is(err, config.ErrChangedSinceShown) {
+			if cfg, lerr := config.Load(h.root, os.Getenv); lerr == nil && cfg.Workspace.Restricted() {
+				h.out.add(trustOp(cfg, h.root), true)
+			}
+		}
 		return "", fmt.Errorf("trust: %w", err)
 	}
 	resume := ""
 	if h.sess != nil {
 		resume = h.sess.ID()
-		if st := h.sess.Status(); st.Busy {
-			return "", errors.New("trust: a turn is running; stop it or wait, then trust again")
-		}
 		h.sess.Close()
 		h.sess = nil
 	}

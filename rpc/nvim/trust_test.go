@@ -21,8 +21,7 @@ func TestTrustFloat(t *testing.T) {
 	writeFile(t, filepath.Join(e.dir, "mcp.sh"), "#!/bin/sh\ntouch "+marker+"\n")
 	e.start()
 	e.waitFor("the trust float", 10*time.Second, func() bool { return e.boolLua(`return require('coder.trust').pending()`) })
-	var float string
-	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &float)
+	float := e.floatText()
 	for _, want := range []string{"is not trusted", `mcpServers.helper: runs "sh mcp.sh"`, `mode: "yolo"`, "t trust",
 		`hooks.session_start[0]: runs "touch ` + hookMarker} {
 		if !strings.Contains(float, want) {
@@ -42,6 +41,8 @@ func TestTrustFloat(t *testing.T) {
 	}
 
 	e.input("t")
+	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
+	e.input("<CR>")
 	e.waitFor("the session reopened under the trusted file", 10*time.Second, func() bool {
 		var m string
 		_ = e.v.ExecLua(`local s = require('coder').state(); return s and s.mode or ''`, &m)
@@ -87,5 +88,97 @@ func TestResumeNoticeShown(t *testing.T) {
 	e.lua(`local s = require('coder').state(); return s and s.mode or ''`, &mode)
 	if mode != "plan" {
 		t.Errorf("mode after resume = %q, want plan", mode)
+	}
+}
+
+// floatText is the text of the current window (the trust float).
+func (e *editor) floatText() string {
+	var text string
+	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &text)
+	return text
+}
+
+// TestTrustFloatBindsShownBytes: the float shows everything that applies
+// on trust (an MCP server's env and cwd, lsp settings), sized so that its
+// key line stays in view; keys typed for another window (t,) trust
+// nothing; a file changed after it was shown is not trusted at the
+// keypress but shown again; only the content shown, confirmed, is
+// trusted.
+func TestTrustFloatBindsShownBytes(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	shown := `{"mcpServers": {"helper": {"command": "npx", "args": ["-y", "` + long + `"], "env": {"BASH_ENV": "tools/env.sh"}, "cwd": "tools"}},
+		"lsp": {"timeout": "9s"}}`
+	e := newEditor(t, editorOpts{untrusted: true, config: shown})
+	e.start()
+	e.waitFor("the trust float", 10*time.Second, func() bool { return e.boolLua(`return require('coder.trust').pending()`) })
+	float := e.floatText()
+	for _, want := range []string{`with env {"BASH_ENV":"tools/env.sh"}`, `in "tools"`, `lsp: {"settle":`, `"timeout":"9s"`} {
+		if !strings.Contains(float, want) {
+			t.Errorf("float lacks %q:\n%s", want, float)
+		}
+	}
+	var fits bool
+	e.lua(`local w = vim.api.nvim_get_current_win()
+		local rows = vim.api.nvim_win_text_height and vim.api.nvim_win_text_height(w, {}).all or vim.fn.line('$')
+		return rows <= vim.api.nvim_win_get_height(w)`, &fits)
+	if !fits {
+		t.Errorf("the float is shorter than its wrapped rows:\n%s", float)
+	}
+	state := filepath.Join(filepath.Dir(e.dir), "state", "coder-nvim", "trusted-workspaces.json")
+	trustedNow := func() bool {
+		data, _ := os.ReadFile(state)
+		return strings.Contains(string(data), e.dir)
+	}
+
+	// Type-ahead: t then a motion's character trusts nothing.
+	e.input("t,")
+	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
+	if trustedNow() {
+		t.Fatal("t, trusted the file")
+	}
+
+	// The file changes while shown: Enter trusts nothing and the float
+	// shows the new content.
+	writeFile(t, filepath.Join(e.dir, ".coder", "config.json"), `{"mode": "yolo"}`)
+	e.input("<CR>")
+	e.waitFor("the float showing the changed file", 10*time.Second, func() bool {
+		return e.boolLua(`return require('coder.trust').pending()`) && strings.Contains(e.floatText(), `mode: "yolo"`)
+	})
+	if trustedNow() {
+		t.Fatal("a file changed since it was shown was trusted")
+	}
+	e.input("t")
+	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
+	e.input("<CR>")
+	e.waitFor("the trust record", 10*time.Second, trustedNow)
+	e.waitFor("the session reopened under the trusted file", 10*time.Second, func() bool {
+		var m string
+		_ = e.v.ExecLua(`local s = require('coder').state(); return s and s.mode or ''`, &m)
+		return m == "yolo"
+	})
+}
+
+// TestTrustRefusedWhileTurnRuns: trusting while a turn runs is refused
+// with a clear message, and nothing is recorded (the record would apply at
+// the next start while this session goes on untrusted).
+func TestTrustRefusedWhileTurnRuns(t *testing.T) {
+	e := newEditor(t, editorOpts{untrusted: true, config: `{"mode": "yolo"}`})
+	e.llm.Enqueue(fakellm.Reply{Hang: true})
+	e.start()
+	e.waitFor("the trust float", 10*time.Second, func() bool { return e.boolLua(`return require('coder.trust').pending()`) })
+	e.input("r")
+	e.cmd("Coder hello")
+	e.waitFor("the turn to run", 10*time.Second, func() bool {
+		return e.boolLua(`local s = require('coder').state(); return s ~= nil and s.busy == true`)
+	})
+	var msg string
+	e.lua(`local res, err = require('coder.host').request('coder_trust', require('coder.trust').last.hash)
+		return tostring(err)`, &msg)
+	if !strings.Contains(msg, "a turn is running") {
+		t.Errorf("trust during a turn: %q", msg)
+	}
+	state := filepath.Join(filepath.Dir(e.dir), "state", "coder-nvim", "trusted-workspaces.json")
+	if data, _ := os.ReadFile(state); strings.Contains(string(data), e.dir) {
+		t.Errorf("trust recorded while a turn ran:\n%s", data)
 	}
 }

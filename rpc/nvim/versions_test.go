@@ -49,6 +49,7 @@ func TestCleanOnThisNeovim(t *testing.T) {
 func TestHealthServerStarting(t *testing.T) {
 	e := newEditor(t, editorOpts{config: `{"mcpServers": {"slow": {"command": "sh", "args": ["slow.sh"]}}}`})
 	writeFile(t, e.dir+"/slow.sh", "#!/bin/sh\nexec sleep 60\n")
+	e.retrust()
 	e.start()
 	e.cmd("checkhealth coder")
 	var report string
