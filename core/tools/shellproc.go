@@ -301,7 +301,9 @@ func checkCommand(command string) error {
 // model's answer rather than following it. A spare serves only a call in
 // the same directory (the same one on disk) with the same environment it
 // was started with; any other call starts a bash of its own, as without
-// it, and the spare is killed.
+// it, and the spare is killed. A sandboxed bash takes a few times longer
+// to start (the launcher, namespaces): there a second spare is kept, so
+// that a call following its predecessor at once still finds one ready.
 type Shells struct {
 	dir   string
 	watch groupWatch // the calls' process groups, killed if the host dies
@@ -310,6 +312,8 @@ type Shells struct {
 	mu         sync.Mutex
 	spare      *shellProc
 	spareDir   os.FileInfo
+	next       *shellProc // the second spare, kept for confined calls only
+	nextDir    os.FileInfo
 	extra      []string        // the last call's extra environment: the next one is likely alike
 	confine    *sandbox.Policy // the last call's sandbox, likewise
 	ran        bool            // a call has run: extra and confine are known
@@ -339,15 +343,18 @@ func (s *Shells) SetSandbox(box *sandbox.Box) {
 func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || s.spare != nil || s.starting != nil {
+	if s.closed || s.starting != nil {
 		return
 	}
-	started := make(chan struct{})
 	gen, extra, confine := s.gen, s.extra, s.confine
 	if !s.ran {
 		extra, confine = guess, guessConfine
 	}
 	c := confinement{box: s.box, policy: confine}
+	if s.spare != nil && (s.next != nil || c.key() == "") {
+		return // full: a second spare only for confined calls
+	}
+	started := make(chan struct{})
 	s.starting, s.startExtra, s.startKey = started, extra, c.key()
 	s.starts.Add(1)
 	go func() {
@@ -361,15 +368,23 @@ func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
 		s.mu.Lock()
 		defer close(started)
 		s.starting = nil
-		if err != nil || s.closed || gen != s.gen || s.spare != nil {
+		if err != nil || s.closed || gen != s.gen || s.spare != nil && s.next != nil {
 			s.mu.Unlock()
 			if p != nil {
 				p.discard()
 			}
 			return
 		}
-		s.spare, s.spareDir = p, st
+		if s.spare == nil {
+			s.spare, s.spareDir = p, st
+		} else {
+			s.next, s.nextDir = p, st
+		}
+		more := s.next == nil && p.confine != ""
 		s.mu.Unlock()
+		if more {
+			s.Prestart(extra, confine)
+		}
 	}()
 }
 
@@ -395,12 +410,24 @@ func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, comma
 		s.mu.Lock()
 	}
 	p, dirInfo := s.spare, s.spareDir
-	s.spare, s.spareDir = nil, nil
+	s.spare, s.spareDir, s.next, s.nextDir = s.next, s.nextDir, nil, nil
+	second := s.spare
 	s.extra, s.confine, s.ran = extra, confine, true
 	s.mu.Unlock()
 	if p != nil && !p.usable(s.dir, dirInfo, env, key) {
 		p.discard()
 		p = nil
+		// The second was started alike: it does not fit either.
+		s.mu.Lock()
+		if s.spare != second {
+			second = nil
+		} else {
+			s.spare, s.spareDir = nil, nil
+		}
+		s.mu.Unlock()
+		if second != nil {
+			second.discard()
+		}
 	}
 	if p == nil {
 		var err error
@@ -414,15 +441,17 @@ func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, comma
 	return p.run(ctx, command, timeout, capBytes, tee)
 }
 
-// Release kills the spare: nothing is left running between turns.
+// Release kills the spares: nothing is left running between turns.
 func (s *Shells) Release() {
 	s.mu.Lock()
-	p := s.spare
-	s.spare, s.spareDir = nil, nil
+	ps := []*shellProc{s.spare, s.next}
+	s.spare, s.spareDir, s.next, s.nextDir = nil, nil, nil, nil
 	s.gen++
 	s.mu.Unlock()
-	if p != nil {
-		p.discard()
+	for _, p := range ps {
+		if p != nil {
+			p.discard()
+		}
 	}
 }
 
