@@ -60,3 +60,7 @@ func KillGroupOf(cmd *exec.Cmd) {
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) //nolint:errcheck // already gone is fine
 	cmd.Process.Kill()                              //nolint:errcheck // os.Process knows when it was reaped
 }
+
+// GroupOfPID is the group a started child leads (it was started with a
+// group of its own, as OwnGroup does).
+func GroupOfPID(pid int) (*Group, error) { return &Group{pgid: pid}, nil }

@@ -33,7 +33,10 @@ func OwnGroup(cmd *exec.Cmd) {
 // dies. The processes cmd starts from then on join the job. What it
 // started before (a race only a command that forks at once can win) does
 // not.
-func GroupOf(cmd *exec.Cmd) (*Group, error) {
+func GroupOf(cmd *exec.Cmd) (*Group, error) { return GroupOfPID(cmd.Process.Pid) }
+
+// GroupOfPID is GroupOf for a started child known by its pid.
+func GroupOfPID(pid int) (*Group, error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create a job object: %w", err)
@@ -43,13 +46,13 @@ func GroupOf(cmd *exec.Cmd) (*Group, error) {
 	}
 	_, err = windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
 	if err == nil {
-		err = assign(job, cmd.Process.Pid)
+		err = assign(job, pid)
 	}
 	if err != nil {
 		windows.CloseHandle(job)
-		return nil, fmt.Errorf("put process %d in a job object: %w", cmd.Process.Pid, err)
+		return nil, fmt.Errorf("put process %d in a job object: %w", pid, err)
 	}
-	return &Group{job: job, pid: cmd.Process.Pid}, nil
+	return &Group{job: job, pid: pid}, nil
 }
 
 func assign(job windows.Handle, pid int) error {

@@ -10,7 +10,10 @@
 // the goroutine instead; the wait call that follows then returns at once.
 package proc
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 // Wait waits for the started cmd to exit on the poller where it can, then
 // returns cmd.Wait's result.
@@ -27,4 +30,11 @@ func Run(cmd *exec.Cmd) error {
 		return err
 	}
 	return Wait(cmd)
+}
+
+// WaitProcess is Wait for a child started other than by os/exec (the
+// sandbox's fork server makes the host its parent).
+func WaitProcess(p *os.Process) (*os.ProcessState, error) {
+	awaitExit(p.Pid)
+	return p.Wait()
 }

@@ -8,10 +8,11 @@ import (
 )
 
 // BenchmarkStart is the cost of the sandbox on a command's start: bash
-// running `true`, bare and through the launcher (Landlock, seccomp, a
-// user and mount namespace with the protected paths' bind mounts). The
-// difference is the set-up per shell start; the spare shells hide both
-// behind the model's answer.
+// running `true`, bare, through the launcher (Landlock, seccomp, a user
+// and mount namespace with the protected paths' bind mounts), and
+// through the fork server the shells use (confined once; each start a
+// fork and an exec). The difference from bare is the set-up per shell
+// start.
 func BenchmarkStart(b *testing.B) {
 	// The host binary when given (make bench), as in use; else this test
 	// binary, which is its own launcher too.
@@ -32,6 +33,27 @@ func BenchmarkStart(b *testing.B) {
 	os.WriteFile(ws+"/.git/config", nil, 0o644)
 	p := Policy{Writable: []string{ws, os.TempDir()}, Pinned: []string{ws + "/.git"},
 		Protected: []string{ws + "/.git/config", ws + "/.git/hooks", ws + "/.git/info", ws + "/.coder"}}
+	b.Run("served", func(b *testing.B) {
+		if !box.Support().Full() {
+			b.Skipf("no full sandbox here: %s", box.Support())
+		}
+		srv, err := box.Serve(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer srv.Close()
+		devnull, _ := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		defer devnull.Close()
+		for b.Loop() {
+			pr, err := srv.Spawn("/bin/bash", []string{"bash", "-c", "true"}, os.Environ(), ws, [3]*os.File{devnull, devnull, devnull})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := pr.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	for _, bc := range []struct {
 		name string
 		wrap bool

@@ -27,6 +27,9 @@ func Main(args []string) int {
 	if len(args) == 1 && args[0] == "--probe" {
 		return probe()
 	}
+	if len(args) == 2 && args[0] == "--serve" {
+		return serve(args[1])
+	}
 	if len(args) < 3 || args[1] != "--" {
 		fmt.Fprintln(os.Stderr, "usage: coder-nvim sandbox-exec REQUEST -- PROGRAM [ARG…]")
 		return exitSetup
@@ -45,6 +48,15 @@ func launch(req request, prog []string) error {
 	if err != nil {
 		return err
 	}
+	if err := confine(req); err != nil {
+		return err
+	}
+	return syscall.Exec(path, prog, withEnv(os.Environ(), req.Env))
+}
+
+// confine applies req to this thread (and, for the mounts, this
+// process's own namespace): what it then starts or becomes keeps it.
+func confine(req request) error {
 	if req.Use.Protect {
 		if err := protect(req.Pinned, req.Protected); err != nil {
 			return err
@@ -64,7 +76,7 @@ func launch(req request, prog []string) error {
 			return err
 		}
 	}
-	return syscall.Exec(path, prog, withEnv(os.Environ(), req.Env))
+	return nil
 }
 
 // protect keeps each protected path read-only, and each pinned one in

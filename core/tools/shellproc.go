@@ -27,7 +27,8 @@ func shellEnv(extra []string) []string {
 // shellProc is a bash started with commandReader, waiting for its
 // command on fd 3.
 type shellProc struct {
-	cmd   *exec.Cmd
+	pid   int               // bash's, once started
+	state *os.ProcessState // bash's exit, once reaped (exited closed)
 	dir   string
 	env   []string
 	split bool
@@ -94,6 +95,21 @@ func startShell(dir string, env []string, split bool, watch *groupWatch, c confi
 	// exits, so the group is killed at once, not after background
 	// children have held the output open.
 	cmd.Stdout, cmd.Stderr = outW, errW
+	if srv := c.server(); srv != nil {
+		// Confined by the sandbox's fork server: bash is still the
+		// host's child, started without a launcher of its own. A server
+		// that fails is dropped, and the launcher starts this one.
+		pr, err := srv.Spawn(bash, cmd.Args, env, dir, [3]*os.File{outW, errW, cmdR})
+		if err == nil {
+			closeAll(child)
+			if err := p.startedBy(pr); err != nil {
+				closeAll(host)
+				return nil, err
+			}
+			return p, nil
+		}
+		c.servers.drop(c.key(), srv)
+	}
 	passCommand(cmd, cmdR)
 	if err := c.wrap(cmd); err != nil {
 		closeAll(host)
@@ -102,7 +118,6 @@ func startShell(dir string, env []string, split bool, watch *groupWatch, c confi
 	}
 	proc.OwnGroup(cmd)
 	setDeathSignal(cmd.SysProcAttr)
-	p.cmd = cmd
 
 	started := make(chan error, 1)
 	go func() {
@@ -123,9 +138,10 @@ func startShell(dir string, env []string, split bool, watch *groupWatch, c confi
 			started <- err
 			return
 		}
-		p.group = g
+		p.group, p.pid = g, cmd.Process.Pid
 		started <- nil
 		proc.Wait(cmd) //nolint:errcheck // the exit status is read from ProcessState
+		p.state = cmd.ProcessState
 		close(p.exited)
 	}()
 	err = <-started
@@ -136,6 +152,23 @@ func startShell(dir string, env []string, split bool, watch *groupWatch, c confi
 		return nil, err
 	}
 	return p, nil
+}
+
+// startedBy takes bash started by the sandbox's fork server: its group,
+// and its reaping.
+func (p *shellProc) startedBy(pr *os.Process) error {
+	g, err := proc.GroupOfPID(pr.Pid)
+	if err != nil {
+		pr.Kill()
+		pr.Wait() //nolint:errcheck // killed
+		return err
+	}
+	p.group, p.pid = g, pr.Pid
+	go func() {
+		p.state, _ = proc.WaitProcess(pr)
+		close(p.exited)
+	}()
+	return nil
 }
 
 // kill kills the process group, unless it is gone.
@@ -264,7 +297,7 @@ func (p *shellProc) run(ctx context.Context, command string, timeout time.Durati
 	case runCtx.Err() != nil:
 		res.TimedOut = true
 	}
-	res.ExitCode = proc.ExitCode(p.cmd.ProcessState)
+	res.ExitCode = proc.ExitCode(p.state)
 	if werr != nil && !res.Canceled && !res.TimedOut {
 		res.ExitCode = -1
 		res.Stderr += "bash ended before it read the command: " + werr.Error()
@@ -308,6 +341,8 @@ type Shells struct {
 	dir   string
 	watch groupWatch // the calls' process groups, killed if the host dies
 	box   *sandbox.Box
+	// servers are the sandbox's fork servers, one per confinement.
+	servers serverSet
 
 	mu         sync.Mutex
 	spare      *shellProc
@@ -350,7 +385,7 @@ func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
 	if !s.ran {
 		extra, confine = guess, guessConfine
 	}
-	c := confinement{box: s.box, policy: confine}
+	c := confinement{box: s.box, policy: confine, servers: &s.servers}
 	if s.spare != nil && (s.next != nil || c.key() == "") {
 		return // full: a second spare only for confined calls
 	}
@@ -401,7 +436,7 @@ func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, comma
 	}
 	env := shellEnv(extra)
 	s.mu.Lock()
-	c := confinement{box: s.box, policy: confine}
+	c := confinement{box: s.box, policy: confine, servers: &s.servers}
 	key := c.key()
 	if started := s.starting; started != nil && slices.Equal(s.startExtra, extra) && s.startKey == key {
 		// A spare on its way is sooner ready than a bash started now.
@@ -463,14 +498,16 @@ func (s *Shells) Close() {
 	s.mu.Unlock()
 	s.starts.Wait()
 	s.Release()
+	s.servers.close()
 	s.watch.close()
 }
 
 // confinement is the sandbox a bash starts in: policy through box, or
 // none when either is nil.
 type confinement struct {
-	box    *sandbox.Box
-	policy *sandbox.Policy
+	box     *sandbox.Box
+	policy  *sandbox.Policy
+	servers *serverSet // the fork servers of the calls' Shells; nil: none
 }
 
 // key tells confinements apart, for matching a spare to a call.

@@ -21,8 +21,8 @@ func waitSpare(tb testing.TB, s *Shells) int {
 		s.mu.Lock()
 		p := s.spare
 		s.mu.Unlock()
-		if p != nil && waitsForCommand(p.cmd.Process.Pid) {
-			return p.cmd.Process.Pid
+		if p != nil && waitsForCommand(p.pid) {
+			return p.pid
 		}
 		if time.Now().After(deadline) {
 			tb.Fatal("no spare bash was started")

@@ -1,0 +1,137 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Server is a fork server confined by one policy (`sandbox-exec --serve`):
+// started once, it starts each shell as the host's own child, so a
+// confined shell costs about what an unconfined one does.
+type Server struct {
+	mu     sync.Mutex
+	sock   int // the host's end of a SOCK_SEQPACKET pair
+	exited chan struct{}
+	stderr *bytes.Buffer
+	closed bool
+}
+
+// Serve starts a fork server for p; an error means commands are wrapped
+// one by one instead (Wrap).
+func (b *Box) Serve(p Policy) (*Server, error) {
+	if b == nil || !b.support.Any() {
+		return nil, errors.New("no sandbox here")
+	}
+	req, err := encodeRequest(request{Policy: p, Use: b.support})
+	if err != nil {
+		return nil, err
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox server: %w", err)
+	}
+	child := os.NewFile(uintptr(fds[1]), "sandbox-server")
+	s := &Server{sock: fds[0], exited: make(chan struct{}), stderr: &bytes.Buffer{}}
+	cmd := exec.Command(b.launcher, Subcommand, "--serve", req)
+	cmd.ExtraFiles = []*os.File{child} // fd 3
+	cmd.Stderr = s.stderr
+	if b.userns {
+		setNamespaces(cmd)
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// Its own group (a command killing its group must not end it), and
+	// killed with the host.
+	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	started := make(chan error, 1)
+	go func() {
+		// The death signal and the shells' parent are this thread: it
+		// stays until the server is gone.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait() //nolint:errcheck // it ends when the host closes the socket
+		close(s.exited)
+	}()
+	err = <-started
+	child.Close()
+	if err != nil {
+		unix.Close(s.sock)
+		return nil, fmt.Errorf("sandbox server: %w", err)
+	}
+	return s, nil
+}
+
+// Spawn starts path with args, env and dir, its stdout, stderr and fd 3
+// being files, stdin /dev/null, in a process group of its own; the
+// process is the host's child.
+func (s *Server) Spawn(path string, args, env []string, dir string, files [3]*os.File) (*os.Process, error) {
+	data, err := json.Marshal(spawnRequest{Path: path, Args: args, Dir: dir, Env: env})
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("the sandbox server is closed")
+	}
+	rights := unix.UnixRights(int(files[0].Fd()), int(files[1].Fd()), int(files[2].Fd()))
+	if err := unix.Sendmsg(s.sock, data, rights, nil, 0); err != nil {
+		return nil, s.failed(err)
+	}
+	buf := make([]byte, 4096)
+	n, err := unix.Read(s.sock, buf)
+	for errors.Is(err, unix.EINTR) {
+		n, err = unix.Read(s.sock, buf)
+	}
+	if err != nil || n == 0 {
+		return nil, s.failed(err)
+	}
+	var r spawnReply
+	if err := json.Unmarshal(buf[:n], &r); err != nil {
+		return nil, fmt.Errorf("sandbox server: %w", err)
+	}
+	if r.Error != "" {
+		return nil, fmt.Errorf("sandbox server: %s", r.Error)
+	}
+	return os.FindProcess(r.PID)
+}
+
+// failed reports a server that stopped answering, with what it said.
+func (s *Server) failed(err error) error {
+	if err == nil {
+		err = errors.New("it ended")
+	}
+	select {
+	case <-s.exited: // its stderr is whole, and no longer written
+		return fmt.Errorf("sandbox server: %w %s", err, bytes.TrimSpace(s.stderr.Bytes()))
+	default:
+		return fmt.Errorf("sandbox server: %w", err)
+	}
+}
+
+// Close ends the server once it has answered what it was asked.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		unix.Close(s.sock)
+	}
+	s.mu.Unlock()
+	<-s.exited
+}

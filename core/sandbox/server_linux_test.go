@@ -1,0 +1,71 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestServer: the fork server starts a shell confined as a launched one
+// is — a write inside lands, outside and to a protected path fails — as
+// the host's own child (Wait gives its exit status), in a group of its
+// own; a closed server refuses.
+func TestServer(t *testing.T) {
+	b := testBox(t)
+	ws, outside := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(ws, ".git", "config")
+	os.WriteFile(cfg, []byte("orig\n"), 0o644)
+	srv, err := b.Serve(Policy{Writable: []string{ws}, Protected: []string{cfg}, Pinned: []string{filepath.Join(ws, ".git")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, _ := os.Pipe()
+	cmdR, cmdW, _ := os.Pipe()
+	script := "echo in > in.txt; echo x > " + filepath.Join(outside, "escape") + "; echo pwned >> .git/config; echo pgid=$(ps -o pgid= -p $$ | tr -d ' ') pid=$$; exit 3"
+	p, err := srv.Spawn("/bin/bash", []string{"bash", "-c", script}, os.Environ(), ws, [3]*os.File{outW, outW, cmdR})
+	outW.Close()
+	cmdR.Close()
+	cmdW.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, 4096)
+	var got strings.Builder
+	for {
+		n, err := outR.Read(out)
+		got.Write(out[:n])
+		if err != nil {
+			break
+		}
+	}
+	st, err := p.Wait()
+	if err != nil {
+		t.Fatalf("Wait: %v (the shell is not the host's child)", err)
+	}
+	if st.ExitCode() != 3 {
+		t.Errorf("exit %d, want 3\n%s", st.ExitCode(), got.String())
+	}
+	if _, err := os.Stat(filepath.Join(ws, "in.txt")); err != nil {
+		t.Errorf("the write inside did not land: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "escape")); err == nil {
+		t.Error("a write outside landed")
+	}
+	if data, _ := os.ReadFile(cfg); string(data) != "orig\n" {
+		t.Errorf(".git/config is %q", data)
+	}
+	if want := "pgid=" + itoa(p.Pid) + " pid=" + itoa(p.Pid); !strings.Contains(got.String(), want) {
+		t.Errorf("not in a group of its own: %q, want %q", got.String(), want)
+	}
+	srv.Close()
+	if _, err := srv.Spawn("/bin/true", []string{"true"}, nil, ws, [3]*os.File{os.Stdout, os.Stdout, os.Stdout}); err == nil {
+		t.Error("a closed server started a program")
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
