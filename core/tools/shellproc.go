@@ -27,7 +27,7 @@ func shellEnv(extra []string) []string {
 // shellProc is a bash started with commandReader, waiting for its
 // command on fd 3.
 type shellProc struct {
-	pid   int               // bash's, once started
+	pid   int              // bash's, once started
 	state *os.ProcessState // bash's exit, once reaped (exited closed)
 	dir   string
 	env   []string
@@ -334,9 +334,7 @@ func checkCommand(command string) error {
 // model's answer rather than following it. A spare serves only a call in
 // the same directory (the same one on disk) with the same environment it
 // was started with; any other call starts a bash of its own, as without
-// it, and the spare is killed. A sandboxed bash takes a few times longer
-// to start (the launcher, namespaces): there a second spare is kept, so
-// that a call following its predecessor at once still finds one ready.
+// it, and the spare is killed.
 type Shells struct {
 	dir   string
 	watch groupWatch // the calls' process groups, killed if the host dies
@@ -347,8 +345,6 @@ type Shells struct {
 	mu         sync.Mutex
 	spare      *shellProc
 	spareDir   os.FileInfo
-	next       *shellProc // the second spare, kept for confined calls only
-	nextDir    os.FileInfo
 	extra      []string        // the last call's extra environment: the next one is likely alike
 	confine    *sandbox.Policy // the last call's sandbox, likewise
 	ran        bool            // a call has run: extra and confine are known
@@ -378,18 +374,15 @@ func (s *Shells) SetSandbox(box *sandbox.Box) {
 func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || s.starting != nil {
+	if s.closed || s.spare != nil || s.starting != nil {
 		return
 	}
+	started := make(chan struct{})
 	gen, extra, confine := s.gen, s.extra, s.confine
 	if !s.ran {
 		extra, confine = guess, guessConfine
 	}
 	c := confinement{box: s.box, policy: confine, servers: &s.servers}
-	if s.spare != nil && (s.next != nil || c.key() == "") {
-		return // full: a second spare only for confined calls
-	}
-	started := make(chan struct{})
 	s.starting, s.startExtra, s.startKey = started, extra, c.key()
 	s.starts.Add(1)
 	go func() {
@@ -403,23 +396,15 @@ func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
 		s.mu.Lock()
 		defer close(started)
 		s.starting = nil
-		if err != nil || s.closed || gen != s.gen || s.spare != nil && s.next != nil {
+		if err != nil || s.closed || gen != s.gen || s.spare != nil {
 			s.mu.Unlock()
 			if p != nil {
 				p.discard()
 			}
 			return
 		}
-		if s.spare == nil {
-			s.spare, s.spareDir = p, st
-		} else {
-			s.next, s.nextDir = p, st
-		}
-		more := s.next == nil && p.confine != ""
+		s.spare, s.spareDir = p, st
 		s.mu.Unlock()
-		if more {
-			s.Prestart(extra, confine)
-		}
 	}()
 }
 
@@ -445,24 +430,12 @@ func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, comma
 		s.mu.Lock()
 	}
 	p, dirInfo := s.spare, s.spareDir
-	s.spare, s.spareDir, s.next, s.nextDir = s.next, s.nextDir, nil, nil
-	second := s.spare
+	s.spare, s.spareDir = nil, nil
 	s.extra, s.confine, s.ran = extra, confine, true
 	s.mu.Unlock()
 	if p != nil && !p.usable(s.dir, dirInfo, env, key) {
 		p.discard()
 		p = nil
-		// The second was started alike: it does not fit either.
-		s.mu.Lock()
-		if s.spare != second {
-			second = nil
-		} else {
-			s.spare, s.spareDir = nil, nil
-		}
-		s.mu.Unlock()
-		if second != nil {
-			second.discard()
-		}
 	}
 	if p == nil {
 		var err error
@@ -476,17 +449,15 @@ func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, comma
 	return p.run(ctx, command, timeout, capBytes, tee)
 }
 
-// Release kills the spares: nothing is left running between turns.
+// Release kills the spare: nothing is left running between turns.
 func (s *Shells) Release() {
 	s.mu.Lock()
-	ps := []*shellProc{s.spare, s.next}
-	s.spare, s.spareDir, s.next, s.nextDir = nil, nil, nil, nil
+	p := s.spare
+	s.spare, s.spareDir = nil, nil
 	s.gen++
 	s.mu.Unlock()
-	for _, p := range ps {
-		if p != nil {
-			p.discard()
-		}
+	if p != nil {
+		p.discard()
 	}
 }
 
