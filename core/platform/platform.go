@@ -19,4 +19,4 @@ func Differences() []string { return differences() }
 const untested = "built and vetted by cross-compiling on every change; the test suite runs on Linux only"
 
 // unixWatcher: the BSDs and macOS have no parent-death signal in Go.
-const unixWatcher = "a command's processes are killed with the host, however it dies, by the per-session group watcher alone (Linux also has the kernel kill bash itself)"
+const unixWatcher = "a command's processes are killed with the host, however it dies, by the per-session group watcher alone (Linux's kernel also kills an unsandboxed shell itself)"
