@@ -2,12 +2,13 @@
 // own mechanisms, so that what a command may touch does not rest on
 // predicting what it will do. On Linux the host re-executes itself as the
 // launcher (`coder-nvim sandbox-exec`, or the small coder-nvim-sandbox),
-// which confines itself and then execs the command, or, as a fork server
-// (Server), starts each command as the host's own child: Landlock makes everything but the writable roots
-// read-only, read-only bind mounts in a user and mount namespace of its
-// own keep the protected paths read-only inside them, and seccomp refuses
-// network sockets. macOS uses Seatbelt (sandbox-exec). Where the kernel
-// lacks a piece, Support says so and the caller falls back to asking.
+// which confines itself and then execs the command or, as a fork server
+// (Server), starts each command as the host's own child: Landlock makes
+// everything but the writable roots read-only, read-only bind mounts in a
+// user and mount namespace of its own keep the protected paths read-only
+// inside them, and seccomp refuses network sockets and mount changes.
+// macOS uses Seatbelt (sandbox-exec). Where the kernel lacks a piece,
+// Support says so and the caller falls back to asking.
 package sandbox
 
 import (
