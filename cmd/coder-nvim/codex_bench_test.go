@@ -99,10 +99,17 @@ func BenchmarkExecVsCodex(b *testing.B) {
 		if err := os.MkdirAll(codexHome, 0o755); err != nil {
 			b.Fatal(err)
 		}
+		// Codex's own sandbox, to compare like with like now that
+		// coder-nvim's commands run in one: CODER_BENCH_CODEX_SANDBOX=
+		// workspace-write; by default none, as before the sandbox.
+		sandboxMode := "danger-full-access"
+		if m := os.Getenv("CODER_BENCH_CODEX_SANDBOX"); m != "" {
+			sandboxMode = m
+		}
 		toml := `model = "fake-model"
 model_provider = "fake"
 approval_policy = "never"
-sandbox_mode = "danger-full-access"
+sandbox_mode = "` + sandboxMode + `"
 check_for_update_on_startup = false
 
 [model_providers.fake]
