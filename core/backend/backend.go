@@ -102,7 +102,11 @@ func NewContext(ctx context.Context, cfg config.Config) (*Backend, error) {
 	if cfg.Provider == config.ProviderDemo {
 		return newDemo(cfg, nil, func() {}), nil
 	}
-	return newPreset(cfg)
+	b, err := newPreset(cfg)
+	if err == nil {
+		chooseListedModel(ctx, b)
+	}
+	return b, err
 }
 
 // newDemo serves the offline demo; stop ends what else runs for it.

@@ -235,3 +235,7 @@ func (c *Config) SetModel(model string) {
 	c.Model, c.set.model = model, true
 	c.ContextWindow = c.WindowFor(model)
 }
+
+// ModelSet reports whether model was configured (a file's "model",
+// CODER_MODEL), rather than left to the preset's default.
+func (c Config) ModelSet() bool { return c.set.model }
