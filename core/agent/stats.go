@@ -99,7 +99,8 @@ func (s *Session) writeConversationStats(b *strings.Builder, t *task) {
 		if c.ID == t.conv.ID {
 			name += " (this one)"
 		}
-		if c.Running {
+		if c.Running && c.ID != t.conv.ID {
+			// This conversation's running task is this /status itself.
 			name += " (running)"
 		}
 		fmt.Fprintf(b, "\n%s: %d messages\n", name, c.Messages)
