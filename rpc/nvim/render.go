@@ -217,6 +217,10 @@ func (r *renderer) agentText(kind, hl, text, conv string) {
 		} else {
 			r.newline()
 		}
+		if kind == "reasoning" {
+			// Set apart from the answer by more than its highlight.
+			r.line(hl, "Reasoning:")
+		}
 		r.stream = kind
 	}
 	r.streamText(hl, text, conv)

@@ -78,7 +78,7 @@ func TestRenderTurn(t *testing.T) {
 	want := "# coder 0.1.0 · m1 · /ws\n" +
 		"DEMO: no provider is configured, so the offline demo answers (no model is called). Set a provider (:help coder-providers) or an API key variable (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY), sign in to Copilot or run Ollama for a real model.\n" +
 		"\n## You\nhi\n" +
-		"\n## Agent\nlet me think\n\nHello there.\n" +
+		"\n## Agent\nReasoning:\nlet me think\n\nHello there.\n" +
 		"✓ bash: ls -la — exit 0 (12 ms)\n    a\n    b\n" +
 		"Done.\n"
 	if f.text != want {
