@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -77,7 +78,7 @@ func (s *Session) SandboxStatus(ctx context.Context) string {
 	out := box.Support().String()
 	if box.Support().Any() {
 		p := s.confinement(ctx, s.Mode())
-		out += "; writable: " + joinPaths(p.Writable)
+		out += "; writable: " + strings.Join(p.Writable, ", ")
 		if p.Network {
 			out += "; network on"
 		} else {
@@ -146,17 +147,6 @@ func (s *Session) confineCall(ctx context.Context, c *toolCall, action *policy.A
 	inv.Confine = confine
 	action.Sandboxed = s.sandboxFull(ctx, confine)
 	return false
-}
-
-func joinPaths(ps []string) string {
-	out := ""
-	for i, p := range ps {
-		if i > 0 {
-			out += ", "
-		}
-		out += p
-	}
-	return out
 }
 
 // userDirs are the user's own directories no command or file tool may
