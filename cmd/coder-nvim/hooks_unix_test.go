@@ -24,12 +24,7 @@ func TestExecProjectHooksOnlyOnceTrusted(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "hook-ran")
 	ran := filepath.Join(dir, "bash-ran")
 	cfg := `{"hooks": {"pre_tool_use": [{"matcher": "bash", "command": "touch ` + marker + `; echo 'no shell in this repository' >&2; exit 2"}]}}`
-	if err := os.MkdirAll(filepath.Join(dir, ".coder"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".coder", "config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, filepath.Join(dir, ".coder", "config.json"), cfg)
 	env := append(os.Environ(), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=test",
 		"XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
 	turn := func() result {

@@ -56,12 +56,7 @@ func execHost(t *testing.T, bin, dir, baseURL string, args ...string) result {
 func execNoSandbox(t *testing.T, bin, dir, baseURL string, args ...string) result {
 	t.Helper()
 	cfg := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(cfg, "coder"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cfg, "coder", "config.json"), []byte(`{"sandbox": {"mode": "off"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTestFile(t, filepath.Join(cfg, "coder", "config.json"), `{"sandbox": {"mode": "off"}}`)
 	return execWithEnv(t, bin, dir, append(os.Environ(), "OPENAI_BASE_URL="+baseURL, "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+cfg), args...)
 }
 
