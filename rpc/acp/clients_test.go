@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -214,6 +215,23 @@ func TestToolStatusAndTitles(t *testing.T) {
 	sid, _ := e.newSession()
 	var statusAtAsk sdk.ToolCallStatus
 	e.client.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		// The agent sends the tool call before asking, but the SDK may hand
+		// the client the request before it has stored that notification:
+		// wait for it (an error below if it never comes).
+		announced := func() bool {
+			for _, u := range e.client.snapshot() {
+				if tc := u.Update.ToolCall; tc != nil && tc.ToolCallId == req.ToolCall.ToolCallId {
+					return true
+				}
+			}
+			return false
+		}
+		for deadline := time.Now().Add(minWait); !announced() && time.Now().Before(deadline); {
+			select {
+			case <-e.client.changed:
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
 		for _, u := range e.client.snapshot() {
 			if tc := u.Update.ToolCall; tc != nil && string(tc.ToolCallId) == string(req.ToolCall.ToolCallId) {
 				statusAtAsk = tc.Status
