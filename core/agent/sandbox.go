@@ -15,8 +15,9 @@ import (
 )
 
 // sandboxState is the session's kernel sandbox for the commands the
-// agent runs: probed in the background as the session opens (two short
-// process starts), waited for by the first command.
+// agent runs: probed in the background as the session opens, by the
+// launcher start that becomes the fork server of the session's mode;
+// waited for by the first command.
 type sandboxState struct {
 	ready chan struct{} // closed once box is set
 	box   *sandbox.Box  // nil: off (config, flag) or no launcher (tests)
@@ -31,9 +32,14 @@ func (s *Session) startSandbox() {
 		return
 	}
 	go func() {
-		box := sandbox.New(s.life, s.opts.Launcher)
+		p := s.sandboxPolicy(s.Mode())
+		box, srv := sandbox.Open(s.life, s.opts.Launcher, *p)
 		s.sandbox.box = box
-		s.ws.Shells().SetSandbox(box)
+		if srv != nil {
+			s.ws.Shells().AdoptServer(box, p, srv)
+		} else {
+			s.ws.Shells().SetSandbox(box)
+		}
 		close(s.sandbox.ready)
 		if sup := box.Support(); !sup.Full() {
 			s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()),
@@ -95,6 +101,11 @@ func (s *Session) confinement(ctx context.Context, mode policy.Mode) *sandbox.Po
 	if box == nil || !box.Support().Any() {
 		return nil
 	}
+	return s.sandboxPolicy(mode)
+}
+
+// sandboxPolicy is what a bash command in mode may do, confined.
+func (s *Session) sandboxPolicy(mode policy.Mode) *sandbox.Policy {
 	cfg := s.opts.Config.Sandbox
 	git := filepath.Join(s.root, ".git")
 	p := &sandbox.Policy{

@@ -19,7 +19,8 @@ import (
 // it confines itself as REQUEST says, then execs PROGRAM in its place. It
 // never runs PROGRAM unconfined: a step that fails ends it with status 125
 // and a message on stderr. `sandbox-exec --probe` reports, as JSON on
-// stdout, which mechanisms work here.
+// stdout, which mechanisms work here; `--serve REQUEST` and
+// `--probe-serve REQUEST` run it as a fork server (serve).
 func Main(args []string) int {
 	// Landlock, seccomp and no_new_privs are set on this thread only; the
 	// exec below runs from it, and the new program keeps what it had.
@@ -27,8 +28,8 @@ func Main(args []string) int {
 	if len(args) == 1 && args[0] == "--probe" {
 		return probe()
 	}
-	if len(args) == 2 && args[0] == "--serve" {
-		return serve(args[1])
+	if len(args) == 2 && (args[0] == "--serve" || args[0] == "--probe-serve") {
+		return serve(args[1], args[0] == "--probe-serve")
 	}
 	if len(args) < 3 || args[1] != "--" {
 		fmt.Fprintln(os.Stderr, "usage: coder-nvim sandbox-exec REQUEST -- PROGRAM [ARG…]")
@@ -219,10 +220,16 @@ func landlockABI() (int, error) {
 	return int(v), nil
 }
 
-// probe tries each mechanism on throwaway objects and prints the Support
-// found. Protect is tried only when the host started it in namespaces of
-// its own (it can mount there).
+// probe prints the Support found, as JSON.
 func probe() int {
+	json.NewEncoder(os.Stdout).Encode(probeAll()) //nolint:errcheck // the host reads what it gets
+	return 0
+}
+
+// probeAll tries each mechanism on throwaway objects. Protect is tried
+// only when the host started it in namespaces of its own (it can mount
+// there).
+func probeAll() Support {
 	var s Support
 	if abi, err := landlockABI(); err == nil && abi >= 1 {
 		s.Filesystem = true
@@ -242,8 +249,7 @@ func probe() int {
 	} else {
 		s.Missing = append(s.Missing, "read-only mounts in a user namespace failed ("+err.Error()+"): .git/config, .git/hooks and .coder are not protected by the kernel inside the workspace")
 	}
-	json.NewEncoder(os.Stdout).Encode(s) //nolint:errcheck // the host reads what it gets
-	return 0
+	return s
 }
 
 // probeMounts makes a temporary directory read-only by a bind mount and

@@ -32,9 +32,16 @@ type spawnReply struct {
 // a process group of its own, as the host's child (CLONE_PARENT), with
 // what it has — so that a confined shell costs a fork and an exec, not a
 // launcher's start, namespaces and mounts each time. It ends when the
-// host closes the socket.
-func serve(reqText string) int {
+// host closes the socket. With probeFirst (`--probe-serve`) it first
+// probes, sends the Support found as its first message and confines
+// itself by what works: one process start for the probe and the server.
+func serve(reqText string, probeFirst bool) int {
 	req, err := decodeRequest(reqText)
+	if err == nil && probeFirst {
+		req.Use = probeAll()
+		data, _ := json.Marshal(req.Use)
+		_, err = unix.Write(serverFD, data)
+	}
 	if err == nil {
 		err = confine(req)
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,16 +37,91 @@ func (b *Box) Serve(p Policy) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startServer(b.launcher, "--serve", req, b.userns)
+}
+
+// Open probes what confines commands here and starts the fork server for
+// p in the same launcher start: a session's first sandbox costs one
+// process start, not a probe's two plus the server's. Where that fails
+// (the kernel refuses user namespaces, or the test switch says so) it
+// probes as New does, and the server is nil: Serve starts one on first
+// use.
+func Open(ctx context.Context, launcher string, p Policy) (*Box, *Server) {
+	if os.Getenv(NoUsernsEnv) == "" {
+		if b, srv, err := openServing(ctx, launcher, p); err == nil {
+			return b, srv
+		}
+	}
+	return New(ctx, launcher), nil
+}
+
+// openServing starts `sandbox-exec --probe-serve` in namespaces of its
+// own and reads the Support it found, its first message; it then serves
+// confined by what works.
+func openServing(ctx context.Context, launcher string, p Policy) (*Box, *Server, error) {
+	req, err := encodeRequest(request{Policy: p})
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := startServer(launcher, "--probe-serve", req, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	sup, err := srv.readSupport(ctx)
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	return &Box{launcher: launcher, support: sup, userns: sup.Protect}, srv, nil
+}
+
+// readSupport reads the probe's answer, waiting at most 10 s or until
+// ctx ends.
+func (s *Server) readSupport(ctx context.Context) (Support, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if ctx.Err() != nil {
+			return Support{}, ctx.Err()
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return Support{}, errors.New("sandbox server: no probe answer in 10 s")
+		}
+		fds := []unix.PollFd{{Fd: int32(s.sock), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(min(wait, 100*time.Millisecond)/time.Millisecond)+1)
+		if errors.Is(err, unix.EINTR) || (err == nil && n == 0) {
+			continue
+		}
+		if err != nil {
+			return Support{}, s.failed(err)
+		}
+		break
+	}
+	buf := make([]byte, 64<<10)
+	n, err := unix.Read(s.sock, buf)
+	if err != nil || n == 0 {
+		return Support{}, s.failed(err)
+	}
+	var sup Support
+	if err := json.Unmarshal(buf[:n], &sup); err != nil {
+		return Support{}, fmt.Errorf("sandbox server: probe answer: %w", err)
+	}
+	return sup, nil
+}
+
+// startServer starts the launcher as a fork server (`sandbox-exec MODE
+// REQUEST`), its socket on fd 3.
+func startServer(launcher, mode, req string, userns bool) (*Server, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox server: %w", err)
 	}
 	child := os.NewFile(uintptr(fds[1]), "sandbox-server")
 	s := &Server{sock: fds[0], exited: make(chan struct{}), stderr: &bytes.Buffer{}}
-	cmd := exec.Command(b.launcher, Subcommand, "--serve", req)
+	cmd := exec.Command(launcher, Subcommand, mode, req)
 	cmd.ExtraFiles = []*os.File{child} // fd 3
 	cmd.Stderr = s.stderr
-	if b.userns {
+	if userns {
 		setNamespaces(cmd)
 	}
 	if cmd.SysProcAttr == nil {

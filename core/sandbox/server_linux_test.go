@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,19 +13,40 @@ import (
 // TestServer: the fork server starts a shell confined as a launched one
 // is — a write inside lands, outside and to a protected path fails — as
 // the host's own child (Wait gives its exit status), in a group of its
-// own; a closed server refuses.
+// own; a closed server refuses. Both ways to a server: Serve, and Open,
+// whose one launcher start also probes (and must find what New does).
 func TestServer(t *testing.T) {
 	b := testBox(t)
+	serve := func(t *testing.T, p Policy) *Server {
+		srv, err := b.Serve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv
+	}
+	open := func(t *testing.T, p Policy) *Server {
+		ob, srv := Open(context.Background(), b.launcher, p)
+		if srv == nil {
+			t.Fatal("Open started no server")
+		}
+		if got, want := ob.Support(), b.Support(); !reflect.DeepEqual(got, want) || ob.userns != b.userns {
+			t.Errorf("Open found %+v (userns %v), New %+v (userns %v)", got, ob.userns, want, b.userns)
+		}
+		return srv
+	}
+	for name, start := range map[string]func(*testing.T, Policy) *Server{"serve": serve, "open": open} {
+		t.Run(name, func(t *testing.T) { testServer(t, start) })
+	}
+}
+
+func testServer(t *testing.T, start func(*testing.T, Policy) *Server) {
 	ws, outside := t.TempDir(), t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(ws, ".git", "config")
 	os.WriteFile(cfg, []byte("orig\n"), 0o644)
-	srv, err := b.Serve(Policy{Writable: []string{ws}, Protected: []string{cfg}, Pinned: []string{filepath.Join(ws, ".git")}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv := start(t, Policy{Writable: []string{ws}, Protected: []string{cfg}, Pinned: []string{filepath.Join(ws, ".git")}})
 	outR, outW, _ := os.Pipe()
 	cmdR, cmdW, _ := os.Pipe()
 	script := "echo in > in.txt; echo x > " + filepath.Join(outside, "escape") + "; echo pwned >> .git/config; echo pgid=$(ps -o pgid= -p $$ | tr -d ' ') pid=$$; exit 3"

@@ -51,6 +51,20 @@ func (ss *serverSet) get(key string, box *sandbox.Box, p sandbox.Policy) *sandbo
 	return srv
 }
 
+// add takes srv as key's server; false when the set is closed or has one.
+func (ss *serverSet) add(key string, srv *sandbox.Server) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.closed || key == "" || ss.servers[key] != nil {
+		return false
+	}
+	if ss.servers == nil {
+		ss.servers = map[string]*sandbox.Server{}
+	}
+	ss.servers[key] = srv
+	return true
+}
+
 // close ends every server.
 func (ss *serverSet) close() {
 	ss.mu.Lock()

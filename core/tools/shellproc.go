@@ -368,6 +368,17 @@ func (s *Shells) SetSandbox(box *sandbox.Box) {
 	s.mu.Unlock()
 }
 
+// AdoptServer takes srv, a fork server box started for confine (Open),
+// as that confinement's server; it is closed when not needed.
+func (s *Shells) AdoptServer(box *sandbox.Box, confine *sandbox.Policy, srv *sandbox.Server) {
+	s.mu.Lock()
+	s.box = box
+	s.mu.Unlock()
+	if !s.servers.add(confinement{box: box, policy: confine}.key(), srv) {
+		srv.Close()
+	}
+}
+
 // Prestart starts a spare in the background unless one is there. Its
 // extra environment and sandbox are the last call's; guess until a call
 // has run.
