@@ -270,6 +270,9 @@ func (sc *scheduler) work(done chan struct{}) {
 		began := s.opts.Now()
 		s.runPlan(ctx, t)
 		cancel()
+		if t.changed != nil && t.end.Kind != "" {
+			t.end.Turn = t.changed
+		}
 		conv.countTask(t.end, s.opts.Now().Sub(began))
 		s.snapshotNow() // the task's record is one durable snapshot before it is reported done
 		conv.mu.Lock()

@@ -21,19 +21,20 @@ type task struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	edited     []string        // paths written since the last auto-verify
-	verifyRuns int             // auto-verify runs in this turn
-	end        event.Event     // the closing event, sent by the scheduler
-	refused    bool            // the last answer was stopped by the content filter
-	note       string          // per-turn note sent after the user's message (complex task)
-	handover   *handover       // set by an interrupting call: the task ends Replaced
-	runs       ConversationID  // set by /conversation new: its first run follows, the task ends Replaced
-	destroyed  bool            // its own conversation was destroyed by one of its calls
-	call       llm.ToolCall    // the tool call running now
-	ranDurable bool            // the last call's start was recorded durably: it may have changed something
-	planEnd    planEnd         // set by a plan hand-off: the step (or turn) ends after it (plan.go)
-	usage      event.TurnUsage // the model calls' tokens so far
-	images     []llm.Image     // attached to the user message of the turn
+	edited     []string           // paths written since the last auto-verify
+	verifyRuns int                // auto-verify runs in this turn
+	end        event.Event        // the closing event, sent by the scheduler
+	changed    *event.TurnChanges // what the turn changed, set by endTurn; carried by end
+	refused    bool               // the last answer was stopped by the content filter
+	note       string             // per-turn note sent after the user's message (complex task)
+	handover   *handover          // set by an interrupting call: the task ends Replaced
+	runs       ConversationID     // set by /conversation new: its first run follows, the task ends Replaced
+	destroyed  bool               // its own conversation was destroyed by one of its calls
+	call       llm.ToolCall       // the tool call running now
+	ranDurable bool               // the last call's start was recorded durably: it may have changed something
+	planEnd    planEnd            // set by a plan hand-off: the step (or turn) ends after it (plan.go)
+	usage      event.TurnUsage    // the model calls' tokens so far
+	images     []llm.Image        // attached to the user message of the turn
 	// stopHookRuns counts the stop hooks that sent the model back to work
 	// in this turn (their stop_hook_active).
 	stopHookRuns int

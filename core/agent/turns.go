@@ -188,9 +188,31 @@ func (s *Session) endTurn(t *task) {
 	}
 	s.mu.Lock()
 	s.turns[i].After = after
+	t.changed = s.turnChangesLocked(i)
 	s.mu.Unlock()
 	s.forgetOldTurns(t)
 	s.recordTurn(i) // the task's end writes the snapshot
+}
+
+// turnChangesLocked is what turn i changed, for the event that ends it:
+// nil when its own calls wrote nothing (or an older session's turn does
+// not say) or it is not one of the root's live turns. s.mu is held.
+func (s *Session) turnChangesLocked(i int) *event.TurnChanges {
+	turn := s.turns[i]
+	if !turn.Tracked || len(turn.Own) == 0 {
+		return nil
+	}
+	n := slices.Index(s.liveTurnsLocked(), i) + 1
+	if n == 0 {
+		return nil
+	}
+	c := &event.TurnChanges{N: n}
+	for _, o := range turn.Own {
+		c.Paths = append(c.Paths, o.Path)
+	}
+	slices.Sort(c.Paths)
+	c.Paths = slices.Compact(c.Paths)
+	return c
 }
 
 // dropBefore forgets the first snapshot of t's turn, which did nothing.

@@ -110,6 +110,17 @@ type Event struct {
 	Todos    []Todo    `json:"todos,omitempty" msgpack:"todos,omitempty"`
 	Paths    []string  `json:"paths,omitempty" msgpack:"paths,omitempty"`
 	Retry    *Retry    `json:"retry,omitempty" msgpack:"retry,omitempty"`
+	// Turn is set on the event that ends a user's turn that changed
+	// files: what it changed, for a summary line an editor may offer to
+	// review.
+	Turn *TurnChanges `json:"turn,omitempty" msgpack:"turn,omitempty"`
+}
+
+// TurnChanges is what a turn changed: its number among the session's
+// turns (/rewind N, review N) and the files its own calls wrote, sorted.
+type TurnChanges struct {
+	N     int      `json:"n" msgpack:"n"`
+	Paths []string `json:"paths" msgpack:"paths"`
 }
 
 // Retry is one wait before a model request is sent again. The event's Text

@@ -30,6 +30,11 @@ function handlers.fold(o)
   transcript.mark_fold(o.id)
 end
 
+-- review_mark: the line above is a turn's summary (keys.review_turn).
+function handlers.review_mark(o)
+  transcript.mark_review(o.n)
+end
+
 function handlers.rewrite(o)
   transcript.rewrite_last(o.s, o.hl)
 end

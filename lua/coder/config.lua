@@ -45,6 +45,7 @@ local defaults = {
     plan_revise = 'gr', -- plan buffer: keep planning, with a comment
     plan_cancel = 'gR', -- plan buffer: cancel the plan
     open_full = 'gO', -- transcript: open a folded answer, tool output or attached context whole
+    review_turn = 'gR', -- transcript: review the turn whose summary line is at or below the cursor
     yank_code = 'gy', -- transcript: yank the code block under the cursor
     next_code = ']]', -- transcript: the next code block
     prev_code = '[[', -- transcript: the previous code block

@@ -231,6 +231,44 @@ function M.open_full()
   return buf
 end
 
+-- Turn summaries: a mark on the line ending a turn that changed files
+-- keeps the turn's number (and its session: /new starts numbering again);
+-- review_turn opens that turn's review.
+local review_ns = api.nvim_create_namespace('coder_turn_reviews')
+local reviews = {} -- extmark id -> { n = turn, session = session id }
+
+-- mark_review marks the summary just appended (the line above the last)
+-- and names the key at its end.
+function M.mark_review(n)
+  local b = M.transcript_buf()
+  local row = math.max(0, api.nvim_buf_line_count(b) - 2)
+  local key = require('coder.config').current.keys.review_turn
+  local opts = {}
+  if type(key) == 'string' and key ~= '' then
+    opts.virt_text = { { '  ' .. key .. ' reviews it', 'CoderNotice' } }
+  end
+  local mark = api.nvim_buf_set_extmark(b, review_ns, row, 0, opts)
+  reviews[mark] = { n = n, session = require('coder.host').state.session_id }
+end
+
+-- review_turn reviews the turn whose summary is on the cursor's line or
+-- the first below it (the end of the turn the cursor is in).
+function M.review_turn()
+  local b = M.transcript_buf()
+  local row = api.nvim_win_get_cursor(0)[1] - 1
+  local found = api.nvim_buf_get_extmarks(b, review_ns, { row, 0 }, -1, { limit = 1 })[1]
+  local r = found and reviews[found[1]]
+  if not r then
+    vim.notify('coder: no turn that changed files at or below the cursor', vim.log.levels.INFO, { title = 'coder' })
+    return
+  end
+  if r.session ~= require('coder.host').state.session_id then
+    vim.notify('coder: that turn belongs to another session', vim.log.levels.WARN, { title = 'coder' })
+    return
+  end
+  require('coder.turnreview').open(tostring(r.n))
+end
+
 -- fold_start marks the transcript's last complete line (the hand-over
 -- line) as the first line of a block.
 function M.fold_start()

@@ -5,6 +5,9 @@ package nvimhost
 // notes and what the editor is asked to do. Hand-overs are in handover.go.
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/mention"
 )
@@ -101,9 +104,28 @@ func (r *renderer) turnDone(ev event.Event) {
 	}
 	r.chain = false
 	r.ts = nil
+	if c := ev.Turn; c != nil {
+		// The turn's summary line; the plugin's review key works on it.
+		r.line(hlNotice, turnSummary(c))
+		r.emitOp(op{"t": "review_mark", "n": c.N}, false)
+	}
 	r.section, r.stream = "", ""
 	r.status.Busy = false
 	r.emitOp(op{"t": "turn_done", "task": ev.Task, "reason": ev.Reason}, true)
+}
+
+// turnSummary is the line ending a turn that changed files.
+func turnSummary(c *event.TurnChanges) string {
+	const shown = 3
+	names := strings.Join(c.Paths[:min(len(c.Paths), shown)], ", ")
+	if len(c.Paths) > shown {
+		names += fmt.Sprintf(" and %d more", len(c.Paths)-shown)
+	}
+	files := "files"
+	if len(c.Paths) == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("✎ turn %d changed %d %s: %s (:Coder review %d)", c.N, len(c.Paths), files, names, c.N)
 }
 
 // toolBegin writes a call's running line; toolEnd completes it.

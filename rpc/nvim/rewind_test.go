@@ -130,3 +130,43 @@ func TestReviewRejectHunk(t *testing.T) {
 		t.Errorf("the model was not told: %q", last)
 	}
 }
+
+// TestReviewKeyOnTurnSummary: a turn that changed files ends with a
+// summary line naming its number and files; `gR` in the transcript, with
+// the cursor in the first turn (above its summary), reviews that turn,
+// not the last one; a turn that changed nothing has no summary.
+func TestReviewKeyOnTurnSummary(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "auto-edit"}`})
+	e.llm.SetScript(func(req fakellm.Request) fakellm.Reply {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == llm.RoleUser && strings.HasPrefix(last.Content, "write ") {
+			name := strings.Fields(last.Content)[1]
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w"+name, "write", map[string]any{"path": name, "content": "x\n"})}}
+		}
+		return fakellm.Reply{Content: "done"}
+	})
+	e.start()
+	e.run("Coder write first.txt")
+	e.run("Coder write second.txt")
+	e.run("Coder just talk")
+	tr := e.transcript()
+	for _, want := range []string{"✎ turn 1 changed 1 file: first.txt (:Coder review 1)", "✎ turn 2 changed 1 file: second.txt (:Coder review 2)"} {
+		if !strings.Contains(tr, want) {
+			t.Fatalf("no summary %q in the transcript:\n%s", want, tr)
+		}
+	}
+	if strings.Contains(tr, "✎ turn 3") {
+		t.Errorf("a turn that changed nothing has a summary:\n%s", tr)
+	}
+	e.lua(`local b = require('coder.ui').transcript_buf()
+		vim.api.nvim_set_current_win(vim.fn.bufwinid(b))
+		for i, l in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
+			if l == 'write first.txt' then vim.api.nvim_win_set_cursor(0, {i, 0}) break end
+		end
+		vim.api.nvim_feedkeys('gR', 'mx', false)`, nil)
+	e.waitFor("the review of turn 1", 10*time.Second, func() bool {
+		var title string
+		e.lua(`return vim.fn.getqflist({ title = 0 }).title`, &title)
+		return strings.HasPrefix(title, "coder review: turn 1 ")
+	})
+}
