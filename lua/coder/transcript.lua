@@ -189,12 +189,16 @@ end
 local fold_ns = api.nvim_create_namespace('coder_folds')
 local folds = {} -- extmark id -> { id = text id, chan = host channel }
 
--- mark_fold marks the notice just appended (the line above the last).
-function M.mark_fold(id)
+-- mark_appended marks, in ns, the line just appended (the line above the
+-- last, which is empty).
+local function mark_appended(ns, opts)
   local b = M.transcript_buf()
-  local row = math.max(0, api.nvim_buf_line_count(b) - 2)
-  local mark = api.nvim_buf_set_extmark(b, fold_ns, row, 0, {})
-  folds[mark] = { id = id, chan = require('coder.host').state.chan }
+  return api.nvim_buf_set_extmark(b, ns, math.max(0, api.nvim_buf_line_count(b) - 2), 0, opts)
+end
+
+-- mark_fold marks the notice just appended.
+function M.mark_fold(id)
+  folds[mark_appended(fold_ns, {})] = { id = id, chan = require('coder.host').state.chan }
 end
 
 -- open_full opens the folded text at or below the cursor (else the last
@@ -237,18 +241,15 @@ end
 local review_ns = api.nvim_create_namespace('coder_turn_reviews')
 local reviews = {} -- extmark id -> { n = turn, session = session id }
 
--- mark_review marks the summary just appended (the line above the last)
--- and names the key at its end.
+-- mark_review marks the summary just appended and names the key at its
+-- end.
 function M.mark_review(n)
-  local b = M.transcript_buf()
-  local row = math.max(0, api.nvim_buf_line_count(b) - 2)
   local key = require('coder.config').current.keys.review_turn
   local opts = {}
   if type(key) == 'string' and key ~= '' then
     opts.virt_text = { { '  ' .. key .. ' reviews it', 'CoderNotice' } }
   end
-  local mark = api.nvim_buf_set_extmark(b, review_ns, row, 0, opts)
-  reviews[mark] = { n = n, session = require('coder.host').state.session_id }
+  reviews[mark_appended(review_ns, opts)] = { n = n, session = require('coder.host').state.session_id }
 end
 
 -- review_turn reviews the turn whose summary is on the cursor's line or
