@@ -20,11 +20,10 @@ type serverSet struct {
 // server is the fork server for c, nil for an unconfined call or where
 // there is none.
 func (c confinement) server() *sandbox.Server {
-	key := c.key()
-	if key == "" || c.servers == nil {
+	if c.key == "" || c.servers == nil {
 		return nil
 	}
-	return c.servers.get(key, c.box, *c.policy)
+	return c.servers.get(c.key, c.box, *c.policy)
 }
 
 func (ss *serverSet) get(key string, box *sandbox.Box, p sandbox.Policy) *sandbox.Server {

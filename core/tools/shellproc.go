@@ -57,7 +57,7 @@ func startShell(dir string, env []string, split bool, watch *groupWatch, c confi
 	if err != nil {
 		return nil, err
 	}
-	p := &shellProc{dir: dir, env: env, split: split, watch: watch, exited: make(chan struct{}), confine: c.key()}
+	p := &shellProc{dir: dir, env: env, split: split, watch: watch, exited: make(chan struct{}), confine: c.key}
 	var host, child []*os.File
 	closeAll := func(fs []*os.File) {
 		for _, f := range fs {
@@ -108,7 +108,7 @@ func startShell(dir string, env []string, split bool, watch *groupWatch, c confi
 			}
 			return p, nil
 		}
-		c.servers.drop(c.key(), srv)
+		c.servers.drop(c.key, srv)
 	}
 	passCommand(cmd, cmdR)
 	if err := c.wrap(cmd); err != nil {
@@ -374,7 +374,7 @@ func (s *Shells) AdoptServer(box *sandbox.Box, confine *sandbox.Policy, srv *san
 	s.mu.Lock()
 	s.box = box
 	s.mu.Unlock()
-	if !s.servers.add(confinement{box: box, policy: confine}.key(), srv) {
+	if !s.servers.add(newConfinement(box, confine, nil).key, srv) {
 		srv.Close()
 	}
 }
@@ -393,8 +393,8 @@ func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
 	if !s.ran {
 		extra, confine = guess, guessConfine
 	}
-	c := confinement{box: s.box, policy: confine, servers: &s.servers}
-	s.starting, s.startExtra, s.startKey = started, extra, c.key()
+	c := newConfinement(s.box, confine, &s.servers)
+	s.starting, s.startExtra, s.startKey = started, extra, c.key
 	s.starts.Add(1)
 	go func() {
 		defer s.starts.Done()
@@ -432,8 +432,8 @@ func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, comma
 	}
 	env := shellEnv(extra)
 	s.mu.Lock()
-	c := confinement{box: s.box, policy: confine, servers: &s.servers}
-	key := c.key()
+	c := newConfinement(s.box, confine, &s.servers)
+	key := c.key
 	if started := s.starting; started != nil && slices.Equal(s.startExtra, extra) && s.startKey == key {
 		// A spare on its way is sooner ready than a bash started now.
 		s.mu.Unlock()
@@ -490,19 +490,22 @@ type confinement struct {
 	box     *sandbox.Box
 	policy  *sandbox.Policy
 	servers *serverSet // the fork servers of the calls' Shells; nil: none
+	// key tells confinements apart, for matching a spare or a server to
+	// a call; "" when unconfined.
+	key string
 }
 
-// key tells confinements apart, for matching a spare to a call.
-func (c confinement) key() string {
-	if c.box == nil || c.policy == nil || !c.box.Support().Any() {
-		return ""
+func newConfinement(box *sandbox.Box, policy *sandbox.Policy, servers *serverSet) confinement {
+	c := confinement{box: box, policy: policy, servers: servers}
+	if box != nil && policy != nil && box.Support().Any() {
+		data, _ := json.Marshal(policy)
+		c.key = string(data)
 	}
-	data, _ := json.Marshal(c.policy)
-	return string(data)
+	return c
 }
 
 func (c confinement) wrap(cmd *exec.Cmd) error {
-	if c.key() == "" {
+	if c.key == "" {
 		return nil
 	}
 	if err := c.box.Wrap(cmd, *c.policy); err != nil {
