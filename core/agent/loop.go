@@ -12,6 +12,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
 	"github.com/coder-nvim/coder-nvim/core/shellcheck"
 	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -197,7 +198,8 @@ func (s *Session) step(ctx context.Context, t *task) (done bool, err error) {
 		// A bash starts while the model answers: its start is most of
 		// what a quick command costs. The first guess is a read-only
 		// call's environment, as a turn mostly begins by looking around.
-		s.ws.Shells().Prestart(shellcheck.ReadOnlyEnv(), s.probedConfinement(s.Mode()))
+		mode := s.Mode()
+		s.ws.Shells().Prestart(shellcheck.ReadOnlyEnv(), func() *sandbox.Policy { return s.confinement(s.life, mode) })
 	}
 	// The provider returns what it streamed with its error (see
 	// Provider), so the text is not accumulated a second time here: a

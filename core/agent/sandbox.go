@@ -58,17 +58,6 @@ func (s *Session) sandboxBox(ctx context.Context) *sandbox.Box {
 	}
 }
 
-// probedConfinement is confinement without waiting: nil while the probe
-// runs (a spare started then is replaced when it does not fit).
-func (s *Session) probedConfinement(mode policy.Mode) *sandbox.Policy {
-	select {
-	case <-s.sandbox.ready:
-		return s.confinement(context.Background(), mode)
-	default:
-		return nil
-	}
-}
-
 // SandboxStatus says what confines commands, for /status and :checkhealth.
 func (s *Session) SandboxStatus(ctx context.Context) string {
 	switch {

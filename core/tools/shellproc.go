@@ -380,24 +380,34 @@ func (s *Shells) AdoptServer(box *sandbox.Box, confine *sandbox.Policy, srv *san
 }
 
 // Prestart starts a spare in the background unless one is there. Its
-// extra environment and sandbox are the last call's; guess until a call
-// has run.
-func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
+// extra environment and sandbox are the last call's; until a call has
+// run, guess and guessConfine's (nil: unconfined), which may wait (for
+// the sandbox's probe) in the background.
+func (s *Shells) Prestart(guess []string, guessConfine func() *sandbox.Policy) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.spare != nil || s.starting != nil {
 		return
 	}
 	started := make(chan struct{})
-	gen, extra, confine := s.gen, s.extra, s.confine
-	if !s.ran {
-		extra, confine = guess, guessConfine
+	gen, extra, confine, ran := s.gen, s.extra, s.confine, s.ran
+	if !ran {
+		extra = guess
 	}
-	c := newConfinement(s.box, confine, &s.servers)
-	s.starting, s.startExtra, s.startKey = started, extra, c.key
+	// Until its sandbox is known, no call waits for this start.
+	s.starting, s.startExtra, s.startKey = started, extra, pendingKey
 	s.starts.Add(1)
 	go func() {
 		defer s.starts.Done()
+		if !ran && guessConfine != nil {
+			confine = guessConfine()
+		}
+		s.mu.Lock()
+		c := newConfinement(s.box, confine, &s.servers)
+		if s.starting == started {
+			s.startKey = c.key
+		}
+		s.mu.Unlock()
 		st, err := os.Stat(s.dir)
 		var p *shellProc
 		if err == nil {
@@ -418,6 +428,10 @@ func (s *Shells) Prestart(guess []string, guessConfine *sandbox.Policy) {
 		s.mu.Unlock()
 	}()
 }
+
+// pendingKey is the key of a start whose sandbox is not known yet: no
+// confinement has it.
+const pendingKey = "\x00pending"
 
 // Run runs command unconfined, on the spare when it fits.
 func (s *Shells) Run(ctx context.Context, command string, timeout time.Duration, capBytes int, extra []string, tee io.Writer) ShellResult {
@@ -456,7 +470,7 @@ func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, comma
 	}
 	// The next call's bash starts while this one runs and the model
 	// answers it.
-	s.Prestart(extra, confine)
+	s.Prestart(extra, nil)
 	return p.run(ctx, command, timeout, capBytes, tee)
 }
 
