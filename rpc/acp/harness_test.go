@@ -357,7 +357,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	p := startProc(t, o.llm, o.root, o.env...)
 	c := newClient()
-	conn := sdk.NewClientSideConnection(c, p.stdin, p.stdout)
+	conn := sdk.NewClientSideConnection(c, wireNames{p.stdin}, p.stdout)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	e := &env{t: t, llm: o.llm, proc: p, client: c, conn: conn, root: o.root}
 	resp, err := conn.Initialize(ctxT(t), sdk.InitializeRequest{
@@ -372,6 +372,25 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatalf("protocol version %d, want %d", resp.ProtocolVersion, sdk.ProtocolVersionNumber)
 	}
 	return e
+}
+
+// wireNames sends a request the SDK's client cannot (v0.13.0 has no
+// session/delete) under its own name: env.call sends it as the extension
+// method "_wire/NAME", and this strips the prefix on its way out. The SDK
+// writes one message per Write.
+type wireNames struct{ w io.Writer }
+
+const wirePrefix = "_wire/"
+
+func (n wireNames) Write(p []byte) (int, error) {
+	_, err := n.w.Write(bytes.Replace(p, []byte(`"method":"`+wirePrefix), []byte(`"method":"`), 1))
+	return len(p), err
+}
+
+// call sends the request method with the SDK's client and returns its
+// raw result.
+func (e *env) call(method string, params any) (json.RawMessage, error) {
+	return e.conn.CallExtension(ctxT(e.t), wirePrefix+method, params)
 }
 
 func ctxT(t testing.TB) context.Context {
