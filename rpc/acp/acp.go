@@ -42,6 +42,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 	pr, pw := io.Pipe()
 	srv := &server{ctx: ctx, log: log, logw: logw, version: version, launcher: launcher, getenv: os.Getenv,
 		sessions: map[sdk.SessionId]*session{}, roots: map[string]bool{}, deleted: map[sdk.SessionId]bool{}}
+	if exe, err := os.Executable(); err == nil {
+		srv.self = exe // the terminal follower's binary
+	}
 	srv.conn = sdk.NewAgentSideConnection(srv, w, pr)
 	srv.conn.SetLogger(log)
 	go filterInput(in, pw, w, log)
@@ -63,7 +66,10 @@ type server struct {
 	version string
 	// launcher is the host binary, which runs `sandbox-exec`.
 	launcher string
-	getenv   func(string) string
+	// self is this binary, which client terminals run as the follower of
+	// a command's output (terminal.go).
+	self   string
+	getenv func(string) string
 
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
