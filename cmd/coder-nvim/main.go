@@ -23,6 +23,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/sandbox"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/rpc/acp"
+	"github.com/coder-nvim/coder-nvim/rpc/acp/termfollow"
 	"github.com/coder-nvim/coder-nvim/rpc/cli"
 	nvimhost "github.com/coder-nvim/coder-nvim/rpc/nvim"
 )
@@ -39,6 +40,11 @@ func run(args []string) int {
 		// The sandbox launcher: before anything else, it confines itself
 		// and becomes the command.
 		return sandbox.Main(args[1:])
+	}
+	if len(args) > 0 && args[0] == termfollow.Subcommand {
+		// An ACP client's terminal mirroring a command's output: it only
+		// prints the file it is given, so nothing else may run first.
+		return termfollow.Main(args[1:], os.Stdout, os.Stderr)
 	}
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
 		fmt.Println("coder-nvim", version)

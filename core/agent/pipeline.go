@@ -243,6 +243,7 @@ func (s *Session) execute(ctx context.Context, c *toolCall) string {
 		res.Output += "\n[aborted: the user interrupted the turn]"
 	}
 	c.info.Diffs = diffs(inv.Changes)
+	c.info.ExitCode = res.ExitCode
 	if len(inv.Changes) > 0 && !res.IsError {
 		var paths []string
 		for _, ch := range inv.Changes {

@@ -154,6 +154,8 @@ type Tool struct {
 	Output     string `json:"output,omitempty" msgpack:"output,omitempty"` // full output for the user (diff, command output)
 	DurationMS int64  `json:"duration_ms,omitempty" msgpack:"duration_ms,omitempty"`
 	Diffs      []Diff `json:"diffs,omitempty" msgpack:"diffs,omitempty"`
+	// ExitCode is a command's exit status, when it ran to one.
+	ExitCode *int `json:"exit_code,omitempty" msgpack:"exit_code,omitempty"`
 }
 
 // Tool call end statuses.

@@ -40,7 +40,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, logw io.Writer, ver
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	w := &syncWriter{w: out}
 	pr, pw := io.Pipe()
-	srv := &server{ctx: ctx, log: log, logw: logw, version: version, launcher: launcher, getenv: os.Getenv, sessions: map[sdk.SessionId]*session{}}
+	srv := &server{ctx: ctx, log: log, logw: logw, version: version, launcher: launcher, getenv: os.Getenv,
+		sessions: map[sdk.SessionId]*session{}, roots: map[string]bool{}, deleted: map[sdk.SessionId]bool{}}
+	if exe, err := os.Executable(); err == nil {
+		srv.self = exe // the terminal follower's binary
+	}
 	srv.conn = sdk.NewAgentSideConnection(srv, w, pr)
 	srv.conn.SetLogger(log)
 	go filterInput(in, pw, w, log)
@@ -62,11 +66,18 @@ type server struct {
 	version string
 	// launcher is the host binary, which runs `sandbox-exec`.
 	launcher string
-	getenv   func(string) string
+	// self is this binary, which client terminals run as the follower of
+	// a command's output (terminal.go).
+	self   string
+	getenv func(string) string
 
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
 	sessions map[sdk.SessionId]*session
+	// roots are the workspaces of every session opened or listed, where
+	// session/delete looks; deleted are the sessions it deleted.
+	roots   map[string]bool
+	deleted map[sdk.SessionId]bool
 }
 
 var (
@@ -243,6 +254,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	a.mu.Lock()
 	caps := a.caps.Fs
 	a.sessions[s.id] = s
+	a.roots[root] = true
 	a.mu.Unlock()
 	if caps.ReadTextFile || caps.WriteTextFile {
 		eng.Workspace().SetFS(&clientFS{conn: a.conn, session: s.id, read: caps.ReadTextFile, write: caps.WriteTextFile, realRoot: eng.Workspace().Root(), cwd: root, timeout: a.clientTimeout()})
@@ -372,6 +384,9 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 			return sdk.ListSessionsResponse{}, err
 		}
 		roots = []string{root}
+		a.mu.Lock()
+		a.roots[root] = true
+		a.mu.Unlock()
 	} else {
 		seen := map[string]bool{}
 		a.mu.Lock()

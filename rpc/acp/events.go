@@ -96,7 +96,10 @@ func (s *session) toolEvent(ev event.Event) {
 		s.calls[ev.Tool.CallID] = true
 		s.send(toolStart(s.root, ev.Tool))
 	case event.ToolOutputDelta:
-		s.toolOutput(ev.Tool.CallID, ev.Text, ev.Reason == event.ReasonOutputLimit)
+		limited := ev.Reason == event.ReasonOutputLimit
+		if !s.mirrorOutput(ev.Tool, ev.Text, limited) {
+			s.toolOutput(ev.Tool.CallID, ev.Text, limited)
+		}
 	case event.ToolCallEnd:
 		s.toolCallEnd(ev.Tool)
 	}
@@ -112,6 +115,9 @@ func (s *session) toolCallEnd(tool *event.Tool) {
 	}
 	delete(s.calls, tool.CallID)
 	u := toolEnd(s.root, tool)
+	if term := s.endTerminal(tool); term != nil && u.ToolCallUpdate != nil {
+		u.ToolCallUpdate.Content = term // the terminal shows the output and how it ended
+	}
 	if b := s.handed[tool.CallID]; b != nil && u.ToolCallUpdate != nil {
 		// The content stays what the target wrote, not only its
 		// last answer.
@@ -204,6 +210,7 @@ func (s *session) clearCalls() {
 	for id := range s.outputs {
 		delete(s.outputs, id)
 	}
+	s.closeTerminals()
 }
 
 // noticeUpdate is a notice as an agent message of its own: "Note: " leads

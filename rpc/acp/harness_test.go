@@ -181,6 +181,10 @@ type client struct {
 	// readErr, when set, fails reads of the paths it names.
 	readErr map[string]error
 	buffers map[string]string // unsaved editor buffers by absolute path
+	// terms runs terminals when the client offers them; termRequests
+	// counts the terminal requests a client without them got.
+	terms        *termHost
+	termRequests int
 
 	// permit answers permission requests; default: allow once.
 	permit func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
@@ -257,19 +261,45 @@ func (c *client) WriteTextFile(ctx context.Context, req sdk.WriteTextFileRequest
 
 var errNoTerminal = errors.New("no terminal in this test client")
 
-func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+// The terminal requests go to c.terms (terminal_test.go); a client without
+// one answers each with an error, and counts it.
+func (c *client) terminals() *termHost {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.terms == nil {
+		c.termRequests++
+	}
+	return c.terms
+}
+
+func (c *client) CreateTerminal(_ context.Context, req sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if h := c.terminals(); h != nil {
+		return h.create(req)
+	}
 	return sdk.CreateTerminalResponse{}, errNoTerminal
 }
-func (c *client) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+func (c *client) KillTerminal(_ context.Context, req sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	if h := c.terminals(); h != nil {
+		return sdk.KillTerminalResponse{}, h.kill(req.TerminalId)
+	}
 	return sdk.KillTerminalResponse{}, errNoTerminal
 }
-func (c *client) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+func (c *client) TerminalOutput(_ context.Context, req sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	if h := c.terminals(); h != nil {
+		return h.output(req.TerminalId)
+	}
 	return sdk.TerminalOutputResponse{}, errNoTerminal
 }
-func (c *client) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+func (c *client) ReleaseTerminal(_ context.Context, req sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	if h := c.terminals(); h != nil {
+		return sdk.ReleaseTerminalResponse{}, h.release(req.TerminalId)
+	}
 	return sdk.ReleaseTerminalResponse{}, errNoTerminal
 }
-func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+func (c *client) WaitForTerminalExit(ctx context.Context, req sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	if h := c.terminals(); h != nil {
+		return h.wait(ctx, req.TerminalId)
+	}
 	return sdk.WaitForTerminalExitResponse{}, errNoTerminal
 }
 
@@ -339,7 +369,9 @@ type envOptions struct {
 	root string // reuse a workspace; empty: a new one
 	llm  *fakellm.Server
 	fs   bool // advertise fs.readTextFile and fs.writeTextFile
-	env  []string
+	// terms, when set, runs the client's terminals (and advertises them).
+	terms *termHost
+	env   []string
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -357,12 +389,13 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	p := startProc(t, o.llm, o.root, o.env...)
 	c := newClient()
-	conn := sdk.NewClientSideConnection(c, p.stdin, p.stdout)
+	c.terms = o.terms
+	conn := sdk.NewClientSideConnection(c, wireNames{p.stdin}, p.stdout)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	e := &env{t: t, llm: o.llm, proc: p, client: c, conn: conn, root: o.root}
 	resp, err := conn.Initialize(ctxT(t), sdk.InitializeRequest{
 		ProtocolVersion:    sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: o.fs, WriteTextFile: o.fs}},
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: o.fs, WriteTextFile: o.fs}, Terminal: o.terms != nil},
 		ClientInfo:         &sdk.Implementation{Name: "acp-test", Version: "1"},
 	})
 	if err != nil {
@@ -372,6 +405,25 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatalf("protocol version %d, want %d", resp.ProtocolVersion, sdk.ProtocolVersionNumber)
 	}
 	return e
+}
+
+// wireNames sends a request the SDK's client cannot (v0.13.0 has no
+// session/delete) under its own name: env.call sends it as the extension
+// method "_wire/NAME", and this strips the prefix on its way out. The SDK
+// writes one message per Write.
+type wireNames struct{ w io.Writer }
+
+const wirePrefix = "_wire/"
+
+func (n wireNames) Write(p []byte) (int, error) {
+	_, err := n.w.Write(bytes.Replace(p, []byte(`"method":"`+wirePrefix), []byte(`"method":"`), 1))
+	return len(p), err
+}
+
+// call sends the request method with the SDK's client and returns its
+// raw result.
+func (e *env) call(method string, params any) (json.RawMessage, error) {
+	return e.conn.CallExtension(ctxT(e.t), wirePrefix+method, params)
 }
 
 func ctxT(t testing.TB) context.Context {

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,10 @@ type session struct {
 	handed  map[string]*handBlock // finished blocks by call id, until the call ends (pump only)
 	// outputs are running calls' streamed output (output.go; pump only).
 	outputs map[string]*liveOutput
+	// terminals mirror running bash calls into client terminals, their
+	// files in termDir (terminal.go; pump only, then close).
+	terminals map[string]*terminal
+	termDir   string
 	// workspaceNotice names the workspace settings ignored as untrusted.
 	workspaceNotice string
 	models          []string // the endpoint's models (GET /models), if it lists them
@@ -71,14 +76,15 @@ type result struct {
 
 func newSession(srv *server, root string) *session {
 	return &session{
-		srv:     srv,
-		root:    root,
-		wake:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		stopped: make(chan struct{}),
-		calls:   map[string]bool{},
-		handed:  map[string]*handBlock{},
-		outputs: map[string]*liveOutput{},
+		srv:       srv,
+		root:      root,
+		wake:      make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		stopped:   make(chan struct{}),
+		calls:     map[string]bool{},
+		handed:    map[string]*handBlock{},
+		outputs:   map[string]*liveOutput{},
+		terminals: map[string]*terminal{},
 	}
 }
 
@@ -124,6 +130,10 @@ func (s *session) close() {
 	s.eng.Close()
 	close(s.stop)
 	<-s.stopped
+	s.closeTerminals()
+	if s.termDir != "" {
+		os.RemoveAll(s.termDir) // a follower still reading keeps its open file on Unix
+	}
 	s.finish(result{stop: sdk.StopReasonCancelled}) // a prompt still waiting
 	s.mu.Lock()
 	be := s.be

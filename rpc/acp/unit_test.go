@@ -40,6 +40,7 @@ func TestCheckMessage(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"x","prompt":[]}}`, codeInvalidRequest, ""},
 		{`{"jsonrpc":"2.0","method":"initialize","params":{}}`, codeInvalidRequest, ""},
 		{`{"jsonrpc":"2.0","method":"_vendor/ping","params":{}}`, 0, ""},
+		{`{"jsonrpc":"2.0","method":"session/delete","params":{"sessionId":"x"}}`, codeInvalidRequest, ""},
 	} {
 		id, code, reason := checkMessage([]byte(tc.msg))
 		if code != tc.code || string(id) != tc.wantID {
@@ -68,7 +69,8 @@ func TestFilterInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantPassed := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n" +
+	// initialize is routed to the extension method that serves it (wire.go).
+	wantPassed := `{"id":1,"jsonrpc":"2.0","method":"_coder-nvim/initialize","params":{}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"session/cancel","params":{}}` + "\n" +
 		`{"jsonrpc":"2.0","id":2,"method":"last"}` + "\n"
 	if string(passed) != wantPassed {
@@ -332,6 +334,27 @@ func BenchmarkCheckMessage(b *testing.B) {
 	for b.Loop() {
 		if _, code, _ := checkMessage(msg); code != 0 {
 			b.Fatal("rejected")
+		}
+	}
+}
+
+// TestRoute: session/delete and initialize reach the SDK as our extension
+// methods; a message that only mentions them passes as it is.
+func TestRoute(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"jsonrpc":"2.0","id":7,"method":"session/delete","params":{"sessionId":"s"}}`,
+			`{"id":7,"jsonrpc":"2.0","method":"_coder-nvim/session/delete","params":{"sessionId":"s"}}`},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+			`{"id":1,"jsonrpc":"2.0","method":"_coder-nvim/initialize","params":{}}`},
+		{`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"prompt":[{"type":"text","text":"\"session/delete\""}]}}`, ""},
+		{`{"jsonrpc":"2.0","id":3,"result":{"method":"initialize"}}`, ""},
+	} {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		if got := string(route([]byte(tc.in))); got != want {
+			t.Errorf("route(%s) = %s, want %s", tc.in, got, want)
 		}
 	}
 }

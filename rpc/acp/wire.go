@@ -98,7 +98,7 @@ func filterInput(in io.Reader, dst *io.PipeWriter, out *syncWriter, log *slog.Lo
 					text = "Parse error"
 				}
 				out.writeError(id, code, text, map[string]any{"error": reason})
-			} else if _, werr := dst.Write(append(msg, '\n')); werr != nil {
+			} else if _, werr := dst.Write(append(route(msg), '\n')); werr != nil {
 				return // the connection is gone
 			}
 		}
@@ -125,6 +125,43 @@ var requestMethods = map[string]bool{
 	sdk.AgentMethodSessionPrompt:          true,
 	sdk.AgentMethodSessionSetMode:         true,
 	sdk.AgentMethodSessionSetConfigOption: true,
+	methodSessionDelete:                   true,
+}
+
+// The pinned acp-go-sdk (v0.13.0) predates session/delete: its dispatcher
+// answers "method not found" to every method it does not know but an
+// extension method ("_…", handed to HandleExtensionMethod), and its
+// InitializeResponse has no sessionCapabilities.delete to advertise it
+// with. So the filter renames these two requests to extension methods of
+// ours (delete.go serves them); the response keeps the request's id, so a
+// client sees nothing of it. Drop this when the SDK knows session/delete.
+const methodSessionDelete = "session/delete"
+
+var routed = map[string]string{
+	methodSessionDelete:       extSessionDelete,
+	sdk.AgentMethodInitialize: extInitialize,
+}
+
+// route renames a routed request's method; any other message passes as
+// it is.
+func route(msg []byte) []byte {
+	if !bytes.Contains(msg, []byte(`"`+methodSessionDelete+`"`)) && !bytes.Contains(msg, []byte(`"`+sdk.AgentMethodInitialize+`"`)) {
+		return msg // the common case, without parsing a large prompt twice
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(msg, &fields) != nil {
+		return msg
+	}
+	var method string
+	if json.Unmarshal(fields["method"], &method) != nil || routed[method] == "" {
+		return msg
+	}
+	fields["method"], _ = json.Marshal(routed[method])
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return msg
+	}
+	return out
 }
 
 // checkMessage reports whether msg is a JSON-RPC 2.0 request, notification
