@@ -152,6 +152,21 @@ local function width()
   return math.max(20, math.floor(w))
 end
 
+-- follow_resize keeps a side chat at its configured width when the
+-- terminal is resized: 'winfixwidth' alone would keep the old width and
+-- squeeze the code windows.
+local function follow_resize()
+  api.nvim_create_autocmd('VimResized', {
+    group = api.nvim_create_augroup('CoderChatResize', { clear = true }),
+    callback = function()
+      local layout = require('coder.config').current.layout
+      if (layout == 'right' or layout == 'left') and valid_win(st.twin) then
+        pcall(api.nvim_win_set_width, st.twin, width())
+      end
+    end,
+  })
+end
+
 -- open shows the chat window. focus: move the cursor to the input.
 function M.open(focus)
   local tbuf, ibuf = M.transcript_buf(), M.input_buf()
@@ -194,6 +209,7 @@ function M.open(focus)
       local side = cfg.layout == 'left' and 'topleft' or 'botright'
       vim.cmd(('%s %dvsplit'):format(side, width()))
       st.twin = api.nvim_get_current_win()
+      follow_resize()
       api.nvim_win_set_buf(st.twin, tbuf)
     end
     vim.cmd(('belowright %dsplit'):format(ih))

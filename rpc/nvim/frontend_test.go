@@ -493,3 +493,25 @@ func TestReviewVirtualLinesKeepTabs(t *testing.T) {
 	e.input("n")
 	e.waitIdle(10 * time.Second)
 }
+
+// The side chat keeps its share of the terminal when it is resized
+// (200→100 columns used to leave the code window 19 columns wide).
+func TestChatWidthFollowsResize(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	if err := e.v.AttachUI(200, 40, map[string]any{"ext_linegrid": true}); err != nil {
+		t.Fatalf("attach ui: %v", err)
+	}
+	e.start()
+	chatWidth := func() int {
+		var w int
+		e.lua(`return vim.api.nvim_win_get_width(require('coder.ui').state.twin)`, &w)
+		return w
+	}
+	if w := chatWidth(); w != 80 {
+		t.Fatalf("chat width %d at 200 columns, want 80 (0.4)", w)
+	}
+	if err := e.v.TryResizeUI(100, 40); err != nil {
+		t.Fatal(err)
+	}
+	e.waitFor("the chat at 0.4 of 100 columns", 5*time.Second, func() bool { return chatWidth() == 40 })
+}
