@@ -14,6 +14,8 @@ local st = {
   tab = nil,
   status = nil,
   inserting = false, -- the input buffer is in Insert mode
+  unseen = nil, -- lines of output that arrived below the transcript window the user moved up in
+  unseen_from = nil, -- the first of them
   fold_stack = {}, -- first lines of the hand-over blocks still open
   folds = {}, -- finished blocks {first, last}, applied to every transcript window
 }
@@ -221,8 +223,9 @@ function M.open(focus)
   for _, f in ipairs(st.folds) do
     M.make_fold(st.twin, f[1], f[2], true)
   end
-  -- Show the end of the transcript.
+  -- Show the end of the transcript: nothing below is unseen.
   pcall(api.nvim_win_set_cursor, st.twin, { api.nvim_buf_line_count(tbuf), 0 })
+  st.unseen, st.unseen_from = nil, nil
   M.render_status()
   if focus then
     api.nvim_set_current_win(st.iwin)

@@ -515,3 +515,38 @@ func TestChatWidthFollowsResize(t *testing.T) {
 	}
 	e.waitFor("the chat at 0.4 of 100 columns", 5*time.Second, func() bool { return chatWidth() == 40 })
 }
+
+// A transcript window the user moved up in stays where it is, and its
+// status line says how many lines arrived below; back on the last line,
+// the cue goes.
+func TestUnseenOutputCue(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.start()
+	e.llm.Enqueue(fakellm.Reply{Content: strings.Repeat("filler line\n", 30) + "first done"})
+	e.run("Coder first")
+	statusline := func() string {
+		var s string
+		e.lua(`return vim.wo[require('coder.ui').state.twin].statusline`, &s)
+		return s
+	}
+	if strings.Contains(statusline(), "↓") {
+		t.Fatalf("a cue while following: %q", statusline())
+	}
+	e.lua(`vim.api.nvim_set_current_win(require('coder.ui').state.twin)`, nil)
+	e.input("gg")
+	e.llm.Enqueue(fakellm.Reply{Content: "more one\nmore two\nmore three"})
+	e.run("Coder second")
+	if !strings.Contains(e.transcript(), "more three") {
+		t.Fatalf("the second answer is missing:\n%s", e.transcript())
+	}
+	if !e.boolLua(`return vim.api.nvim_win_get_cursor(require('coder.ui').state.twin)[1] == 1`) {
+		t.Error("the transcript window was pulled to the end")
+	}
+	e.waitFor("the new-lines cue", 5*time.Second, func() bool {
+		s := statusline()
+		return strings.Contains(s, "↓ ") && strings.Contains(s, " new lines")
+	})
+	e.lua(`vim.api.nvim_set_current_win(require('coder.ui').state.twin)`, nil)
+	e.input("G")
+	e.waitFor("the cue to go at the end", 5*time.Second, func() bool { return !strings.Contains(statusline(), "↓") })
+}
