@@ -1,5 +1,6 @@
--- The `g?` key (keys.help) of the chat's buffers: a float listing the keys that work
--- there (the plugin's buffer-local mappings, with their descriptions).
+-- The `g?` key (keys.help) of the chat's buffers: a float listing the keys
+-- that work there (the plugin's buffer-local mappings, with their
+-- descriptions).
 local M = {}
 
 local api = vim.api

@@ -338,6 +338,24 @@ func TestInterruptMidStream(t *testing.T) {
 	}
 }
 
+// killHost kills the running host as a crash would and returns its pid.
+func (e *editor) killHost() int {
+	e.t.Helper()
+	var pid int
+	e.lua(`return require('coder.host').pid()`, &pid)
+	if pid <= 0 {
+		e.t.Fatalf("host pid %d", pid)
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := proc.Kill(); err != nil {
+		e.t.Fatal(err)
+	}
+	return pid
+}
+
 func TestHostRestartsAfterDeath(t *testing.T) {
 	e := newEditor(t, editorOpts{})
 	e.start()
@@ -345,18 +363,7 @@ func TestHostRestartsAfterDeath(t *testing.T) {
 	e.cmd("Coder remember the word walrus")
 	e.waitFor("the first answer", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "first answer") })
 	e.waitIdle(5 * time.Second)
-	var pid int
-	e.lua(`return require('coder.host').pid()`, &pid)
-	if pid <= 0 {
-		t.Fatalf("host pid %d", pid)
-	}
-	proc, err := os.FindProcess(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := proc.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	pid := e.killHost()
 	exited := func() int {
 		var n int
 		e.lua(`local n = 0
@@ -764,15 +771,7 @@ func TestRestartedHostReplaysIntoWipedTranscript(t *testing.T) {
 			e.start()
 			e.llm.Enqueue(fakellm.Reply{Content: "first answer"})
 			e.run("Coder remember the word walrus")
-			var pid int
-			e.lua(`return require('coder.host').pid()`, &pid)
-			proc, err := os.FindProcess(pid)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := proc.Kill(); err != nil {
-				t.Fatal(err)
-			}
+			e.killHost()
 			e.waitFor("the host to be gone", 5*time.Second, func() bool { return !e.boolLua(`return require('coder.host').running()`) })
 			if tc.wipe {
 				e.lua(`require('coder.ui').close()

@@ -147,8 +147,8 @@ func (h *host) openLocked(resume string) {
 	h.readyLocked(resumed)
 	h.renderMu.Lock()
 	if resumed && shown != sess.ID() {
-		// A new host (the last one died) or a wiped transcript: show what
-		// the session holds before anything new.
+		// The transcript does not show the resumed session (wiped while
+		// the last host was gone): show what it holds before anything new.
 		h.render.replayHistory()
 	}
 	for _, ev := range h.early {
