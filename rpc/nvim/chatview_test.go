@@ -51,6 +51,9 @@ func TestUnseenOutputCue(t *testing.T) {
 	}
 	e.lua(`vim.api.nvim_set_current_win(require('coder.ui').state.twin)`, nil)
 	e.input("gg")
+	e.waitFor("the cursor on the first line", 5*time.Second, func() bool {
+		return e.boolLua(`return vim.api.nvim_win_get_cursor(require('coder.ui').state.twin)[1] == 1`)
+	})
 	e.llm.Enqueue(fakellm.Reply{Content: "more one\nmore two\nmore three"})
 	e.run("Coder second")
 	if !strings.Contains(e.transcript(), "more three") {
