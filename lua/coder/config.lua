@@ -49,7 +49,7 @@ local defaults = {
     yank_code = 'gy', -- transcript: yank the code block under the cursor
     next_code = ']]', -- transcript: the next code block
     prev_code = '[[', -- transcript: the previous code block
-    help = '?', -- transcript and input (normal mode): list the keys that work there
+    help = 'g?', -- transcript and input (normal mode): list the keys that work there (? stays backward search)
   },
 }
 

@@ -10,6 +10,9 @@ function M.foldexpr(lnum)
 end
 
 function M.open(text)
+  -- /diff sent from the input in Insert mode: the read-only tab opens in
+  -- Normal mode.
+  vim.cmd('stopinsert')
   vim.cmd('tabnew')
   local buf = vim.api.nvim_get_current_buf()
   vim.bo[buf].buftype = 'nofile'

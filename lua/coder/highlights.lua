@@ -23,6 +23,7 @@ M.groups = {
   CoderTodo = { link = 'Todo' },
   CoderStatus = { link = 'StatusLine' },
   CoderPrompt = { link = 'Question' },
+  CoderUnseen = { link = 'WarningMsg' },
   CoderApprovalTitle = { link = 'Title' },
   CoderApprovalBorder = { link = 'WarningMsg' },
   CoderHunkCurrent = { link = 'IncSearch' },

@@ -126,9 +126,13 @@ function M.ensure()
   state.chan = chan
   -- open_key: the key the fold notices name (keys.open_full).
   local open_key = require('coder.config').current.keys.open_full
+  -- shown: the session the transcript holds; the host replays a resumed
+  -- one into a transcript that does not (it was wiped).
+  local shown = state.session_id and require('coder.transcript').has_text() and state.session_id or ''
   vim.rpcnotify(chan, 'coder_start', {
     cwd = cwd,
     resume = state.session_id or '',
+    shown = shown,
     open_key = type(open_key) == 'string' and open_key or '',
     nice = require('coder.config').current.host_nice,
     editor_pid = vim.fn.getpid(),

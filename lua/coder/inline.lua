@@ -165,6 +165,8 @@ function M.review(o)
   end
   local path = o.path ~= '' and o.path or '[No Name]'
   a.reviewing = true
+  -- The model answered: "asking the model…" no longer holds.
+  vim.cmd('echo ""')
   require('coder.approval').push({
     id = 'inline-' .. o.id,
     tool = 'edit',

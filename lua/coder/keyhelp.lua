@@ -1,8 +1,15 @@
--- The `?` key of the chat's buffers: a float listing the keys that work
--- there (the plugin's buffer-local mappings, with their descriptions).
+-- The `g?` key (keys.help) of the chat's buffers: a float listing the keys
+-- that work there (the plugin's buffer-local mappings, with their
+-- descriptions).
 local M = {}
 
 local api = vim.api
+
+-- help_key is keys.help, or nil when unmapped.
+local function help_key()
+  local k = require('coder.config').current.keys.help
+  return type(k) == 'string' and k ~= '' and k or nil
+end
 
 -- lines lists buf's coder mappings, Normal mode first.
 function M.lines(buf)
@@ -21,7 +28,8 @@ function M.lines(buf)
       vim.list_extend(out, rows)
     end
   end
-  table.insert(out, ' (q, <Esc> or ? closes this)')
+  local help = help_key()
+  table.insert(out, (' (q, <Esc>%s closes this)'):format(help and (' or ' .. help) or ''))
   return out
 end
 
@@ -42,7 +50,7 @@ function M.show()
     width = math.min(width, vim.o.columns - 2), height = math.min(#lines, vim.o.lines - 4),
     border = 'rounded', style = 'minimal', zindex = 90,
   })
-  for _, lhs in ipairs({ 'q', '<Esc>', '?' }) do
+  for _, lhs in ipairs({ 'q', '<Esc>', help_key() }) do
     vim.keymap.set('n', lhs, function()
       if api.nvim_win_is_valid(win) then
         api.nvim_win_close(win, true)

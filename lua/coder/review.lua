@@ -269,7 +269,15 @@ function M.start(req, changed)
         rv.created[d.abs] = true
       end
       buf = vim.fn.bufadd(d.abs)
-      pcall(vim.fn.bufload, buf)
+      if vim.fn.filereadable(d.abs) == 0 and not api.nvim_buf_is_loaded(buf) then
+        -- A new file's buffer only carries the review's virtual lines:
+        -- loaded without autocommands, it gets no filetype, so no language
+        -- server attaches and reports errors against the empty file
+        -- (gopls: E:1). Once written, the reload attaches them as usual.
+        pcall(vim.cmd, ('noautocmd call bufload(%d)'):format(buf))
+      else
+        pcall(vim.fn.bufload, buf)
+      end
       vim.bo[buf].buflisted = true
     end
     for hi, h in ipairs(d.hunks or {}) do

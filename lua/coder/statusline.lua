@@ -150,21 +150,34 @@ local function status_width(w)
   return api.nvim_win_get_width(w)
 end
 
+-- unseen_text is the cue that output arrived below a transcript window
+-- the user moved up in ("" when there is none).
+function M.unseen_text()
+  local n = st.unseen or 0
+  if n <= 0 then
+    return ''
+  end
+  return ('↓ %d new line%s '):format(n, n == 1 and '' or 's')
+end
+
 -- render_status shows the status above the input (the transcript window's
 -- status line) and the cwd prompt on the input (winbar on 0.8+, else the
--- input window's status line). Everything is cut to the window's width.
+-- input window's status line). Everything is cut to the window's width;
+-- the new-output cue goes first.
 function M.render_status()
   local has_winbar = vim.fn.has('nvim-0.8') == 1
   local global = vim.o.laststatus == 3
   local insert = st.inserting == true
+  local cue = M.unseen_text()
+  local cue_hl = cue ~= '' and ('%#CoderUnseen#' .. esc(' ' .. cue)) or ''
   if valid_win(st.twin) then
-    local status = esc(' ' .. M.status_text(status_width(st.twin) - 2))
-    vim.wo[st.twin].statusline = '%#CoderStatus#' .. status .. '%='
+    local w = status_width(st.twin) - 2 - vim.fn.strdisplaywidth(cue)
+    vim.wo[st.twin].statusline = cue_hl .. '%#CoderStatus#' .. esc(' ' .. M.status_text(w)) .. '%='
   end
   if valid_win(st.iwin) then
     local w = status_width(st.iwin)
     if has_winbar then
-      local status = global and (' ' .. M.status_text(w - 2) .. ' │') or ''
+      local status = global and (' ' .. cue .. M.status_text(w - 2 - vim.fn.strdisplaywidth(cue)) .. ' │') or ''
       local prompt = ' ' .. M.prompt_text(w - vim.fn.strdisplaywidth(status) - 2)
       vim.wo[st.iwin].winbar = '%#CoderPrompt#' .. esc(status .. prompt) .. '%<'
       vim.wo[st.iwin].statusline = '%#CoderStatus#' .. esc(' ' .. M.hints(insert, w - 2))

@@ -61,6 +61,16 @@ function M.transcript_buf()
     vim.bo[st.tbuf].modifiable = false
     M.highlight_markdown(st.tbuf)
     ui.set_keys()
+    -- Back on the last line, the user has seen what arrived below.
+    api.nvim_create_autocmd('CursorMoved', {
+      buffer = st.tbuf,
+      callback = function()
+        if st.unseen and api.nvim_get_current_win() == st.twin
+          and api.nvim_win_get_cursor(0)[1] == api.nvim_buf_line_count(st.tbuf) then
+          M.seen()
+        end
+      end,
+    })
     -- Text appended while the chat's tab was not shown moves the cursor of
     -- a following window to the end without scrolling it: back in the tab,
     -- the window would show only the last, empty line. Put the end at the
@@ -99,15 +109,42 @@ local function advance(row, col, s)
   return row + n, #s - last
 end
 
+-- seen drops the cue that output arrived below the chat's transcript
+-- window (the user is back at the end).
+function M.seen()
+  if st.unseen then
+    st.unseen, st.unseen_from = nil, nil
+    require('coder.statusline').render_status()
+  end
+end
+
+-- count_unseen updates the cue after an append to the transcript b, whose
+-- line count was before: the lines from the one the output started on
+-- to the end are new to a chat window the user moved up in.
+local function count_unseen(b, before, followed)
+  if followed or not ui.valid_win(st.twin) then
+    M.seen()
+    return
+  end
+  st.unseen_from = st.unseen_from or before
+  local n = api.nvim_buf_line_count(b) - st.unseen_from + 1
+  if n ~= st.unseen then
+    st.unseen = n
+    require('coder.statusline').render_status()
+  end
+end
+
 -- append adds chunks {text, hl} at the end of the transcript.
 function M.append(chunks)
   local b = M.transcript_buf()
   local last = api.nvim_buf_line_count(b) - 1
   local lastline = api.nvim_buf_get_lines(b, last, last + 1, false)[1] or ''
   local follow = {}
+  local chat_follows = false
   for _, w in ipairs(vim.fn.win_findbuf(b)) do
     if api.nvim_win_get_cursor(w)[1] >= last + 1 then
       table.insert(follow, w)
+      chat_follows = chat_follows or w == st.twin
     end
   end
   local parts = {}
@@ -132,6 +169,7 @@ function M.append(chunks)
   for _, w in ipairs(follow) do
     pcall(api.nvim_win_set_cursor, w, { count, 0 })
   end
+  count_unseen(b, last + 1, chat_follows)
 end
 
 -- rewrite_row replaces transcript row (0-based) of b with s, its gutter
@@ -303,6 +341,14 @@ function M.ensure_line_start()
   if lastline ~= '' then
     M.append({ { '\n', '' } })
   end
+end
+
+-- has_text reports whether the transcript buffer exists and holds text.
+function M.has_text()
+  if not valid_buf(st.tbuf) then
+    return false
+  end
+  return api.nvim_buf_line_count(st.tbuf) > 1 or (api.nvim_buf_get_lines(st.tbuf, 0, 1, false)[1] or '') ~= ''
 end
 
 -- text returns the whole transcript (tests, :Coder yank-like uses).

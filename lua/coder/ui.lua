@@ -14,6 +14,8 @@ local st = {
   tab = nil,
   status = nil,
   inserting = false, -- the input buffer is in Insert mode
+  unseen = nil, -- lines of output that arrived below the transcript window the user moved up in
+  unseen_from = nil, -- the first of them
   fold_stack = {}, -- first lines of the hand-over blocks still open
   folds = {}, -- finished blocks {first, last}, applied to every transcript window
 }
@@ -153,6 +155,21 @@ local function width()
   return math.max(20, math.floor(w))
 end
 
+-- follow_resize keeps a side chat at its configured width when the
+-- terminal is resized: 'winfixwidth' alone would keep the old width and
+-- squeeze the code windows.
+local function follow_resize()
+  api.nvim_create_autocmd('VimResized', {
+    group = api.nvim_create_augroup('CoderChatResize', { clear = true }),
+    callback = function()
+      local layout = require('coder.config').current.layout
+      if (layout == 'right' or layout == 'left') and valid_win(st.twin) then
+        pcall(api.nvim_win_set_width, st.twin, width())
+      end
+    end,
+  })
+end
+
 -- open shows the chat window. focus: move the cursor to the input.
 function M.open(focus)
   local tbuf, ibuf = M.transcript_buf(), M.input_buf()
@@ -195,6 +212,7 @@ function M.open(focus)
       local side = cfg.layout == 'left' and 'topleft' or 'botright'
       vim.cmd(('%s %dvsplit'):format(side, width()))
       st.twin = api.nvim_get_current_win()
+      follow_resize()
       api.nvim_win_set_buf(st.twin, tbuf)
     end
     vim.cmd(('belowright %dsplit'):format(ih))
@@ -206,8 +224,9 @@ function M.open(focus)
   for _, f in ipairs(st.folds) do
     M.make_fold(st.twin, f[1], f[2], true)
   end
-  -- Show the end of the transcript.
+  -- Show the end of the transcript: nothing below is unseen.
   pcall(api.nvim_win_set_cursor, st.twin, { api.nvim_buf_line_count(tbuf), 0 })
+  st.unseen, st.unseen_from = nil, nil
   M.render_status()
   if focus then
     api.nvim_set_current_win(st.iwin)

@@ -148,3 +148,19 @@ func TestUndoDropsBufferOfRemovedFile(t *testing.T) {
 		t.Errorf("windows: %d before /undo, %d after", wins, after)
 	}
 }
+
+// /diff sent from the input in Insert mode opens its read-only tab in
+// Normal mode.
+func TestDiffFromInsertModeStopsInsert(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	writeFile(t, filepath.Join(e.dir, "a.txt"), "hi\n")
+	e.start()
+	e.lua(`vim.api.nvim_set_current_win(require('coder.ui').state.iwin)`, nil)
+	e.input("i/diff<C-s>")
+	e.waitFor("the diff tab", 10*time.Second, func() bool {
+		return e.boolLua(`return vim.api.nvim_buf_get_name(0):match('coder://diff') ~= nil`)
+	})
+	e.waitFor("Normal mode in the diff tab", 5*time.Second, func() bool {
+		return e.boolLua(`return vim.api.nvim_get_mode().mode == 'n'`)
+	})
+}

@@ -180,11 +180,8 @@ func (r *renderer) statusEvent(ev event.Event, prev string) {
 			r.target = ""
 			r.emitOp(r.statusOp(), true)
 		}
-		if prev != "" && r.session != prev && r.history != nil {
-			msgs, cmds := r.history()
-			if len(msgs) > 0 || len(cmds) > 0 {
-				r.replay(r.session, msgs, cmds)
-			}
+		if prev != "" && r.session != prev {
+			r.replayHistory()
 		}
 	}
 }

@@ -5,7 +5,8 @@
 //
 // Lua → Go (rpcnotify unless noted):
 //
-//	coder_start {cwd, resume, …}    open (or resume) the session of cwd
+//	coder_start {cwd, resume, shown, …}  open (or resume, replayed unless
+//	                                the transcript shows it) the session of cwd
 //	coder_submit text [items]       run input: text, /command or !shell;
 //	                                items: context the editor gathered
 //	coder_complete id kind query    completion candidates, answered with

@@ -83,3 +83,33 @@ func TestInlineEdit(t *testing.T) {
 		t.Errorf("messages: %s", n)
 	}
 }
+
+// Once the review opens, "asking the model…" is no longer shown in the
+// message area.
+func TestInlineEditClearsAskingMessage(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	if err := e.v.AttachUI(80, 24, map[string]any{"ext_linegrid": true}); err != nil {
+		t.Fatalf("attach ui: %v", err)
+	}
+	// vim.notify as Neovim's own: the message area.
+	e.lua(`vim.notify = function(msg) table.insert(_G.notes, {msg = msg}); vim.api.nvim_echo({{msg}}, true, {}) end
+		vim.cmd('enew')
+		vim.api.nvim_buf_set_lines(0, 0, -1, false, {'one', 'two'})`, nil)
+	e.llm.Enqueue(fakellm.Reply{Content: "ONE"})
+	e.cmd("1Coder edit upper-case it")
+	e.waitApproval()
+	if !strings.Contains(e.notes(), "asking the model") {
+		t.Fatalf("the edit did not say it asks the model: %s", e.notes())
+	}
+	lastRow := func() string {
+		var s string
+		e.lua(`vim.cmd('redraw')
+			local out = {}
+			for c = 1, vim.o.columns do table.insert(out, vim.fn.screenstring(vim.o.lines, c)) end
+			return table.concat(out)`, &s)
+		return s
+	}
+	if row := lastRow(); strings.Contains(row, "asking the model") {
+		t.Errorf("the message area still says %q with the review open", strings.TrimSpace(row))
+	}
+}

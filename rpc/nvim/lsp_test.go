@@ -246,3 +246,39 @@ func TestLSPServerStartedByTheHiddenLoad(t *testing.T) {
 		t.Error("b.fake stays loaded")
 	}
 }
+
+// The review of a new file shows it in a buffer of its own, still empty:
+// no language server attaches to it (it would report errors against the
+// empty file, gopls's "E:1"). Once written, the file's buffer gets its
+// server as any file does.
+func TestReviewOfNewFileKeepsServersOff(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.attachFakeLS(nil)
+	e.lua(`_G.ft_fired = {}
+		vim.api.nvim_create_autocmd('FileType', {pattern = 'fake', callback = function(a)
+			_G.ft_fired[vim.api.nvim_buf_get_name(a.buf)] = true
+		end})`, nil)
+	abs := filepath.Join(e.dir, "new.fake")
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w", "write", map[string]string{"path": "new.fake", "content": "hello\nERROR here\n"})}},
+		fakellm.Reply{Content: "written"},
+	)
+	e.start()
+	e.cmd("Coder make new.fake")
+	e.waitApproval()
+	if !e.boolLua(`return vim.fn.bufloaded(...) == 1`, abs) {
+		t.Fatal("the review did not load a buffer for the new file")
+	}
+	if e.boolLua(`return _G.ft_fired[...] == true`, abs) {
+		t.Error("the new file's review buffer got its filetype: a language server attaches to the empty file")
+	}
+	e.input("y")
+	e.waitFor("the answer", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "written") })
+	e.waitFor("the server's diagnostic on the written file", 10*time.Second, func() bool {
+		return e.boolLua(`local b = vim.fn.bufnr(...)
+			for _, d in ipairs(b > 0 and vim.diagnostic.get(b) or {}) do
+				if d.message:find('ERROR is not allowed', 1, true) then return true end
+			end
+			return false`, abs)
+	})
+}

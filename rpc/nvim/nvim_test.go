@@ -338,6 +338,24 @@ func TestInterruptMidStream(t *testing.T) {
 	}
 }
 
+// killHost kills the running host as a crash would and returns its pid.
+func (e *editor) killHost() int {
+	e.t.Helper()
+	var pid int
+	e.lua(`return require('coder.host').pid()`, &pid)
+	if pid <= 0 {
+		e.t.Fatalf("host pid %d", pid)
+	}
+	proc, err := os.FindProcess(pid)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := proc.Kill(); err != nil {
+		e.t.Fatal(err)
+	}
+	return pid
+}
+
 func TestHostRestartsAfterDeath(t *testing.T) {
 	e := newEditor(t, editorOpts{})
 	e.start()
@@ -345,18 +363,7 @@ func TestHostRestartsAfterDeath(t *testing.T) {
 	e.cmd("Coder remember the word walrus")
 	e.waitFor("the first answer", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "first answer") })
 	e.waitIdle(5 * time.Second)
-	var pid int
-	e.lua(`return require('coder.host').pid()`, &pid)
-	if pid <= 0 {
-		t.Fatalf("host pid %d", pid)
-	}
-	proc, err := os.FindProcess(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := proc.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	pid := e.killHost()
 	exited := func() int {
 		var n int
 		e.lua(`local n = 0
@@ -748,5 +755,39 @@ func TestUnsavedBufferCheckedBeforeApproval(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != "original\n" {
 		t.Fatalf("file on disk = %q", got)
+	}
+}
+
+// A host restarted after its death resumes the session; a transcript that
+// no longer shows it (wiped) gets the session's turns replayed, one that
+// still shows it is not written twice.
+func TestRestartedHostReplaysIntoWipedTranscript(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		wipe bool
+	}{{"wiped", true}, {"kept", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEditor(t, editorOpts{})
+			e.start()
+			e.llm.Enqueue(fakellm.Reply{Content: "first answer"})
+			e.run("Coder remember the word walrus")
+			e.killHost()
+			e.waitFor("the host to be gone", 5*time.Second, func() bool { return !e.boolLua(`return require('coder.host').running()`) })
+			if tc.wipe {
+				e.lua(`require('coder.ui').close()
+					vim.cmd('bwipeout! ' .. require('coder.ui').state.tbuf)`, nil)
+			}
+			e.llm.Enqueue(fakellm.Reply{Content: "pong after restart"})
+			e.run("Coder ping")
+			tr := e.transcript()
+			for _, want := range []string{"remember the word walrus", "first answer"} {
+				if n := strings.Count(tr, want); n != 1 {
+					t.Errorf("%q is %d times in the transcript, want once:\n%s", want, n, tr)
+				}
+			}
+			if strings.Index(tr, "first answer") > strings.Index(tr, "pong after restart") {
+				t.Errorf("the replayed turn comes after the new one:\n%s", tr)
+			}
+		})
 	}
 }

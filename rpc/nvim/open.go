@@ -34,6 +34,10 @@ type startArgs struct {
 	Nice int `msgpack:"nice"`
 	// EditorPID is Neovim's pid: the host stays below its session.
 	EditorPID int `msgpack:"editor_pid"`
+	// Shown is the session the plugin's transcript already shows ("":
+	// none, or it was wiped): a resumed session is replayed unless it is
+	// this one.
+	Shown string `msgpack:"shown"`
 }
 
 // start opens the session for the editor's working directory. A second
@@ -130,12 +134,23 @@ func (h *host) openLocked(resume string) {
 	// runs below Neovim's priority): the first @ then has them.
 	h.fileIndex(sess.Workspace()).Warm()
 	h.renderMu.Lock()
+	// What the transcript shows: the previous renderer's session when the
+	// session reopens in this host (trust), else what the plugin said.
+	shown := args.Shown
+	if h.render != nil {
+		shown = h.render.session
+	}
 	h.render = newRenderer(sess.Root(), h.out.addText, h.out.add)
 	h.render.history = func() ([]llm.Message, []store.Command) { return sess.History(""), sess.Commands("") }
 	h.render.openKey = args.OpenKey
 	h.renderMu.Unlock()
 	h.readyLocked(resumed)
 	h.renderMu.Lock()
+	if resumed && shown != sess.ID() {
+		// The transcript does not show the resumed session (wiped while
+		// the last host was gone): show what it holds before anything new.
+		h.render.replayHistory()
+	}
 	for _, ev := range h.early {
 		h.render.event(ev)
 	}

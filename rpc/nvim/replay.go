@@ -9,6 +9,17 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
+// replayHistory replays the root conversation of the session shown, if
+// it holds anything.
+func (r *renderer) replayHistory() {
+	if r.history == nil {
+		return
+	}
+	if msgs, cmds := r.history(); len(msgs) > 0 || len(cmds) > 0 {
+		r.replay(r.session, msgs, cmds)
+	}
+}
+
 // replay writes a resumed conversation into the transcript: what was said
 // by whom and which tools ran, without the tools' output.
 func (r *renderer) replay(sessionID string, msgs []llm.Message, cmds []store.Command) {

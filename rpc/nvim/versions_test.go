@@ -59,8 +59,8 @@ func TestHealthServerStarting(t *testing.T) {
 	}
 }
 
-// TestKeyHelp: ? in the input and the transcript lists the keys that work
-// there.
+// TestKeyHelp: g? in the input and the transcript lists the keys that work
+// there; ? is left to Vim's backward search.
 func TestKeyHelp(t *testing.T) {
 	e := newEditor(t, editorOpts{})
 	e.start()
@@ -68,7 +68,10 @@ func TestKeyHelp(t *testing.T) {
 		e.lua(`local ui = require('coder.ui')
 			local buf = ... == 'input' and ui.input_buf() or ui.transcript_buf()
 			vim.api.nvim_set_current_win(vim.fn.bufwinid(buf))`, nil, where)
-		e.input("?")
+		if e.boolLua(`return vim.fn.maparg('?', 'n', false, true).buffer == 1`) {
+			t.Errorf("%s: ? is mapped, which hides backward search", where)
+		}
+		e.input("g?")
 		e.waitFor("the key list", 5*time.Second, func() bool { return e.boolLua(`return vim.bo.filetype == 'coder-keys'`) })
 		var text string
 		e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &text)
@@ -80,7 +83,7 @@ func TestKeyHelp(t *testing.T) {
 		}
 		for _, w := range want {
 			if !strings.Contains(strings.ToUpper(text), strings.ToUpper(w)) {
-				t.Errorf("%s: ? lists:\n%s\nwant %q", where, text, w)
+				t.Errorf("%s: g? lists:\n%s\nwant %q", where, text, w)
 			}
 		}
 		e.input("q")
