@@ -4,7 +4,8 @@
 -- the rest without waiting.
 local M = {}
 
-local registered = false
+-- registered: the plugins given the coder source.
+local registered = { cmp = false, blink = false }
 
 local function complete()
   return require('coder.complete')
@@ -59,8 +60,10 @@ function cmp_source:get_trigger_characters()
   return { '@', '#', '/' }
 end
 
+-- The word before the cursor, whatever it starts with: a model name after
+-- /model has no sigil. request() decides whether it is one to complete.
 function cmp_source:get_keyword_pattern()
-  return [[\%(@\|#\|/\)\S*]]
+  return [[\S\+]]
 end
 
 function cmp_source:complete(params, callback)
@@ -81,24 +84,29 @@ function cmp_source:complete(params, callback)
   end)
 end
 
--- register adds the sources of the completion plugins that are installed.
+-- register adds the sources of the completion plugins that are installed
+-- and not yet given one. It runs when the input buffer is made and again
+-- on each InsertEnter there: a plugin manager may load a plugin only then
+-- (on InsertEnter, or a later :packadd).
 function M.register()
-  if registered then
-    return
-  end
-  registered = true
-  local ok_cmp, cmp = pcall(require, 'cmp')
-  if ok_cmp and type(cmp) == 'table' and cmp.register_source then
-    cmp.register_source('coder', setmetatable({}, { __index = cmp_source }))
-    if cmp.setup and cmp.setup.filetype then
-      pcall(cmp.setup.filetype, 'coder-input', { sources = { { name = 'coder' }, { name = 'buffer' } } })
+  if not registered.cmp then
+    local ok, cmp = pcall(require, 'cmp')
+    if ok and type(cmp) == 'table' and cmp.register_source then
+      registered.cmp = true
+      cmp.register_source('coder', setmetatable({}, { __index = cmp_source }))
+      if cmp.setup and cmp.setup.filetype then
+        pcall(cmp.setup.filetype, 'coder-input', { sources = { { name = 'coder' }, { name = 'buffer' } } })
+      end
     end
   end
-  local ok_blink, blink = pcall(require, 'blink.cmp')
-  if ok_blink and type(blink) == 'table' and blink.add_source_provider then
-    pcall(blink.add_source_provider, 'coder', { name = 'coder', module = 'coder.blink' })
-    if blink.add_filetype_source then
-      pcall(blink.add_filetype_source, 'coder-input', 'coder')
+  if not registered.blink then
+    local ok, blink = pcall(require, 'blink.cmp')
+    if ok and type(blink) == 'table' and blink.add_source_provider then
+      registered.blink = true
+      pcall(blink.add_source_provider, 'coder', { name = 'coder', module = 'coder.blink' })
+      if blink.add_filetype_source then
+        pcall(blink.add_filetype_source, 'coder-input', 'coder')
+      end
     end
   end
 end

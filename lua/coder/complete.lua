@@ -15,7 +15,7 @@ local st = {
   kind = nil, -- what findstart saw: 'path', 'mention', 'command', 'model'
   col = 0, -- 0-based byte column where the completed word starts
   cache = { path = {}, model = {} }, -- query -> candidate strings
-  pending = {}, -- id -> { kind, query, buf, col, waiters }
+  pending = {}, -- id -> { kind, query, buf, col, waiters, menu (the omnifunc asked) }
 }
 M.state = st
 
@@ -90,26 +90,32 @@ local function ready(kind, query)
   return {}, false
 end
 
--- ask requests candidates from the host unless a request for them runs.
--- on_answer(list) is called with the answer (completion plugins).
+-- ask requests candidates from the host unless a request for them runs,
+-- and reports whether an answer will come (not without a host).
+-- on_answer(list) is called with the answer (completion plugins); without
+-- it the omnifunc asked, and the answer is shown in Neovim's menu.
 local function ask(kind, query, on_answer)
   for _, p in pairs(st.pending) do
     if p.kind == kind and p.query == query then
       if on_answer then
         table.insert(p.waiters, on_answer)
+      else
+        p.menu, p.col = true, st.col
       end
-      return
+      return true
     end
   end
   local host = require('coder.host')
   if not host.running() then
-    return
+    return false
   end
   st.next_id = st.next_id + 1
   st.pending[st.next_id] = {
     kind = kind, query = query, buf = api.nvim_get_current_buf(), col = st.col, waiters = { on_answer },
+    menu = on_answer == nil,
   }
   host.notify('coder_complete', st.next_id, kind, query)
+  return true
 end
 
 local function path_items(list)
@@ -160,10 +166,8 @@ function M.items(kind, query, on_answer)
     return command_items(query)
   elseif kind == 'path' or kind == 'model' then
     local list, exact = ready(kind, query)
-    if not exact then
-      ask(kind, query, on_answer)
-    end
-    return kind == 'path' and path_items(list) or model_items(list), not exact
+    local asked = not exact and ask(kind, query, on_answer)
+    return kind == 'path' and path_items(list) or model_items(list), asked
   end
   return {}
 end
@@ -204,6 +208,11 @@ function M.answer(o)
   for _, w in ipairs(p.waiters) do
     pcall(w, p.kind == 'path' and path_items(list) or model_items(list))
   end
+  if not p.menu then
+    -- Only a completion plugin asked: its menu shows the answer, and
+    -- Neovim's own completion would insert a single match behind it.
+    return
+  end
   -- After the host's batch is applied: the menu belongs to the main loop.
   vim.schedule(function()
     if api.nvim_get_current_buf() ~= p.buf or not api.nvim_get_mode().mode:match('^i') then
@@ -227,10 +236,17 @@ function M.forget()
 end
 
 -- setup_buffer gives the input buffer its omnifunc, and registers the
--- nvim-cmp and blink.cmp sources when those plugins are installed.
+-- nvim-cmp and blink.cmp sources when those plugins are installed, now or
+-- by the time Insert mode is entered there.
 function M.setup_buffer(buf)
   vim.bo[buf].omnifunc = "v:lua.require'coder.complete'.omnifunc"
   require('coder.cmp').register()
+  api.nvim_create_autocmd('InsertEnter', {
+    buffer = buf,
+    callback = function()
+      require('coder.cmp').register()
+    end,
+  })
 end
 
 return M

@@ -236,56 +236,6 @@ func TestCodeBlockKeys(t *testing.T) {
 	}
 }
 
-// TestCompletionPluginSources: with nvim-cmp and blink.cmp installed (stub
-// modules of their API here), the chat input registers a coder source with
-// each, and they complete as the omnifunc does, @ paths from the host.
-func TestCompletionPluginSources(t *testing.T) {
-	e := newEditor(t, editorOpts{})
-	stubs := t.TempDir()
-	writeFile(t, filepath.Join(stubs, "lua", "cmp", "init.lua"), `
-		local M = { sources = {}, filetypes = {}, lsp = { CompletionItemKind = { Text = 1, File = 17, Folder = 19, Keyword = 14 } } }
-		function M.register_source(name, src) M.sources[name] = src end
-		M.setup = { filetype = function(ft, cfg) M.filetypes[ft] = cfg end }
-		return M`)
-	writeFile(t, filepath.Join(stubs, "lua", "blink", "cmp", "init.lua"), `
-		local M = { providers = {}, filetypes = {} }
-		function M.add_source_provider(id, cfg) M.providers[id] = cfg end
-		function M.add_filetype_source(ft, id) M.filetypes[ft] = id end
-		return M`)
-	writeFile(t, filepath.Join(stubs, "lua", "blink", "cmp", "types.lua"), `return { CompletionItemKind = { Text = 1, File = 17, Folder = 19, Keyword = 14 } }`)
-	writeFile(t, filepath.Join(e.dir, "notes.txt"), "n\n")
-	e.lua(`vim.opt.rtp:append(...)`, nil, stubs)
-	e.start()
-	var registered bool
-	e.lua(`local cmp, blink = require('cmp'), require('blink.cmp')
-		return cmp.sources.coder ~= nil and cmp.filetypes['coder-input'] ~= nil
-			and blink.providers.coder.module == 'coder.blink' and blink.filetypes['coder-input'] == 'coder'`, &registered)
-	if !registered {
-		t.Fatal("the sources were not registered")
-	}
-	// nvim-cmp: a mention name at once, a path once the host answers.
-	e.lua(`_G.cmp_got = {}
-		local src = require('cmp').sources.coder
-		for _, line in ipairs({'#dia', 'see @not'}) do
-			src:complete({ context = { cursor_before_line = line, cursor = { row = 1 } } }, function(res)
-				for _, it in ipairs(res and res.items or {}) do table.insert(_G.cmp_got, it.label) end
-			end)
-		end`, nil)
-	e.waitFor("nvim-cmp items", 10*time.Second, func() bool {
-		return e.boolLua(`return vim.tbl_contains(_G.cmp_got, '#diagnostics') and vim.tbl_contains(_G.cmp_got, '@notes.txt')`)
-	})
-	// blink.cmp: the item replaces the word from its sigil.
-	e.lua(`_G.blink_got = nil
-		local src = require('coder.blink').new()
-		src:get_completions({ line = 'x #mes', cursor = { 1, 6 } }, function(res) _G.blink_got = res end)`, nil)
-	var edit string
-	e.lua(`local it = _G.blink_got.items[1]
-		return it.textEdit.newText .. ' ' .. it.textEdit.range.start.character .. '-' .. it.textEdit.range['end'].character`, &edit)
-	if edit != "#messages 2-6" {
-		t.Errorf("blink item edit %q", edit)
-	}
-}
-
 // TestDiagnosticsAllWithholdsOutside: #diagnostics:all sends the
 // diagnostics of the workspace's buffers, while a buffer outside the
 // workspace gives away neither its path, its messages nor its line text;

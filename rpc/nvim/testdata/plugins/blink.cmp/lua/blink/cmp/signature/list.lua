@@ -1,0 +1,1 @@
+-- TODO: manage signature help state
