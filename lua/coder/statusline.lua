@@ -87,6 +87,12 @@ function M.status_text(width)
     table.insert(parts, '● working')
     table.insert(prio, 0)
   end
+  -- Input sent during the turn waits for its end; the transcript says so
+  -- under the answer once it has streamed.
+  if (s.queued or 0) > 0 then
+    table.insert(parts, ('⧗ %d queued'):format(s.queued))
+    table.insert(prio, 0)
+  end
   if s.conversation and s.conversation ~= '' then
     table.insert(parts, '⇄ conversation ' .. s.conversation)
     table.insert(prio, 1)
