@@ -63,6 +63,11 @@ function M.status_text(width)
     end
     return 'coder: not running'
   end
+  if s.error then
+    -- The session could not open (a broken configuration): the chat says
+    -- why and how to go on.
+    return 'coder: ✗ ' .. s.error
+  end
   local parts = { 'ctx ' .. tokens(s.context_tokens), s.model or '?', s.mode or '?' }
   local prio = { 2, 3, 0 }
   -- The last turn's tokens in/out and the share of the prompt the

@@ -215,10 +215,36 @@ func (h *host) readyLocked(resumed bool) {
 	h.renderMu.Unlock()
 }
 
+// failLocked says why the session could not open: in a notification, in
+// the chat and in the status line, which otherwise waits at "starting…"
+// for good. h.mu is held.
 func (h *host) failLocked(err error) {
 	h.cfgErr = err
 	h.log.Print(err)
-	h.out.add(op{"t": "notify", "level": "error", "msg": "coder: " + err.Error()}, true)
+	msg := "coder: " + err.Error()
+	h.out.add(op{"t": "notify", "level": "error", "msg": msg}, true)
+	line := "✗ " + msg + "\n  Fix it, then send again: the session opens then (your input is kept)."
+	h.renderMu.Lock()
+	if h.render != nil {
+		h.render.line(hlError, line)
+	} else {
+		h.out.addText("", "\n")
+		h.out.addText(hlError, line+"\n")
+	}
+	h.renderMu.Unlock()
+	h.out.add(op{"t": "status", "status": map[string]any{"error": err.Error()}}, true)
+}
+
+// retryOpen opens the session again when opening it failed: the user may
+// have fixed the configuration since, and input sent then runs.
+func (h *host) retryOpen() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sess != nil || h.cfgErr == nil || !h.started {
+		return
+	}
+	h.cfgErr = nil
+	h.openLocked(h.args.Resume)
 }
 
 // openTimeout bounds how long a request waits for coder_start.
