@@ -58,12 +58,15 @@ func (h *host) start(args startArgs) {
 		h.priority = "below Neovim: " + how
 	}
 	h.args = args
-	h.openLocked(args.Resume)
+	h.openLocked(args.Resume, nil)
 }
 
 // openLocked loads the configuration and opens the session, resuming the
-// one with the given id when it can. h.mu is held.
-func (h *host) openLocked(resume string) {
+// one with the given id when it can. untrusted, when the user has just
+// trusted the workspace's config, is the configuration from before: a
+// mode or preset the trust changed wins over the one the session saved.
+// h.mu is held.
+func (h *host) openLocked(resume string, untrusted *config.Config) {
 	args := h.args
 	root := args.Cwd
 	if root == "" {
@@ -95,6 +98,10 @@ func (h *host) openLocked(resume string) {
 	cfg = be.Config // after detection
 	h.cfg = cfg
 	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models, Editor: h.editor, Launcher: h.launcher}
+	if untrusted != nil {
+		opts.ModeFromTrust = cfg.Mode != untrusted.Mode
+		opts.PresetFromTrust = cfg.Permissions.Preset != untrusted.Permissions.Preset
+	}
 	var sess *agent.Session
 	resumed := false
 	if resume != "" {
@@ -179,6 +186,7 @@ func (h *host) trustRequest(hash string) (string, error) {
 		}
 		return "", fmt.Errorf("trust: %w", err)
 	}
+	untrusted := h.cfg
 	resume := ""
 	if h.sess != nil {
 		resume = h.sess.ID()
@@ -190,7 +198,7 @@ func (h *host) trustRequest(hash string) (string, error) {
 		h.be = nil
 	}
 	h.cfgErr = nil
-	h.openLocked(resume)
+	h.openLocked(resume, &untrusted)
 	if h.cfgErr != nil {
 		return "", h.cfgErr
 	}
@@ -244,7 +252,7 @@ func (h *host) retryOpen() {
 		return
 	}
 	h.cfgErr = nil
-	h.openLocked(h.args.Resume)
+	h.openLocked(h.args.Resume, nil)
 }
 
 // openTimeout bounds how long a request waits for coder_start.
