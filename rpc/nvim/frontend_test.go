@@ -422,10 +422,27 @@ func TestSelectionIsNotAComplexTask(t *testing.T) {
 	if tr := e.transcript(); strings.Contains(tr, "complex task") {
 		t.Fatalf("a short question with a long selection started a todo list:\n%s", tr)
 	}
-	// The same text typed is a complex task.
+	// The same text typed is a complex task: the model gets its note, the
+	// transcript stays quiet — the message as typed, no notice, no Todos
+	// block before the model writes one (issue 39, newcomer run 6) —, and
+	// so does the conversation's replay.
+	const typed = "1. refactor the loader 2. migrate the tests 3. update the docs"
 	e.llm.Enqueue(fakellm.Reply{Content: "planned"})
-	e.cmd("Coder 1. refactor the loader 2. migrate the tests 3. update the docs")
-	e.waitFor("the complex-task notice", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "complex task") })
+	e.run("Coder " + typed)
+	reqs := e.llm.Requests()
+	if m := reqs[len(reqs)-1].Messages; !strings.Contains(m[len(m)-1].Content, "complex, multi-step task") {
+		t.Errorf("the model did not get the complex task's note: %q", m[len(m)-1].Content)
+	}
+	var replay string
+	e.lua(`local chunks = assert(require('coder.host').request('coder_transcript', 'root'))
+		local out = {}
+		for _, c in ipairs(chunks) do table.insert(out, c[1]) end
+		return table.concat(out)`, &replay)
+	for name, text := range map[string]string{"transcript": e.transcript(), "replay": replay} {
+		if !strings.Contains(text, typed+"\n") || strings.Contains(text, "[note]") || strings.Contains(text, "complex task") || strings.Contains(text, "Todos:") {
+			t.Errorf("the %s is not quiet about the complex task:\n%s", name, text)
+		}
+	}
 }
 
 // Back from another tab (the /diff tab), the transcript shows its end, not
