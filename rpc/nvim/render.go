@@ -113,10 +113,7 @@ func (r *renderer) writeHeld(kind event.Kind) {
 		kind == event.ToolOutputDelta && r.ts != nil {
 		return
 	}
-	if r.sf.size > 0 {
-		r.endStream()
-	}
-	for _, s := range r.held {
+	for _, s := range r.held { // event() has ended the block
 		r.line(hlNotice, s)
 	}
 	r.held = nil

@@ -40,14 +40,7 @@ func TestTrustFloat(t *testing.T) {
 		t.Fatal("the repository's hook ran before the user trusted it")
 	}
 
-	e.input("t")
-	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
-	e.input("<CR>")
-	e.waitFor("the session reopened under the trusted file", 10*time.Second, func() bool {
-		var m string
-		_ = e.v.ExecLua(`local s = require('coder').state(); return s and s.mode or ''`, &m)
-		return m == "yolo"
-	})
+	e.trustAndWaitMode("yolo")
 	e.waitFor("the trusted MCP server to start", 10*time.Second, func() bool {
 		_, err := os.Stat(marker)
 		return err == nil
@@ -84,14 +77,7 @@ func TestTrustMidSession(t *testing.T) {
 	}
 	e.cmd("Coder trust")
 	e.waitFor("the trust float", 10*time.Second, func() bool { return e.boolLua(`return require('coder.trust').pending()`) })
-	e.input("t")
-	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
-	e.input("<CR>")
-	e.waitFor("the session reopened under the trusted file", 10*time.Second, func() bool {
-		var m string
-		_ = e.v.ExecLua(`local s = require('coder').state(); return s and s.mode or ''`, &m)
-		return m == "auto-edit"
-	})
+	e.trustAndWaitMode("auto-edit")
 	e.run("Coder /status")
 	tr := e.transcript()
 	if i := strings.LastIndex(tr, "mode: "); i < 0 || !strings.HasPrefix(tr[i:], "mode: auto-edit, permissions: strict") {
@@ -126,6 +112,20 @@ func TestResumeNoticeShown(t *testing.T) {
 	if mode != "plan" {
 		t.Errorf("mode after resume = %q, want plan", mode)
 	}
+}
+
+// trustAndWaitMode trusts the file in the open float (t, then Enter) and
+// waits for the session to reopen in mode.
+func (e *editor) trustAndWaitMode(mode string) {
+	e.t.Helper()
+	e.input("t")
+	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
+	e.input("<CR>")
+	e.waitFor("the session reopened under the trusted file", 10*time.Second, func() bool {
+		var m string
+		_ = e.v.ExecLua(`local s = require('coder').state(); return s and s.mode or ''`, &m)
+		return m == mode
+	})
 }
 
 // floatText is the text of the current window (the trust float).
