@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/agent/compact"
+	"github.com/coder-nvim/coder-nvim/core/agent/todo"
 	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -120,8 +121,8 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	// message: the system message and every earlier message stay byte for
 	// byte what the provider's prompt cache saw (issue 11 §4b).
 	content := input
-	if t.note != "" {
-		content += "\n\n[note] " + t.note
+	if t.complex {
+		content = todo.WithComplexNote(content)
 	}
 	if added != "" {
 		content += "\n\n[hook context]\n" + added

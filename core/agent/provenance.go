@@ -55,15 +55,15 @@ func (s *Session) createdHere(id string) bool {
 
 // resumeAuthority returns the mode and preset a resumed session runs with:
 // the narrower of the saved ones and those the user's settings give now
-// (an explicit mode flag wins), plan for a session not created here. note
-// says why, when it is not what was saved.
+// (an explicit mode flag or a trust just given wins), plan for a session
+// not created here. note says why, when it is not what was saved.
 func (s *Session) resumeAuthority(id, savedMode, savedPreset string) (policy.Mode, policy.Preset, string) {
 	mode, preset := s.mode, s.policy.Preset
-	if m, err := policy.ParseMode(savedMode); err == nil && !s.opts.ModeFromFlag &&
+	if m, err := policy.ParseMode(savedMode); err == nil && !s.opts.ModeFromFlag && !s.opts.ModeFromTrust &&
 		slices.Index(policy.Modes, m) < slices.Index(policy.Modes, mode) {
 		mode = m
 	}
-	if p, err := policy.ParsePreset(savedPreset); err == nil && savedPreset != "" &&
+	if p, err := policy.ParsePreset(savedPreset); err == nil && savedPreset != "" && !s.opts.PresetFromTrust &&
 		slices.Index(policy.Presets, p) < slices.Index(policy.Presets, preset) {
 		preset = p
 	}

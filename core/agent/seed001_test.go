@@ -42,7 +42,7 @@ func TestRequireTodoForComplexSwitch(t *testing.T) {
 		f.run(t, complexInput)
 		msgs := f.srv.Requests()[0].Messages
 		noted := strings.Contains(msgs[len(msgs)-1].Content, "complex, multi-step task")
-		started := len(f.rec.find(event.TodosUpdated)) > 0
+		started := len(f.sess.Todos()) > 0
 		if noted != on || started != on {
 			t.Errorf("require_todo_for_complex %v: note %v, todo list %v", on, noted, started)
 		}

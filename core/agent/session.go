@@ -67,6 +67,11 @@ type Options struct {
 	// ModeFromFlag says Config.Mode is the user's explicit choice for
 	// this run (exec --mode): on resume it wins over the saved mode.
 	ModeFromFlag bool
+	// ModeFromTrust and PresetFromTrust say the user has just trusted the
+	// workspace's config and that changed Config's mode or preset: the
+	// user's answer, so on resume it wins over the saved one (a session
+	// not created here still resumes in plan mode).
+	ModeFromTrust, PresetFromTrust bool
 	// Editor is the front end's language servers (Neovim): diagnostics
 	// after edits and the lsp tool. nil (exec, ACP): neither.
 	Editor editor.Editor

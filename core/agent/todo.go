@@ -54,6 +54,21 @@ func (t todoTool) Prepare(_ context.Context, _ *tools.Workspace, raw json.RawMes
 // setTodos replaces the todo list of the task's conversation (the root's
 // without a task) and reports it.
 func (s *Session) setTodos(t *task, todos []store.Todo) {
+	c := s.storeTodos(t, todos)
+	ev := event.Event{Kind: event.TodosUpdated, Conversation: string(c.ID)}
+	for _, td := range todos {
+		ev.Todos = append(ev.Todos, event.Todo{Content: td.Content, Status: td.Status})
+	}
+	if t != nil {
+		t.emit(ev)
+		return
+	}
+	s.emit(ev)
+}
+
+// storeTodos replaces the todo list of the task's conversation (the
+// root's without a task), recorded, and returns the conversation.
+func (s *Session) storeTodos(t *task, todos []store.Todo) *Conversation {
 	s.mu.Lock()
 	c := s.rootConv // read under s.mu: reset replaces it
 	if t != nil {
@@ -65,15 +80,7 @@ func (s *Session) setTodos(t *task, todos []store.Todo) {
 	err := s.recordLocked(store.Record{Kind: store.KindTodos, Conv: s.convKeyLocked(c), Todos: todos})
 	s.mu.Unlock()
 	s.reportSave(err)
-	ev := event.Event{Kind: event.TodosUpdated, Conversation: string(c.ID)}
-	for _, td := range todos {
-		ev.Todos = append(ev.Todos, event.Todo{Content: td.Content, Status: td.Status})
-	}
-	if t != nil {
-		t.emit(ev)
-		return
-	}
-	s.emit(ev)
+	return c
 }
 
 // startComplexTask initialises the todo list for a complex input when
@@ -96,7 +103,9 @@ func (s *Session) startComplexTask(t *task, input string) {
 	if !res.Complex {
 		return
 	}
-	s.setTodos(t, []store.Todo{{Content: text.Truncate(text.FirstLine(strings.TrimSpace(typed)), 120), Status: todo.InProgress}})
-	t.note = todo.ComplexNote
-	s.notice(t, fmt.Sprintf("complex task (%s): todo list started", res.Rule))
+	// Quietly: the list shows once the model writes its steps with the
+	// todo tool; a list holding only the request, and a notice, made
+	// every longer question look like a project (issue 39, newcomer run 6).
+	s.storeTodos(t, []store.Todo{{Content: text.Truncate(text.FirstLine(strings.TrimSpace(typed)), 120), Status: todo.InProgress}})
+	t.complex = true
 }

@@ -26,7 +26,7 @@ type task struct {
 	end        event.Event        // the closing event, sent by the scheduler
 	changed    *event.TurnChanges // what the turn changed, set by endTurn; carried by end
 	refused    bool               // the last answer was stopped by the content filter
-	note       string             // per-turn note sent after the user's message (complex task)
+	complex    bool               // a complex task: the model's copy of the user's message carries todo.ComplexNote
 	handover   *handover          // set by an interrupting call: the task ends Replaced
 	runs       ConversationID     // set by /conversation new: its first run follows, the task ends Replaced
 	destroyed  bool               // its own conversation was destroyed by one of its calls

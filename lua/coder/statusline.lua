@@ -63,6 +63,11 @@ function M.status_text(width)
     end
     return 'coder: not running'
   end
+  if s.error then
+    -- The session could not open (a broken configuration): the chat says
+    -- why and how to go on.
+    return 'coder: ✗ ' .. s.error
+  end
   local parts = { 'ctx ' .. tokens(s.context_tokens), s.model or '?', s.mode or '?' }
   local prio = { 2, 3, 0 }
   -- The last turn's tokens in/out and the share of the prompt the
@@ -85,6 +90,12 @@ function M.status_text(width)
   end
   if s.busy then
     table.insert(parts, '● working')
+    table.insert(prio, 0)
+  end
+  -- Input sent during the turn waits for its end; the transcript says so
+  -- under the answer once it has streamed.
+  if (s.queued or 0) > 0 then
+    table.insert(parts, ('⧗ %d queued'):format(s.queued))
     table.insert(prio, 0)
   end
   if s.conversation and s.conversation ~= '' then

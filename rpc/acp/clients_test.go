@@ -162,17 +162,38 @@ func TestPromptBlocksAndNotes(t *testing.T) {
 	e.llm.Enqueue(fakellm.Reply{Content: "Hi."})
 	before = len(e.client.snapshot())
 	e.mustPrompt(sid, "<previous_user_message>1. rename the loader 2. migrate the tests 3. update the docs 4. release</previous_user_message>\n\nthanks", sdk.StopReasonEndTurn)
-	for _, u := range e.client.snapshot()[before:] {
-		if u.Update.Plan != nil || u.Update.AgentMessageChunk != nil && u.Update.AgentMessageChunk.Meta != nil {
-			t.Errorf("resent earlier prompts made the task complex: %+v", u.Update)
-		}
+	if m := lastUserMessage(e); strings.Contains(m, "complex, multi-step task") {
+		t.Errorf("resent earlier prompts made the task complex: %.300q", m)
 	}
 
-	// A complex request: its note is a notice of its own, marked, never
-	// a thought or inside the answer.
+	// A complex request: the model gets its note; the client sees neither
+	// a notice nor a plan before the model writes one (issue 39, newcomer
+	// run 6).
 	e.llm.Enqueue(fakellm.Reply{Content: "Done."})
 	before = len(e.client.snapshot())
 	e.mustPrompt(sid, "1. rename the loader 2. migrate the tests 3. update the docs 4. release", sdk.StopReasonEndTurn)
+	if m := lastUserMessage(e); !strings.Contains(m, "complex, multi-step task") {
+		t.Errorf("the model did not get the complex task's note: %.300q", m)
+	}
+	for _, u := range e.client.snapshot()[before:] {
+		if u.Update.Plan != nil || u.Update.AgentMessageChunk != nil && u.Update.AgentMessageChunk.Meta != nil {
+			t.Errorf("a complex task was announced before the model wrote a plan: %+v", u.Update)
+		}
+	}
+
+	// A notice during a turn (a nested AGENTS.md reached) is an agent
+	// message of its own, marked, never a thought or inside the answer.
+	if err := os.MkdirAll(filepath.Join(e.root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"AGENTS.md": "sub rules\n", "x.txt": "x\n"} {
+		if err := os.WriteFile(filepath.Join(e.root, "sub", name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.llm.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call("r1", "read", map[string]string{"path": "sub/x.txt"})}}, fakellm.Reply{Content: "Done."})
+	before = len(e.client.snapshot())
+	e.mustPrompt(sid, "read sub/x.txt", sdk.StopReasonEndTurn)
 	var reply, notes, noteID string
 	answerIDs := map[string]bool{}
 	for _, u := range e.client.snapshot()[before:] {
@@ -201,9 +222,16 @@ func TestPromptBlocksAndNotes(t *testing.T) {
 	if reply != "Done." {
 		t.Errorf("answer text = %q: a note is inside it", reply)
 	}
-	if !strings.HasPrefix(notes, "Note: complex task") {
-		t.Errorf("notices = %q, want the complex task's, marked", notes)
+	if !strings.HasPrefix(notes, "Note: project instructions: sub/AGENTS.md") {
+		t.Errorf("notices = %q, want the nested AGENTS.md's, marked", notes)
 	}
+}
+
+// lastUserMessage is the user's message of the model's last request.
+func lastUserMessage(e *env) string {
+	reqs := e.llm.Requests()
+	msgs := reqs[len(reqs)-1].Messages
+	return msgs[len(msgs)-1].Content
 }
 
 // TestToolStatusAndTitles: a call that needs approval is pending until

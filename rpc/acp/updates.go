@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/agent/command"
+	"github.com/coder-nvim/coder-nvim/core/agent/todo"
 	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -349,7 +350,7 @@ func replay(root string, history []llm.Message) []sdk.SessionUpdate {
 		id := sdk.Ptr(uuid.NewString())
 		switch m.Role {
 		case llm.RoleUser:
-			u := sdk.UpdateUserMessageText(m.Content)
+			u := sdk.UpdateUserMessageText(todo.Shown(m.Content))
 			u.UserMessageChunk.MessageId = id
 			out = append(out, u)
 			for _, img := range m.Images {

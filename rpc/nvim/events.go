@@ -21,6 +21,7 @@ func (r *renderer) event(ev event.Event) {
 	if r.sf.size > 0 && !r.continuesStream(ev.Kind) {
 		r.endStream()
 	}
+	r.writeHeld(ev.Kind)
 	if r.handOverEvent(ev) {
 		return
 	}

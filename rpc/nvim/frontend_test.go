@@ -422,10 +422,27 @@ func TestSelectionIsNotAComplexTask(t *testing.T) {
 	if tr := e.transcript(); strings.Contains(tr, "complex task") {
 		t.Fatalf("a short question with a long selection started a todo list:\n%s", tr)
 	}
-	// The same text typed is a complex task.
+	// The same text typed is a complex task: the model gets its note, the
+	// transcript stays quiet — the message as typed, no notice, no Todos
+	// block before the model writes one (issue 39, newcomer run 6) —, and
+	// so does the conversation's replay.
+	const typed = "1. refactor the loader 2. migrate the tests 3. update the docs"
 	e.llm.Enqueue(fakellm.Reply{Content: "planned"})
-	e.cmd("Coder 1. refactor the loader 2. migrate the tests 3. update the docs")
-	e.waitFor("the complex-task notice", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "complex task") })
+	e.run("Coder " + typed)
+	reqs := e.llm.Requests()
+	if m := reqs[len(reqs)-1].Messages; !strings.Contains(m[len(m)-1].Content, "complex, multi-step task") {
+		t.Errorf("the model did not get the complex task's note: %q", m[len(m)-1].Content)
+	}
+	var replay string
+	e.lua(`local chunks = assert(require('coder.host').request('coder_transcript', 'root'))
+		local out = {}
+		for _, c in ipairs(chunks) do table.insert(out, c[1]) end
+		return table.concat(out)`, &replay)
+	for name, text := range map[string]string{"transcript": e.transcript(), "replay": replay} {
+		if !strings.Contains(text, typed+"\n") || strings.Contains(text, "[note]") || strings.Contains(text, "complex task") || strings.Contains(text, "Todos:") {
+			t.Errorf("the %s is not quiet about the complex task:\n%s", name, text)
+		}
+	}
 }
 
 // Back from another tab (the /diff tab), the transcript shows its end, not
@@ -492,4 +509,46 @@ func TestReviewVirtualLinesKeepTabs(t *testing.T) {
 	}
 	e.input("n")
 	e.waitIdle(10 * time.Second)
+}
+
+// TestBrokenUserConfig: a user config with an unknown key says why the
+// session cannot open in the chat and the status line (not "starting…"
+// for good); input sent meanwhile goes back to the input, and sent again
+// once the file is fixed, it runs (issue 39, newcomer run 2).
+func TestBrokenUserConfig(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	userFile := filepath.Join(filepath.Dir(e.dir), "config", "coder", "config.json")
+	writeFile(t, userFile, `{"mood": "plan"}`)
+	e.cmd("Coder open")
+	e.waitFor("the error in the chat and the status", 10*time.Second, func() bool {
+		return strings.Contains(e.transcript(), `unknown key "mood"`) && strings.Contains(e.statusLine(), `unknown key "mood"`)
+	})
+	send := func() {
+		e.lua(`local ui = require('coder.ui')
+			vim.api.nvim_set_current_win(ui.state.iwin)
+			vim.cmd('stopinsert')`, nil)
+		e.input("<CR>")
+	}
+	e.lua(`vim.api.nvim_buf_set_lines(require('coder.ui').input_buf(), 0, -1, false, {'my precious question'})`, nil)
+	send()
+	e.waitFor("the input given back", 10*time.Second, func() bool {
+		return strings.Count(e.transcript(), `unknown key "mood"`) == 2 && strings.Join(e.inputLines(), "\n") == "my precious question"
+	})
+	if n := len(e.llm.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the model without a session", n)
+	}
+
+	writeFile(t, userFile, `{}`)
+	e.llm.Enqueue(fakellm.Reply{Content: "answered at last"})
+	send()
+	e.waitFor("the input to run once the file is fixed", 10*time.Second, func() bool {
+		return strings.Contains(e.transcript(), "answered at last")
+	})
+	reqs := e.llm.Requests()
+	if m := reqs[len(reqs)-1].Messages; !strings.Contains(m[len(m)-1].Content, "my precious question") {
+		t.Errorf("the model got %q, not the kept input", m[len(m)-1].Content)
+	}
+	if s := e.statusLine(); strings.Contains(s, "✗") || !strings.Contains(s, "gpt-4o-mini") {
+		t.Errorf("status after the fix = %q", s)
+	}
 }

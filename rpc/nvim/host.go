@@ -226,9 +226,11 @@ func (h *host) notify(level, msg string) {
 // mentions in it (#buffer, #diagnostics …), "@path" and "#diff" are
 // resolved by the engine.
 func (h *host) submit(text string, items []mention.Item) {
+	h.retryOpen()
 	sess, err := h.session()
 	if err != nil {
-		h.notify("error", err.Error())
+		// Given back to the input: nothing typed is lost.
+		h.out.add(op{"t": "input_rejected", "text": text, "msg": "coder: " + err.Error()}, true)
 		return
 	}
 	if strings.TrimSpace(text) == "/resume" {

@@ -302,13 +302,14 @@ func TestInterruptMidStream(t *testing.T) {
 	e.cmd("Coder talk a lot")
 	e.waitFor("streaming to start", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "t00050") })
 	// Input sent with <CR> while the turn runs is queued (the input is
-	// cleared and the transcript says so); the interrupt drops it.
+	// cleared and the status line counts it; the transcript says so under
+	// the answer); the interrupt drops it.
 	e.lua(`local ui = require('coder.ui')
 		vim.api.nvim_set_current_win(ui.state.iwin)
 		vim.api.nvim_buf_set_lines(ui.state.ibuf, 0, -1, false, {'queued question'})`, nil)
 	e.input("<CR>")
 	e.waitFor("the busy input to be queued", 5*time.Second, func() bool {
-		return strings.Contains(e.transcript(), "⧗ queued (1): queued question") &&
+		return strings.Contains(e.statusLine(), "⧗ 1 queued") &&
 			e.boolLua(`local l = vim.api.nvim_buf_get_lines(require('coder.ui').state.ibuf, 0, -1, false)
 				return #l == 1 and l[1] == ''`)
 	})

@@ -62,12 +62,15 @@ func (h *host) start(args startArgs) {
 		h.priority = "below Neovim: " + how
 	}
 	h.args = args
-	h.openLocked(args.Resume)
+	h.openLocked(args.Resume, nil)
 }
 
 // openLocked loads the configuration and opens the session, resuming the
-// one with the given id when it can. h.mu is held.
-func (h *host) openLocked(resume string) {
+// one with the given id when it can. untrusted, when the user has just
+// trusted the workspace's config, is the configuration from before: a
+// mode or preset the trust changed wins over the one the session saved.
+// h.mu is held.
+func (h *host) openLocked(resume string, untrusted *config.Config) {
 	args := h.args
 	root := args.Cwd
 	if root == "" {
@@ -99,6 +102,10 @@ func (h *host) openLocked(resume string) {
 	cfg = be.Config // after detection
 	h.cfg = cfg
 	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: h.onEvent, Prompter: true, Log: h.log.Writer(), Version: h.version, Models: be.Models, Editor: h.editor, Launcher: h.launcher}
+	if untrusted != nil {
+		opts.ModeFromTrust = cfg.Mode != untrusted.Mode
+		opts.PresetFromTrust = cfg.Permissions.Preset != untrusted.Permissions.Preset
+	}
 	var sess *agent.Session
 	resumed := false
 	if resume != "" {
@@ -194,6 +201,7 @@ func (h *host) trustRequest(hash string) (string, error) {
 		}
 		return "", fmt.Errorf("trust: %w", err)
 	}
+	untrusted := h.cfg
 	resume := ""
 	if h.sess != nil {
 		resume = h.sess.ID()
@@ -205,7 +213,7 @@ func (h *host) trustRequest(hash string) (string, error) {
 		h.be = nil
 	}
 	h.cfgErr = nil
-	h.openLocked(resume)
+	h.openLocked(resume, &untrusted)
 	if h.cfgErr != nil {
 		return "", h.cfgErr
 	}
@@ -230,10 +238,36 @@ func (h *host) readyLocked(resumed bool) {
 	h.renderMu.Unlock()
 }
 
+// failLocked says why the session could not open: in a notification, in
+// the chat and in the status line, which otherwise waits at "starting…"
+// for good. h.mu is held.
 func (h *host) failLocked(err error) {
 	h.cfgErr = err
 	h.log.Print(err)
-	h.out.add(op{"t": "notify", "level": "error", "msg": "coder: " + err.Error()}, true)
+	msg := "coder: " + err.Error()
+	h.out.add(op{"t": "notify", "level": "error", "msg": msg}, true)
+	line := "✗ " + msg + "\n  Fix it, then send again: the session opens then (your input is kept)."
+	h.renderMu.Lock()
+	if h.render != nil {
+		h.render.line(hlError, line)
+	} else {
+		h.out.addText("", "\n")
+		h.out.addText(hlError, line+"\n")
+	}
+	h.renderMu.Unlock()
+	h.out.add(op{"t": "status", "status": map[string]any{"error": err.Error()}}, true)
+}
+
+// retryOpen opens the session again when opening it failed: the user may
+// have fixed the configuration since, and input sent then runs.
+func (h *host) retryOpen() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sess != nil || h.cfgErr == nil || !h.started {
+		return
+	}
+	h.cfgErr = nil
+	h.openLocked(h.args.Resume, nil)
 }
 
 // openTimeout bounds how long a request waits for coder_start.

@@ -50,6 +50,12 @@ func (q *inputQueue) pop() (queued, bool) {
 	return text, true
 }
 
+func (q *inputQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
+}
+
 func (q *inputQueue) clear() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -68,6 +74,17 @@ func (h *host) queueInput(text string, items []mention.Item) {
 		h.render.queued(fmt.Sprintf("⧗ queued (%d): %s — sent when the turn ends; <C-c> clears", n, oneLine(line, 80)))
 	}
 	h.renderMu.Unlock()
+	h.showQueued()
+}
+
+// showQueued updates the queue's count in the status line.
+func (h *host) showQueued() {
+	h.renderMu.Lock()
+	defer h.renderMu.Unlock()
+	if h.render != nil {
+		h.render.queuedN = h.queue.len()
+		h.out.add(h.render.statusOp(), true)
+	}
 }
 
 // sendQueued sends the next queued input once a turn has ended. Run on its
@@ -81,6 +98,7 @@ func (h *host) sendQueued(ev event.Event) {
 		return
 	}
 	go func() {
+		defer h.showQueued()
 		sess, err := h.session()
 		if err != nil {
 			return
@@ -104,5 +122,6 @@ func (h *host) dropQueued() {
 			h.render.queued(fmt.Sprintf("⧗ %d queued input(s) dropped (interrupted)", n))
 		}
 		h.renderMu.Unlock()
+		h.showQueued()
 	}
 }

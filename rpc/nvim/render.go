@@ -62,6 +62,8 @@ type renderer struct {
 	sf        streamFold // the answer block being streamed (fold.go)
 	folds     folds      // folded texts the user can open whole
 	openKey   string     // the key that opens them, named in the notices
+	held      []string   // queued-input notes waiting for the streamed block to end
+	queuedN   int        // inputs queued for after the turn (the status line counts them)
 
 	ts     *toolStream // the running call's streamed output (toolstream.go)
 	writes int         // texts written so far
@@ -88,13 +90,33 @@ func (r *renderer) write(hl, s string) {
 	r.atStart = strings.HasSuffix(s, "\n")
 }
 
-// queued writes a note about queued input, as a notice arriving mid-turn
-// is written: a streamed answer ends there and goes on below.
+// queued writes a note about queued input. While an answer, its
+// reasoning or a call's output streams, the note is held and written
+// under that block once it ends (writeHeld): written at once it split the
+// streamed text mid-word for good. The status line counts the queue
+// meanwhile.
 func (r *renderer) queued(s string) {
-	if r.sf.size > 0 {
-		r.endStream()
+	if r.streaming() {
+		r.held = append(r.held, s)
+		return
 	}
 	r.line(hlNotice, s)
+}
+
+// streaming reports that streamed text is the transcript's open block.
+func (r *renderer) streaming() bool { return r.stream != "" || r.ts != nil }
+
+// writeHeld writes the held notes unless an event of kind goes on with
+// the streamed block or writes nothing.
+func (r *renderer) writeHeld(kind event.Kind) {
+	if len(r.held) == 0 || r.continuesStream(kind) || kind == event.StatusChanged ||
+		kind == event.ToolOutputDelta && r.ts != nil {
+		return
+	}
+	for _, s := range r.held { // event() has ended the block
+		r.line(hlNotice, s)
+	}
+	r.held = nil
 	r.stream = ""
 }
 
@@ -154,6 +176,7 @@ func (r *renderer) statusOp() op {
 			// one input goes to ("" the root).
 			"conversation": r.runningConv(),
 			"target":       event.ShortConversation(r.target),
+			"queued":       r.queuedN,
 		},
 	}
 }

@@ -3,6 +3,7 @@ package nvimhost
 import (
 	"strings"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/todo"
 	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -53,7 +54,7 @@ func (r *renderer) replayTitled(name string, header []string, msgs []llm.Message
 		commandsUpTo(i)
 		switch m.Role {
 		case llm.RoleUser:
-			r.event(event.Event{Kind: event.UserMessage, Text: strings.TrimRight(m.Content, "\n")})
+			r.event(event.Event{Kind: event.UserMessage, Text: strings.TrimRight(todo.Shown(m.Content), "\n")})
 		case llm.RoleAssistant:
 			if strings.TrimSpace(m.Content) != "" {
 				r.agentText("message", "", strings.TrimRight(m.Content, "\n"), "")

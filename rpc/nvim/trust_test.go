@@ -40,14 +40,7 @@ func TestTrustFloat(t *testing.T) {
 		t.Fatal("the repository's hook ran before the user trusted it")
 	}
 
-	e.input("t")
-	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
-	e.input("<CR>")
-	e.waitFor("the session reopened under the trusted file", 10*time.Second, func() bool {
-		var m string
-		_ = e.v.ExecLua(`local s = require('coder').state(); return s and s.mode or ''`, &m)
-		return m == "yolo"
-	})
+	e.trustAndWaitMode("yolo")
 	e.waitFor("the trusted MCP server to start", 10*time.Second, func() bool {
 		_, err := os.Stat(marker)
 		return err == nil
@@ -62,6 +55,36 @@ func TestTrustFloat(t *testing.T) {
 	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
 	if !strings.Contains(report, `session_start[0]: runs "touch `+hookMarker) {
 		t.Errorf("health report lacks the hook:\n%s", report)
+	}
+}
+
+// TestTrustMidSession: trusting the project's config after turns ran
+// reopens the session under its settings: /status shows the mode it asks
+// for, not the narrower one the session was saved with (issue 39,
+// newcomer run 3). A setting the file does not make keeps what the
+// session had.
+func TestTrustMidSession(t *testing.T) {
+	e := newEditor(t, editorOpts{untrusted: true, config: `{"mode": "auto-edit"}`})
+	e.llm.Enqueue(fakellm.Reply{Content: "first answer"})
+	e.start()
+	e.waitFor("the trust float", 10*time.Second, func() bool { return e.boolLua(`return require('coder.trust').pending()`) })
+	e.input("q")
+	e.run("Coder hello")
+	e.run("Coder /permissions strict")
+	e.run("Coder /status")
+	if tr := e.transcript(); !strings.Contains(tr, "mode: default, permissions: strict") {
+		t.Fatalf("before trust /status lacks mode default, permissions strict:\n%s", tr)
+	}
+	e.cmd("Coder trust")
+	e.waitFor("the trust float", 10*time.Second, func() bool { return e.boolLua(`return require('coder.trust').pending()`) })
+	e.trustAndWaitMode("auto-edit")
+	e.run("Coder /status")
+	tr := e.transcript()
+	if i := strings.LastIndex(tr, "mode: "); i < 0 || !strings.HasPrefix(tr[i:], "mode: auto-edit, permissions: strict") {
+		t.Errorf("/status after trust does not show mode auto-edit with the session's strict permissions:\n%s", tr)
+	}
+	if !strings.Contains(tr, "first answer") {
+		t.Errorf("the reopened session lost the transcript:\n%s", tr)
 	}
 }
 
@@ -89,6 +112,20 @@ func TestResumeNoticeShown(t *testing.T) {
 	if mode != "plan" {
 		t.Errorf("mode after resume = %q, want plan", mode)
 	}
+}
+
+// trustAndWaitMode trusts the file in the open float (t, then Enter) and
+// waits for the session to reopen in mode.
+func (e *editor) trustAndWaitMode(mode string) {
+	e.t.Helper()
+	e.input("t")
+	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
+	e.input("<CR>")
+	e.waitFor("the session reopened under the trusted file", 10*time.Second, func() bool {
+		var m string
+		_ = e.v.ExecLua(`local s = require('coder').state(); return s and s.mode or ''`, &m)
+		return m == mode
+	})
 }
 
 // floatText is the text of the current window (the trust float).

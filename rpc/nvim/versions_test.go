@@ -195,6 +195,44 @@ func TestInputQueuedWhileBusy(t *testing.T) {
 	}
 }
 
+// TestQueuedNoteAfterStreamedAnswer: input queued while an answer streams
+// is counted in the status line at once, and its note goes under the
+// answer once it has streamed: the answer stays one contiguous text, not
+// split mid-word where the note arrived (issue 39, newcomer run 1).
+func TestQueuedNoteAfterStreamedAnswer(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	_, full := numbered(300)
+	// 5-byte chunks cut the words; ~420 chunks 10 ms apart: seconds of
+	// streaming, far longer than queueing takes.
+	e.llm.SetScript(func(req fakellm.Request) fakellm.Reply {
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "second") {
+			return fakellm.Reply{Content: "answer to second"}
+		}
+		return fakellm.Reply{Content: full, Chunk: 5, Interval: 10 * time.Millisecond}
+	})
+	e.start()
+	e.cmd("Coder first")
+	e.waitFor("streaming to start", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "t00003") })
+	e.cmd("Coder second")
+	e.waitFor("the status to count the queued input", 10*time.Second, func() bool { return strings.Contains(e.statusLine(), "⧗ 1 queued") })
+	if strings.Contains(e.transcript(), "t00299") {
+		t.Fatal("the answer had streamed whole before the input was queued: nothing tested")
+	}
+	e.waitFor("the queued input to be answered", 20*time.Second, func() bool {
+		return strings.Contains(e.transcript(), "answer to second")
+	})
+	e.waitIdle(10 * time.Second)
+	tr := e.transcript()
+	assertExactlyOnce(t, tr, strings.TrimRight(full, "\n"), 300)
+	note := strings.Index(tr, "⧗ queued (1): second")
+	if note < 0 || note < strings.Index(tr, "t00299") {
+		t.Errorf("the queued note is missing or not under the answer:\n%s", tr)
+	}
+	if strings.Contains(e.statusLine(), "queued") {
+		t.Errorf("the status still counts a queued input: %q", e.statusLine())
+	}
+}
+
 // TestTranscriptMarkdown: answers are highlighted as Markdown, code blocks
 // in their language: tree-sitter where Neovim has the parser (0.10, 0.12
 // from Debian), the syntax file on 0.7.2.

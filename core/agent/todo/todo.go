@@ -110,6 +110,18 @@ func Summary(todos []store.Todo) string {
 // ComplexNote tells the model the todo list was started for a complex task.
 const ComplexNote = "This request is a complex, multi-step task. A todo list was started with the request as its first item: before working, replace it with the concrete steps using the todo tool, then keep it current (one item in_progress at a time) and finish with every item completed."
 
+// complexSuffix is how ComplexNote follows the user's words in the
+// message the model gets.
+const complexSuffix = "\n\n[note] " + ComplexNote
+
+// WithComplexNote is the user's message as the model gets it for a
+// complex task.
+func WithComplexNote(content string) string { return content + complexSuffix }
+
+// Shown is a user message as its sender wrote it, without the note a
+// complex task added for the model: what a replay shows.
+func Shown(content string) string { return strings.Replace(content, complexSuffix, "", 1) }
+
 // TypedText is input without the context an editor attaches to it (a
 // selection: a "path:3-9" line and a fenced code block): whether a task is
 // complex depends on what the user typed, not on how much code came with it.

@@ -19,3 +19,20 @@ func TestTypedText(t *testing.T) {
 		}
 	}
 }
+
+// TestShown: a replay shows the user's message without the complex
+// task's note, whatever follows it, and leaves other text alone.
+func TestShown(t *testing.T) {
+	tests := []struct{ name, stored, want string }{
+		{"note", WithComplexNote("fix the loader and the tests"), "fix the loader and the tests"},
+		{"note then hook context", WithComplexNote("fix it") + "\n\n[hook context]\nbranch main", "fix it\n\n[hook context]\nbranch main"},
+		{"no note", "a [note] of my own", "a [note] of my own"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Shown(tc.stored); got != tc.want {
+				t.Errorf("Shown = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
