@@ -90,7 +90,7 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string, start in
 			var rerr error
 			if i < len(s.turns) && s.turns[i].Task == string(t.id) {
 				s.turns[i].Snapshot = snap
-				turn := store.AgedTurn(s.storage, s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
+				turn := s.agedTurnLocked(i)
 				rerr = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
 			}
 			s.mu.Unlock()
