@@ -293,7 +293,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	if spec.Storage != "" {
 		want, err := store.ParsePolicy(string(spec.Storage))
 		if err != nil {
-			return nil, nil, fmt.Errorf("conversation storage_policy: %w", err)
+			return nil, nil, fmt.Errorf("conversation storage_policy: %w: %w", ErrStoragePolicy, err)
 		}
 		floor := store.Narrower(sessStore, c.Storage)
 		c.Storage = store.Narrower(floor, want)

@@ -203,7 +203,11 @@ func (m mcpTool) Prepare(_ context.Context, _ *tools.Workspace, args json.RawMes
 		if t := taskFrom(ctx); t != nil && len(res.Images) > 0 {
 			t.mcpImages = append(t.mcpImages, res.Images...)
 		}
-		return tools.Result{Output: res.Text, Summary: res.Summary, IsError: res.IsError}
+		out := tools.Result{Output: res.Text, Summary: res.Summary, IsError: res.IsError}
+		if res.Failed {
+			out.Err = fmt.Errorf("%w: %s", ErrMCP, res.Summary)
+		}
+		return out
 	})
 	// The approval float shows the arguments whole.
 	inv.Command = compactJSON(args)

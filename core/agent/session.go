@@ -473,6 +473,7 @@ func (s *Session) Run(ctx context.Context, input string) error {
 	case <-done:
 	case <-ctx.Done():
 		s.Cancel()
+		return fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 	}
 	return nil
 }

@@ -138,7 +138,11 @@ type Tool struct {
 	// it) before it runs.
 	Asks bool `json:"asks,omitempty" msgpack:"asks,omitempty"`
 	// Set on ToolCallEnd.
-	Status     string `json:"status,omitempty" msgpack:"status,omitempty"` // completed, failed, denied, aborted
+	Status string `json:"status,omitempty" msgpack:"status,omitempty"` // completed, failed, denied, aborted
+	// Error is the kind of a call that did not complete, when one
+	// applies (seed 004 §3.1): cancelled, approval_denied,
+	// sandbox_error, mcp_error.
+	Error      string `json:"error,omitempty" msgpack:"error,omitempty"`
 	Summary    string `json:"summary,omitempty" msgpack:"summary,omitempty"`
 	Output     string `json:"output,omitempty" msgpack:"output,omitempty"` // full output for the user (diff, command output)
 	DurationMS int64  `json:"duration_ms,omitempty" msgpack:"duration_ms,omitempty"`
