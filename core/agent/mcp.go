@@ -48,7 +48,7 @@ func (s *Session) openMCP(log io.Writer) {
 		ClientVersion: s.opts.Version,
 		OnNotice: func(n mcp.Notice) {
 			switch n.Kind {
-			case mcp.NoticeFailed, mcp.NoticeExited:
+			case mcp.NoticeFailed, mcp.NoticeExited, mcp.NoticeCloseFailed:
 				s.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", n.Server, n.Text)})
 			}
 		},
@@ -56,8 +56,11 @@ func (s *Session) openMCP(log io.Writer) {
 }
 
 func (s *Session) closeMCP() {
-	if s.mcp != nil {
-		_ = s.mcp.pool.Close()
+	if s.mcp == nil {
+		return
+	}
+	if err := s.mcp.pool.Close(); err != nil {
+		s.emit(event.Event{Kind: event.Notice, Text: err.Error()})
 	}
 }
 

@@ -192,3 +192,39 @@ func TestMCPViewReleasedOnClose(t *testing.T) {
 		t.Errorf("views after closing the sub-conversation = %d, want 1 (the root's)", n)
 	}
 }
+
+// TestMCPCloseFailureWarned (seed 004 §14): closing the session tells the
+// user when an MCP server's session did not close cleanly (here the
+// server drops the connection of the session's DELETE).
+func TestMCPCloseFailureWarned(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "drops-delete", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo"}}}, nil
+	})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	f := convFixture(t, func(c *config.Config) {
+		c.MCPServers = map[string]mcp.ServerConfig{"web": {URL: srv.URL, Trusted: true}}
+		c.MCP.FirstTurnWait = "30s"
+	})
+	f.srv.Enqueue(fakellm.Reply{Content: "hi"})
+	f.run(t, "hello") // the first turn waits for the server
+	f.sess.Close()
+	var warned bool
+	for _, e := range f.rec.find(event.Notice) {
+		warned = warned || strings.Contains(e.Text, "MCP server web did not close cleanly")
+	}
+	if !warned {
+		t.Errorf("no warning of the failed close among %+v", f.rec.find(event.Notice))
+	}
+}
