@@ -156,15 +156,15 @@ func TestCleanupAgesTTLStorageOnTimer(t *testing.T) {
 	own := f.sess.ID()
 	clk.advance(30 * time.Minute)
 	clk.tick()
-	if !onDisk(own) || !onDisk(other) {
-		t.Fatalf("text within its ttl was taken off disk (own %v, other %v)", onDisk(own), onDisk(other))
+	if !onDisk(string(own)) || !onDisk(other) {
+		t.Fatalf("text within its ttl was taken off disk (own %v, other %v)", onDisk(string(own)), onDisk(other))
 	}
 	clk.advance(31 * time.Minute)
-	if !onDisk(own) || !onDisk(other) {
+	if !onDisk(string(own)) || !onDisk(other) {
 		t.Fatal("text went off disk before any pass: the test would prove nothing")
 	}
 	clk.tick()
-	if onDisk(own) {
+	if onDisk(string(own)) {
 		t.Error("the live session's text is still on disk past its ttl after a clean-up pass")
 	}
 	if onDisk(other) {
@@ -178,10 +178,10 @@ func TestCleanupAgesTTLStorageOnTimer(t *testing.T) {
 		t.Errorf("history in memory: %+v", h)
 	}
 	// A later pass with nothing new to age writes nothing.
-	before, _ := os.Stat(filepath.Join(dir, own+".json"))
+	before, _ := os.Stat(filepath.Join(dir, string(own)+".json"))
 	clk.advance(time.Minute)
 	clk.tick()
-	after, _ := os.Stat(filepath.Join(dir, own+".json"))
+	after, _ := os.Stat(filepath.Join(dir, string(own)+".json"))
 	if !after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size() {
 		t.Error("a pass with nothing to age rewrote the snapshot")
 	}
@@ -239,11 +239,11 @@ func TestCleanupAgesEvictedTTLText(t *testing.T) {
 			}
 			dir := store.Dir(f.root)
 			onDisk := func() bool {
-				data, err := os.ReadFile(filepath.Join(dir, f.sess.ID()+".json"))
+				data, err := os.ReadFile(filepath.Join(dir, string(f.sess.ID())+".json"))
 				if err != nil {
 					t.Fatal(err)
 				}
-				j, _ := os.ReadFile(filepath.Join(dir, f.sess.ID()+".journal"))
+				j, _ := os.ReadFile(filepath.Join(dir, string(f.sess.ID())+".journal"))
 				return strings.Contains(string(data)+string(j), storageMarker)
 			}
 			if !tc.turns {

@@ -251,14 +251,14 @@ func TestNewAndResumeCommands(t *testing.T) {
 		t.Fatalf("/new kept the old session")
 	}
 	f.run(t, "/resume")
-	if out := lastOutput(f); !strings.Contains(out, first) || !strings.Contains(out, "first session") {
+	if out := lastOutput(f); !strings.Contains(out, string(first)) || !strings.Contains(out, "first session") {
 		t.Errorf("/resume list = %q", out)
 	}
 	f.run(t, "/resume 6f1c9b1e-0000-4000-8000-000000000000")
 	if e := lastError(f); !strings.Contains(e, "no such session") {
 		t.Errorf("unknown id: %q", e)
 	}
-	f.run(t, "/resume "+first)
+	f.run(t, "/resume "+string(first))
 	if f.sess.ID() != first || len(f.sess.History("")) != 2 {
 		t.Errorf("resume: id %s, %d messages", f.sess.ID(), len(f.sess.History("")))
 	}

@@ -37,7 +37,7 @@ func (s *Session) allMessages(c *Conversation) []llm.Message {
 	// The snapshot file holds at least base messages: the history leaves
 	// memory only once a snapshot holding it is durable, and every later
 	// snapshot copies it over.
-	err := store.ReadMessages(store.Dir(s.root), id, key, base, func(m llm.Message) { out = append(out, m) })
+	err := store.ReadMessages(store.Dir(s.root), string(id), key, base, func(m llm.Message) { out = append(out, m) })
 	if err != nil {
 		s.emit(event.Event{Kind: event.Error, Text: "the older part of the history could not be read: " + err.Error()})
 		return mem
@@ -66,7 +66,7 @@ func (c *Conversation) onDisk() bool {
 func (s *Session) evictSaved(snap *store.Snapshot) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if snap.ID != s.id || snap.Layout != store.LayoutBounded {
+	if snap.ID != string(s.id) || snap.Layout != store.LayoutBounded {
 		return
 	}
 	held := map[string]int{"": max(len(snap.Messages)-1, 0)}

@@ -147,7 +147,7 @@ func resumePeak(t *testing.T, opts Options, id string) (peak, held uint64) {
 			}
 		}
 	}()
-	s, err := Resume(opts, id)
+	s, err := Resume(opts, SessionID(id))
 	close(stop)
 	wg.Wait()
 	if err != nil {

@@ -23,7 +23,7 @@ func (s *Session) journalLocked() (*store.Journal, error) {
 	if err := s.holdLockLocked(); err != nil {
 		return nil, err
 	}
-	j, err := store.OpenJournal(store.Dir(s.root), s.id, s.baseSeq, s.storage)
+	j, err := store.OpenJournal(store.Dir(s.root), string(s.id), s.baseSeq, s.storage)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (s *Session) journalLocked() (*store.Journal, error) {
 	// A new session gets its snapshot at once (it is small): it is listed
 	// from its first record on, and the journal only ever extends a
 	// snapshot.
-	if !store.Exists(store.Dir(s.root), s.id) {
+	if !store.Exists(store.Dir(s.root), string(s.id)) {
 		snap := s.snapshotLocked()
 		if err := store.Save(store.Dir(s.root), snap); err != nil {
 			return nil, err

@@ -258,7 +258,7 @@ func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation
 		return inv.Run(ctx)
 	}
 	t.snaps.freshAt = time.Time{}
-	end := s.activity.Begin(s.ID()) // other sessions' commands see this write
+	end := s.activity.Begin(string(s.ID())) // other sessions' commands see this write
 	res := inv.Run(ctx)
 	end()
 	if res.IsError {
@@ -299,7 +299,7 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	}
 	t.snaps.clean = ""
 	from := s.opts.Now()
-	end := s.activity.Begin(s.ID())
+	end := s.activity.Begin(string(s.ID()))
 	pre, err := prevBase, error(nil)
 	if freshAt.IsZero() {
 		// Reuse: a command after nothing changed shares the snapshot
@@ -323,7 +323,7 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	ctx = context.Background() // an interrupted command still changed what it changed
 	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id), gitsnap.Options{Reuse: pre})
 	end()
-	shared := err == nil && s.activity.Overlapped(s.ID(), from, s.opts.Now())
+	shared := err == nil && s.activity.Overlapped(string(s.ID()), from, s.opts.Now())
 	var changed []string
 	if err == nil {
 		changed, err = s.git.Changed(ctx, pre, post)
