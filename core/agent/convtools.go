@@ -451,8 +451,9 @@ func (s *Session) closeCall(t *task, cl *closure) {
 		Message              string         `json:"message,omitempty"`
 		Error                string         `json:"error,omitempty"`
 		Notes                []string       `json:"notes,omitempty"`
+		TraceID              string         `json:"trace_id"` // the events' trace_id (seed 004 §9)
 	}
-	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Stats: cl.stats, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes}
+	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Stats: cl.stats, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes, TraceID: string(t.turnID())}
 	if cl.create {
 		r.FirstUserMessage = cl.first
 		if cl.firstItems > 0 {

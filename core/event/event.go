@@ -97,8 +97,13 @@ type Event struct {
 	Conversation string `json:"conversation_id" msgpack:"conversation_id"`
 	Task         string `json:"task_id,omitempty" msgpack:"task_id,omitempty"`
 	// Target is the other conversation of a HandOver or HandBack.
-	Target string    `json:"target_conversation_id,omitempty" msgpack:"target_conversation_id,omitempty"`
-	Time   time.Time `json:"time" msgpack:"-"`
+	Target string `json:"target_conversation_id,omitempty" msgpack:"target_conversation_id,omitempty"`
+	// Trace groups every task one user input caused, its hand-overs and
+	// their continuations (the user's task id); Span is the task's span
+	// in it (its task id). Set on the events of tasks (seed 004 §9).
+	Trace string    `json:"trace_id,omitempty" msgpack:"trace_id,omitempty"`
+	Span  string    `json:"span_id,omitempty" msgpack:"span_id,omitempty"`
+	Time  time.Time `json:"time" msgpack:"-"`
 
 	Text     string    `json:"text,omitempty" msgpack:"text,omitempty"`
 	Detail   string    `json:"detail,omitempty" msgpack:"detail,omitempty"` // expandable detail of command output (the full /diff)
