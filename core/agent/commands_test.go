@@ -379,3 +379,27 @@ func TestModelWithoutList(t *testing.T) {
 		t.Errorf("errors: %+v", errs)
 	}
 }
+
+// TestModelSaveFailureKeepsSwitch (seed 001 §9): when .coder/config.json
+// cannot be written, /model still switches the session (no rollback),
+// says the save failed, and leaves the file as it was.
+func TestModelSaveFailureKeepsSwitch(t *testing.T) {
+	f := newFixture(t, nil)
+	cfg := filepath.Join(f.root, ".coder", "config.json")
+	writeFile(t, cfg, "[1, 2]\n") // not an object: never rewritten
+	f.run(t, "/model other-model")
+	if st := f.sess.Status(); st.Model != "other-model" {
+		t.Errorf("model %q: the switch was rolled back", st.Model)
+	}
+	if out := lastOutput(f); !strings.Contains(out, "model: other-model") || !strings.Contains(out, "for this session only: saving it failed") {
+		t.Errorf("/model output %q: want the switch and the failed save", out)
+	}
+	if got := read(t, cfg); got != "[1, 2]\n" {
+		t.Errorf("config file rewritten: %q", got)
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "hi"})
+	f.run(t, "hello")
+	if reqs := f.srv.Requests(); len(reqs) != 1 || reqs[0].Model != "other-model" {
+		t.Errorf("the next request did not use the switched model")
+	}
+}
