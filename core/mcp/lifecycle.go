@@ -148,9 +148,9 @@ func (p *Pool) idleOut(srv *server) {
 	srv.idling = true
 	sess := srv.sess
 	srv.mu.Unlock()
-	if err := closeError(srv.name, sess.Close()); err != nil {
-		p.logf("mcp %s: %v", srv.name, err)
-		p.notify(Notice{Server: srv.name, Kind: NoticeCloseFailed, Text: err.Error()})
+	if err := sess.Close(); err != nil {
+		p.logf("mcp %s: did not close cleanly: %v", srv.name, err)
+		p.notify(Notice{Server: srv.name, Kind: NoticeCloseFailed, Text: "did not close cleanly: " + err.Error()})
 	}
 }
 
