@@ -13,6 +13,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -412,6 +413,18 @@ func (s *Session) closeConversation(id ConversationID, self *task) error {
 		if o == c {
 			s.order = append(s.order[:i:i], s.order[i+1:]...)
 			break
+		}
+	}
+	// Its turns outlive it, written under the session's policy from
+	// now on: what its own policy keeps out goes now (under ttl, the
+	// text the session would not age).
+	pol := store.Narrower(s.storage, c.Storage)
+	if pol == store.PolicyTTL && s.storage != store.PolicyTTL {
+		pol = store.PolicyHeaders
+	}
+	for i, turn := range s.turns {
+		if turn.Conv == string(id) {
+			s.turns[i] = store.TurnAs(pol, turn)
 		}
 	}
 	s.mu.Unlock()

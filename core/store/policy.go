@@ -207,14 +207,7 @@ func (s *Snapshot) filtered() *Snapshot {
 		if !ok {
 			tp = p
 		}
-		if tp != PolicyFull {
-			t.Input = notStored(t.Input)
-			t.Review = headerVerdicts(t.Review, tp)
-		}
-		if tp == PolicyNone {
-			t.Input = ""
-		}
-		c.Turns = append(c.Turns, t)
+		c.Turns = append(c.Turns, TurnAs(tp, t))
 	}
 	if p == PolicyFull {
 		return &c
@@ -314,6 +307,21 @@ func (s *Snapshot) aged() *Snapshot {
 		return s
 	}
 	return c
+}
+
+// TurnAs is turn t as policy p stores it (ttl: as it writes until aged):
+// its input and review verdicts are its conversation's text.
+func TurnAs(p Policy, t Turn) Turn {
+	p = p.writes(false)
+	if p == PolicyFull {
+		return t
+	}
+	t.Input = notStored(t.Input)
+	t.Review = headerVerdicts(t.Review, p)
+	if p == PolicyNone {
+		t.Input = ""
+	}
+	return t
 }
 
 // ageCutoff is the time (unix ms) before which text kept under ttl is
