@@ -26,8 +26,9 @@ import (
 )
 
 // TestErrorVocabularyIsUsed: every exported Err* of the package is
-// returned or wrapped somewhere outside its declaration; a kind declared
-// and never used promises callers an errors.Is that never matches.
+// returned or wrapped somewhere outside ids.go, where it is declared and
+// named for the wire; a kind declared and never used promises callers an
+// errors.Is that never matches.
 func TestErrorVocabularyIsUsed(t *testing.T) {
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
@@ -37,24 +38,30 @@ func TestErrorVocabularyIsUsed(t *testing.T) {
 	declared := map[string]bool{}
 	uses := map[string]int{}
 	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
+		for path, f := range pkg.Files {
+			ids := filepath.Base(path) == "ids.go"
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.ValueSpec:
 					for _, name := range n.Names {
 						if strings.HasPrefix(name.Name, "Err") {
 							declared[name.Name] = true
+							if !ids {
+								uses[name.Name]-- // its declaration is no use
+							}
 						}
 					}
 				case *ast.Ident:
-					uses[n.Name]++
+					if !ids || !strings.HasPrefix(n.Name, "Err") {
+						uses[n.Name]++
+					}
 				}
 				return true
 			})
 		}
 	}
 	for name := range declared {
-		if uses[name] < 2 { // the declaration itself is one
+		if uses[name] < 1 {
 			t.Errorf("%s is declared but never used", name)
 		}
 	}
