@@ -163,7 +163,7 @@ func runExec(args []string) int {
 	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: printer.Handle, AllowAsks: *yes, ModeFromFlag: *mode != "", Models: be.Models, Launcher: launcher()}
 	var sess *agent.Session
 	if *resume != "" {
-		sess, err = agent.Resume(opts, *resume)
+		sess, err = agent.Resume(opts, agent.SessionID(*resume))
 	} else {
 		sess, err = agent.Open(opts)
 	}
@@ -179,7 +179,7 @@ func runExec(args []string) int {
 	_, err = sess.RunMentions(ctx, prompt)
 	lateOllama(be)
 	// A /command alone (exec "/diff") saves no session: name none.
-	if store.Exists(store.Dir(root), sess.ID()) {
+	if store.Exists(store.Dir(root), string(sess.ID())) {
 		fmt.Fprintln(os.Stderr, "session:", sess.ID())
 	}
 	switch {

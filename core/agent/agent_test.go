@@ -124,7 +124,7 @@ func call(id, name string, args any) llm.ToolCall {
 // mustResume resumes session id with opts, closed with the test (before
 // its temp dirs go: a session still saving in the background would make
 // RemoveAll fail).
-func mustResume(t *testing.T, opts Options, id string) *Session {
+func mustResume(t *testing.T, opts Options, id SessionID) *Session {
 	t.Helper()
 	s, err := Resume(opts, id)
 	if err != nil {
@@ -204,7 +204,7 @@ func TestTurnReadPatchBashAnswer(t *testing.T) {
 		t.Errorf("first event %s", kinds[0])
 	}
 	for _, e := range f.rec.find(event.ToolCallEnd) {
-		if e.Session != f.sess.ID() || e.Conversation == "" || e.Task == "" || e.Tool.Status != event.ToolCompleted {
+		if e.Session != string(f.sess.ID()) || e.Conversation == "" || e.Task == "" || e.Tool.Status != event.ToolCompleted {
 			t.Errorf("tool end event %+v", e)
 		}
 	}
@@ -212,7 +212,7 @@ func TestTurnReadPatchBashAnswer(t *testing.T) {
 		t.Errorf("task complete: %+v", done)
 	}
 	// The session file replays the conversation.
-	snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+	snap, err := store.Load(store.Dir(f.root), string(f.sess.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}

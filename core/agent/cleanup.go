@@ -88,10 +88,9 @@ func (s *Session) ageOwn() bool {
 		return false // nothing recorded by this process yet
 	}
 	due := func(at int64) bool { return at != 0 && at >= s.agedCut && at < cutoff }
-	need := false
-	if s.storage == store.PolicyTTL {
-		need = slices.ContainsFunc(s.turns, func(t store.Turn) bool { return !t.Started.IsZero() && due(t.Started.UnixMilli()) })
-	}
+	need := slices.ContainsFunc(s.turns, func(t store.Turn) bool {
+		return s.turnStorageLocked(t) == store.PolicyTTL && !t.Started.IsZero() && due(t.Started.UnixMilli())
+	})
 	for _, c := range s.order {
 		if need {
 			break
@@ -100,7 +99,8 @@ func (s *Session) ageOwn() bool {
 			continue
 		}
 		c.mu.Lock()
-		need = slices.ContainsFunc(c.times, due)
+		// The span of those on disk only may hold a due one.
+		need = slices.ContainsFunc(c.times, due) || c.evicted[1] >= s.agedCut && c.evicted[0] != 0 && c.evicted[0] < cutoff
 		c.mu.Unlock()
 	}
 	if need {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -155,15 +156,15 @@ func TestCleanupAgesTTLStorageOnTimer(t *testing.T) {
 	own := f.sess.ID()
 	clk.advance(30 * time.Minute)
 	clk.tick()
-	if !onDisk(own) || !onDisk(other) {
-		t.Fatalf("text within its ttl was taken off disk (own %v, other %v)", onDisk(own), onDisk(other))
+	if !onDisk(string(own)) || !onDisk(other) {
+		t.Fatalf("text within its ttl was taken off disk (own %v, other %v)", onDisk(string(own)), onDisk(other))
 	}
 	clk.advance(31 * time.Minute)
-	if !onDisk(own) || !onDisk(other) {
+	if !onDisk(string(own)) || !onDisk(other) {
 		t.Fatal("text went off disk before any pass: the test would prove nothing")
 	}
 	clk.tick()
-	if onDisk(own) {
+	if onDisk(string(own)) {
 		t.Error("the live session's text is still on disk past its ttl after a clean-up pass")
 	}
 	if onDisk(other) {
@@ -177,11 +178,91 @@ func TestCleanupAgesTTLStorageOnTimer(t *testing.T) {
 		t.Errorf("history in memory: %+v", h)
 	}
 	// A later pass with nothing new to age writes nothing.
-	before, _ := os.Stat(filepath.Join(dir, own+".json"))
+	before, _ := os.Stat(filepath.Join(dir, string(own)+".json"))
 	clk.advance(time.Minute)
 	clk.tick()
-	after, _ := os.Stat(filepath.Join(dir, own+".json"))
+	after, _ := os.Stat(filepath.Join(dir, string(own)+".json"))
 	if !after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size() {
 		t.Error("a pass with nothing to age rewrote the snapshot")
+	}
+}
+
+// TestCleanupAgesEvictedTTLText: under ttl, text that left memory (the
+// part a summary replaced) is aged on disk too: a pass past its ttl
+// rewrites the snapshot headers-only there, though every message still
+// in memory is within its ttl. The session's or only a conversation's
+// policy; without turns, the conversation is one no user turn started
+// (as one the model created): only its messages' times say it is due.
+func TestCleanupAgesEvictedTTLText(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		child, turns bool
+	}{{"session", false, true}, {"conversation", true, true}, {"conversation without turns", true, false}} {
+		child := tc.child
+		t.Run(tc.name, func(t *testing.T) {
+			clk := newFakeClock()
+			f := newFixture(t, func(c *config.Config, o *Options) {
+				c.Storage.Policy, c.Storage.TTL = "ttl", "1h"
+				if child {
+					c.Storage.Policy = "full"
+				}
+				c.History.MaxItems = 6
+				clk.use(o)
+			})
+			id := f.sess.RootConversation()
+			if child {
+				var err error
+				if id, _, err = f.sess.NewConversation(t.Context(), []command.Setting{{Key: "storage", Value: "ttl"}}, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run := func(input string) {
+				t.Helper()
+				if _, err := f.sess.SubmitTo(id, input); err != nil {
+					t.Fatal(err)
+				}
+				f.sess.Wait()
+			}
+			f.srv.Enqueue(fakellm.Reply{Content: "answer " + storageMarker})
+			run("question " + storageMarker)
+			clk.advance(30 * time.Minute)
+			for i := range 3 {
+				f.srv.Enqueue(fakellm.Reply{Content: "SUMMARY"}, fakellm.Reply{Content: "answer"})
+				run("question " + strings.Repeat("x", i+1))
+			}
+			c := f.sess.convs[id]
+			c.mu.Lock()
+			base := c.base
+			c.mu.Unlock()
+			if base < 2 {
+				t.Fatalf("the first turn is still in memory (base %d)", base)
+			}
+			dir := store.Dir(f.root)
+			onDisk := func() bool {
+				data, err := os.ReadFile(filepath.Join(dir, string(f.sess.ID())+".json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				j, _ := os.ReadFile(filepath.Join(dir, string(f.sess.ID())+".journal"))
+				return strings.Contains(string(data)+string(j), storageMarker)
+			}
+			if !tc.turns {
+				f.sess.mu.Lock()
+				f.sess.turns = nil
+				f.sess.mu.Unlock()
+			}
+			clk.advance(31 * time.Minute)
+			if !onDisk() {
+				t.Fatal("the text went off disk before any pass: the test would prove nothing")
+			}
+			clk.tick()
+			if onDisk() {
+				t.Error("text that left memory is still on disk past its ttl after a clean-up pass")
+			}
+			h := f.sess.History(id)
+			if len(h) < 2 || !strings.HasPrefix(h[0].Content, "[not stored") {
+				t.Errorf("history read back: %+v", h)
+			}
+		})
 	}
 }

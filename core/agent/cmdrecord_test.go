@@ -30,7 +30,7 @@ func TestCommandResultsRecorded(t *testing.T) {
 			}
 			id := f.sess.ID()
 			f.sess.Close()
-			data, err := os.ReadFile(filepath.Join(store.Dir(f.root), id+".json"))
+			data, err := os.ReadFile(filepath.Join(store.Dir(f.root), string(id)+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -190,7 +190,7 @@ func (c slash) Todos(_ context.Context, _ string) (string, error) {
 func (c slash) New(_ context.Context, _ string) (string, error) {
 	s, t := c.s, c.t
 	old := s.ID()
-	s.reset(uuid.NewString())
+	s.reset(SessionID(uuid.NewString()))
 	s.recordOrigin(s.ID())
 	s.setLock(nil) // the old session is free; the new one locks at its first save
 	s.startHooks("clear")
@@ -219,7 +219,7 @@ func (c slash) Resume(_ context.Context, arg string) (string, error) {
 		}
 		return b.String(), nil
 	}
-	if err := s.load(arg); err != nil {
+	if err := s.load(SessionID(arg)); err != nil {
 		return "", fmt.Errorf("cannot resume %q: %w", arg, err)
 	}
 	s.mu.Lock()
@@ -246,7 +246,7 @@ func (s *Session) OtherSessions() ([]store.Summary, error) {
 	id := s.ID()
 	out := list[:0]
 	for _, sum := range list {
-		if sum.ID != id && sum.Answered {
+		if sum.ID != string(id) && sum.Answered {
 			out = append(out, sum)
 		}
 	}

@@ -256,14 +256,14 @@ func TestNewAndResumeCommands(t *testing.T) {
 		t.Fatalf("/new kept the old session")
 	}
 	f.run(t, "/resume")
-	if out := lastOutput(f); !strings.Contains(out, first) || !strings.Contains(out, "first session") {
+	if out := lastOutput(f); !strings.Contains(out, string(first)) || !strings.Contains(out, "first session") {
 		t.Errorf("/resume list = %q", out)
 	}
 	f.run(t, "/resume 6f1c9b1e-0000-4000-8000-000000000000")
 	if e := lastError(f); !strings.Contains(e, "no such session") {
 		t.Errorf("unknown id: %q", e)
 	}
-	f.run(t, "/resume "+first)
+	f.run(t, "/resume "+string(first))
 	if f.sess.ID() != first || len(f.sess.History("")) != 2 {
 		t.Errorf("resume: id %s, %d messages", f.sess.ID(), len(f.sess.History("")))
 	}
@@ -383,5 +383,29 @@ func TestModelWithoutList(t *testing.T) {
 	}
 	if errs := f.rec.find(event.Error); len(errs) != 0 {
 		t.Errorf("errors: %+v", errs)
+	}
+}
+
+// TestModelSaveFailureKeepsSwitch (seed 001 §9): when .coder/config.json
+// cannot be written, /model still switches the session (no rollback),
+// says the save failed, and leaves the file as it was.
+func TestModelSaveFailureKeepsSwitch(t *testing.T) {
+	f := newFixture(t, nil)
+	cfg := filepath.Join(f.root, ".coder", "config.json")
+	writeFile(t, cfg, "[1, 2]\n") // not an object: never rewritten
+	f.run(t, "/model other-model")
+	if st := f.sess.Status(); st.Model != "other-model" {
+		t.Errorf("model %q: the switch was rolled back", st.Model)
+	}
+	if out := lastOutput(f); !strings.Contains(out, "model: other-model") || !strings.Contains(out, "for this session only: saving it failed") {
+		t.Errorf("/model output %q: want the switch and the failed save", out)
+	}
+	if got := read(t, cfg); got != "[1, 2]\n" {
+		t.Errorf("config file rewritten: %q", got)
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "hi"})
+	f.run(t, "hello")
+	if reqs := f.srv.Requests(); len(reqs) != 1 || reqs[0].Model != "other-model" {
+		t.Errorf("the next request did not use the switched model")
 	}
 }

@@ -48,7 +48,7 @@ func TestCompactionFitsAndKeepsTheRecord(t *testing.T) {
 		}
 		return fakellm.Reply{Content: "continued"}
 	})
-	s := mustResume(t, f.sess.opts, id)
+	s := mustResume(t, f.sess.opts, SessionID(id))
 	if err := s.Run(context.Background(), "go on"); err != nil {
 		t.Fatal(err)
 	}

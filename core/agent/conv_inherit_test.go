@@ -49,3 +49,46 @@ func TestConvChildInherits(t *testing.T) {
 		t.Errorf("the root's own tools were narrowed: %v", names)
 	}
 }
+
+// TestConvChildInheritsMCPAllowlist (seed 000): a conversation created
+// without mcp_allowlist sees its caller's MCP view, never the session's
+// whole one: a child cannot widen what its parent was narrowed to, and
+// one asking for more gets only what its caller sees.
+func TestConvChildInheritsMCPAllowlist(t *testing.T) {
+	writes := 0
+	f := mcpFixture(t, "yolo", false, &writes)
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c1", "conv_create", map[string]any{"user_instruction": "you are A", "mcp_allowlist": []string{"web/echo"}})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c2", "conv_create", map[string]any{"user_instruction": "you are B"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c3", "conv_create", map[string]any{"user_instruction": "you are C", "mcp_allowlist": []string{"web/write", "web/echo"}})}},
+		fakellm.Reply{Content: "C done"},
+		fakellm.Reply{Content: "B done"},
+		fakellm.Reply{Content: "A done"},
+		fakellm.Reply{Content: "root done"},
+	)
+	f.run(t, "start")
+	reqs := f.srv.Requests()
+	if len(reqs) != 7 {
+		t.Fatalf("%d requests, want 7", len(reqs))
+	}
+	mcpTools := func(r fakellm.Request) string {
+		var out []string
+		for _, n := range toolNames(r.Tools) {
+			if strings.HasPrefix(n, "web__") {
+				out = append(out, n)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got := mcpTools(reqs[0]); got != "web__echo web__picture web__write" {
+		t.Errorf("the root's MCP tools: %q", got)
+	}
+	for i, who := range map[int]string{1: "A", 2: "B", 3: "C"} {
+		if got := mcpTools(reqs[i]); got != "web__echo" {
+			t.Errorf("%s's MCP tools: %q, want A's view (web__echo)", who, got)
+		}
+	}
+	if m := toolMsg(reqs[4].Messages, "c3"); m == nil || !strings.Contains(m.Content, "web__write") {
+		t.Errorf("C's clamped allowlist was not reported: %+v", m)
+	}
+}

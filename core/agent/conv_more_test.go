@@ -204,6 +204,37 @@ func TestConvCreateImageItems(t *testing.T) {
 	if m == nil || !strings.Contains(m.Content, `"first_items_count":2`) || !strings.Contains(m.Content, `"last_assistant_message":"a cat"`) {
 		t.Errorf("conv_create result = %+v", m)
 	}
+	// conv_history gives the picture back as the message's attachment.
+	convs := f.sess.Conversations()
+	if len(convs) != 2 {
+		t.Fatalf("%d conversations", len(convs))
+	}
+	out, err := f.sess.convHistory(t.Context(), nil, json.RawMessage(`{"conversation_id":"`+string(convs[1].ID)+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Entries []struct {
+			Role        string `json:"role"`
+			Text        string `json:"text"`
+			Attachments []struct {
+				Type     string `json:"type"`
+				ImageURL string `json:"image_url"`
+			} `json:"attachments"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	var pictures []string
+	for _, e := range got.Entries {
+		for _, a := range e.Attachments {
+			pictures = append(pictures, e.Role+" "+a.Type+" "+a.ImageURL)
+		}
+	}
+	if len(pictures) != 1 || pictures[0] != "user image "+img {
+		t.Errorf("conv_history attachments %q in %s", pictures, out)
+	}
 }
 
 // mcp_allowlist: server/tool is normalised to server__tool with a

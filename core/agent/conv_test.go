@@ -521,7 +521,8 @@ func TestConvDeterminism(t *testing.T) {
 }
 
 // Opening, sending to and closing 1,000 conversations leaves no
-// goroutines or memory behind.
+// goroutines or memory behind (seed 004 §14): a third of them answer, a
+// third are interrupted mid-answer, a third are closed mid-answer.
 func TestConvLeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
@@ -544,20 +545,42 @@ func TestConvLeak(t *testing.T) {
 	}
 	t.Cleanup(sess.Close)
 	big := strings.Repeat("payload ", 512) // 4 KiB per message: a leaked history shows
-	srv.SetScript(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: big, Chunk: 4096} })
+	srv.SetScript(func(r fakellm.Request) fakellm.Reply {
+		if last := r.Messages[len(r.Messages)-1]; last.Content == "hang" {
+			return fakellm.Reply{Content: big, Chunk: 4096, Hang: true, HangAfter: 1}
+		}
+		return fakellm.Reply{Content: big, Chunk: 4096}
+	})
+	// answering waits until the model has the request and is answering.
+	answering := func(before int) {
+		for len(srv.Requests()) == before {
+			time.Sleep(time.Millisecond) // polls
+		}
+	}
 	cycle := func(n int) {
 		for i := 0; i < n; i++ {
 			id, err := sess.OpenConversation("", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := sess.SubmitTo(id, "hi"); err != nil {
+			input := map[bool]string{true: "hi", false: "hang"}[i%3 == 0]
+			before := len(srv.Requests())
+			if _, err := sess.SubmitTo(id, input); err != nil {
 				t.Fatal(err)
 			}
-			sess.Wait()
+			switch i % 3 {
+			case 0:
+				sess.Wait()
+			case 1:
+				answering(before)
+				sess.Cancel() // the user's interrupt
+			case 2:
+				answering(before) // closed while it runs
+			}
 			if err := sess.CloseConversation(id); err != nil {
 				t.Fatal(err)
 			}
+			sess.Wait() // the closed task's end
 		}
 		sess.saver.flush()
 		srv.ForgetRequests() // the fake server's own record is not ours

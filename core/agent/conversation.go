@@ -70,7 +70,10 @@ type Conversation struct {
 	history []llm.Message
 	// times holds when each history message was written (unix ms; 0:
 	// unknown), for storage ttl, which ages each message on its own.
-	times      []int64
+	times []int64
+	// evicted spans the known times of the messages on disk only (oldest,
+	// newest; 0: none): ttl ages them on disk.
+	evicted    [2]int64
 	view       *compact.View // compacted prompt (compact.go); nil: all of history is sent
 	todos      []store.Todo
 	commands   []store.Command // its / command results, never sent to the model
@@ -290,7 +293,7 @@ func (s *Session) openConversation(parent *Conversation, spec ConversationSpec) 
 	if spec.Storage != "" {
 		want, err := store.ParsePolicy(string(spec.Storage))
 		if err != nil {
-			return nil, nil, fmt.Errorf("conversation storage_policy: %w", err)
+			return nil, nil, fmt.Errorf("conversation storage_policy: %w: %w", ErrStoragePolicy, err)
 		}
 		floor := store.Narrower(sessStore, c.Storage)
 		c.Storage = store.Narrower(floor, want)

@@ -13,6 +13,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -414,6 +415,18 @@ func (s *Session) closeConversation(id ConversationID, self *task) error {
 			break
 		}
 	}
+	// Its turns outlive it, written under the session's policy from
+	// now on: what its own policy keeps out goes now (under ttl, the
+	// text the session would not age).
+	pol := store.Narrower(s.storage, c.Storage)
+	if pol == store.PolicyTTL && s.storage != store.PolicyTTL {
+		pol = store.PolicyHeaders
+	}
+	for i, turn := range s.turns {
+		if turn.Conv == string(id) {
+			s.turns[i] = store.TurnAs(pol, turn)
+		}
+	}
 	s.mu.Unlock()
 	c.mu.Lock()
 	c.closed = true
@@ -451,8 +464,9 @@ func (s *Session) closeCall(t *task, cl *closure) {
 		Message              string         `json:"message,omitempty"`
 		Error                string         `json:"error,omitempty"`
 		Notes                []string       `json:"notes,omitempty"`
+		TraceID              string         `json:"trace_id"` // the events' trace_id (seed 004 §9)
 	}
-	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Stats: cl.stats, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes}
+	r := result{ConversationID: cl.target, LastAssistantMessage: cl.answer, Stats: cl.stats, Status: cl.status, Message: cl.statusNote, Error: cl.failure, Notes: cl.notes, TraceID: string(t.turnID())}
 	if cl.create {
 		r.FirstUserMessage = cl.first
 		if cl.firstItems > 0 {

@@ -77,7 +77,7 @@ func (s *Session) NewConversation(ctx context.Context, settings []command.Settin
 			}
 		case "storage":
 			if _, err := store.ParsePolicy(st.Value); err != nil {
-				return "", nil, fmt.Errorf("storage: %w", err)
+				return "", nil, fmt.Errorf("storage: %w: %w", ErrStoragePolicy, err)
 			}
 			spec.Storage = StoragePolicy(st.Value)
 		case "preset", "deny", "ask", "allow":

@@ -20,10 +20,10 @@ func (s *Session) lockFor(id string) (*store.Lock, error) {
 // before its file is written; a new session takes it at its first save.
 // s.mu is held.
 func (s *Session) holdLockLocked() error {
-	if s.lock != nil && s.lock.ID() == s.id {
+	if s.lock != nil && s.lock.ID() == string(s.id) {
 		return nil
 	}
-	l, err := store.Acquire(store.Dir(s.root), s.id)
+	l, err := store.Acquire(store.Dir(s.root), string(s.id))
 	if err != nil {
 		return err
 	}

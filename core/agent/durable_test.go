@@ -21,7 +21,7 @@ func TestResumeAnswersStartedCallsOutcomeUnknown(t *testing.T) {
 	f := newFixture(t, nil)
 	id := f.sess.ID()
 	ls := func(id string) llm.ToolCall { return call(id, "ls", map[string]any{}) }
-	snap := &store.Snapshot{ID: id, Model: "test-model", Mode: "default", Started: []string{"a", "c"},
+	snap := &store.Snapshot{ID: string(id), Model: "test-model", Mode: "default", Started: []string{"a", "c"},
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: "do it"},
 			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{ls("c"), ls("a"), ls("b")}},
 			{Role: llm.RoleTool, ToolCallID: "c", Name: "ls", Content: "c ran"}}}
@@ -71,7 +71,7 @@ func TestPersistedBeforeSlowSteps(t *testing.T) {
 	var f *fixture
 	var startedOnDisk []string
 	probe := probeTool{seen: func() {
-		snap, err := store.Resume(store.Dir(f.root), f.sess.ID())
+		snap, err := store.Resume(store.Dir(f.root), string(f.sess.ID()))
 		if err != nil {
 			t.Errorf("no session file when the tool started: %v", err)
 			return
@@ -89,7 +89,7 @@ func TestPersistedBeforeSlowSteps(t *testing.T) {
 	var mismatch []string
 	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
 		n := len(f.srv.Requests()) - 1
-		snap, err := store.Resume(store.Dir(f.root), f.sess.ID())
+		snap, err := store.Resume(store.Dir(f.root), string(f.sess.ID()))
 		switch {
 		case err != nil:
 			mismatch = append(mismatch, fmt.Sprintf("request %d: %v", n, err))
@@ -105,7 +105,7 @@ func TestPersistedBeforeSlowSteps(t *testing.T) {
 	if !slices.Equal(startedOnDisk, []string{"p2"}) {
 		t.Errorf("started calls on disk when p2 ran = %v, want [p2]", startedOnDisk)
 	}
-	snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+	snap, err := store.Load(store.Dir(f.root), string(f.sess.ID()))
 	if err != nil || len(snap.Started) != 0 {
 		t.Errorf("after the turn: started %v, %v; want none", snap.Started, err)
 	}
@@ -128,7 +128,7 @@ func TestSessionHasOneWriter(t *testing.T) {
 	t.Cleanup(other.Close)
 	rec := &recorder{}
 	other.opts.OnEvent = rec.handle
-	if err := other.Run(context.Background(), "/resume "+id); err != nil {
+	if err := other.Run(context.Background(), "/resume "+string(id)); err != nil {
 		t.Fatal(err)
 	}
 	var locked bool
@@ -140,13 +140,13 @@ func TestSessionHasOneWriter(t *testing.T) {
 	}
 	// Listing still shows it.
 	list, err := store.List(store.Dir(f.root))
-	if err != nil || len(list) != 1 || list[0].ID != id {
+	if err != nil || len(list) != 1 || list[0].ID != string(id) {
 		t.Errorf("List = %+v, %v", list, err)
 	}
 
 	// /new gives the session up; then it can be taken.
 	f.run(t, "/new")
-	if err := other.Run(context.Background(), "/resume "+id); err != nil || other.ID() != id {
+	if err := other.Run(context.Background(), "/resume "+string(id)); err != nil || other.ID() != id {
 		t.Fatalf("/resume after /new elsewhere: %v, id %s", err, other.ID())
 	}
 	other.Close()
@@ -164,7 +164,7 @@ func TestResumeAfterKillMidHandOver(t *testing.T) {
 	f := newFixture(t, nil)
 	id := f.sess.ID()
 	cc := call("h", "conv_create", map[string]any{"user_instruction": "go"})
-	snap := &store.Snapshot{ID: id, Model: "test-model", Mode: "default", Started: []string{"h"},
+	snap := &store.Snapshot{ID: string(id), Model: "test-model", Mode: "default", Started: []string{"h"},
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: "delegate"},
 			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{cc}},
 			{Role: llm.RoleTool, ToolCallID: "h", Name: "conv_create", Content: fmt.Sprintf(toolcalls.Pending, "00000000-0000-4000-8000-000000000009")}}}
@@ -212,7 +212,7 @@ func TestReadOnlyStepsDoNotWaitForTheDisk(t *testing.T) {
 			if syncs := j.Syncs() - before; syncs < tt.min || syncs > tt.max {
 				t.Errorf("%d journal syncs for the turn, want %d to %d", syncs, tt.min, tt.max)
 			}
-			snap, err := store.Resume(store.Dir(f.root), f.sess.ID())
+			snap, err := store.Resume(store.Dir(f.root), string(f.sess.ID()))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -14,28 +15,29 @@ import (
 // Once a snapshot durably holds the messages a conversation's view
 // summarises, they leave memory (Conversation.base); resume leaves them
 // on disk from the start (store.ResumeBounded). They are read back on
-// demand, one at a time, for conv_history, /resume and replays. Under
-// the ttl, headers_only and none policies the disk does not hold them
-// whole, so they stay in memory.
+// demand, one at a time, for conv_history, /resume and replays. So under
+// every storage policy: what is read back is what the policy stored
+// (headers only under headers_only and once ttl aged the text, nothing
+// under none), as after a resume.
 
 // allMessages is c's whole history: the messages on disk read back, then
 // those in memory. On a read error the part in memory, with the error
 // reported.
 func (s *Session) allMessages(c *Conversation) []llm.Message {
 	s.mu.Lock()
-	id, key := s.id, s.convKeyLocked(c)
+	id, key, policy := s.id, s.convKeyLocked(c), store.Narrower(s.storage, c.Storage)
 	s.mu.Unlock()
 	c.mu.Lock()
 	base, mem := c.base, slices.Clone(c.history)
 	c.mu.Unlock()
-	if base == 0 {
+	if base == 0 || policy == store.PolicyNone { // none: nothing on disk
 		return mem
 	}
 	out := make([]llm.Message, 0, base+len(mem))
 	// The snapshot file holds at least base messages: the history leaves
 	// memory only once a snapshot holding it is durable, and every later
 	// snapshot copies it over.
-	err := store.ReadMessages(store.Dir(s.root), id, key, base, func(m llm.Message) { out = append(out, m) })
+	err := store.ReadMessages(store.Dir(s.root), string(id), key, base, func(m llm.Message) { out = append(out, m) })
 	if err != nil {
 		s.emit(event.Event{Kind: event.Error, Text: "the older part of the history could not be read: " + err.Error()})
 		return mem
@@ -59,12 +61,12 @@ func (c *Conversation) onDisk() bool {
 }
 
 // evictSaved drops from memory, per conversation, the messages its view
-// summarises that snapshot snap (now durable) holds. Only conversations
-// whose text is stored whole.
+// summarises that snapshot snap (now durable) holds, as its policy
+// stores them.
 func (s *Session) evictSaved(snap *store.Snapshot) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if snap.ID != s.id || snap.Layout != store.LayoutBounded {
+	if snap.ID != string(s.id) || snap.Layout != store.LayoutBounded {
 		return
 	}
 	held := map[string]int{"": max(len(snap.Messages)-1, 0)}
@@ -75,9 +77,6 @@ func (s *Session) evictSaved(snap *store.Snapshot) {
 		held[key] += k.N
 	}
 	for _, c := range s.order {
-		if store.Narrower(s.storage, c.Storage) != store.PolicyFull {
-			continue
-		}
 		key := s.convKeyLocked(c)
 		c.mu.Lock()
 		if c.view != nil {
@@ -97,6 +96,11 @@ func (c *Conversation) evictLocked(upto int) {
 		c.skipped.Add(m)
 	}
 	c.times = alignTimes(c.times, len(c.history))
+	for _, at := range c.times[:k] {
+		if at != 0 {
+			c.evicted = [2]int64{min(at, cmp.Or(c.evicted[0], at)), max(at, c.evicted[1])}
+		}
+	}
 	c.history = slices.Clone(c.history[k:]) // a new array: the old one is freed
 	c.times = slices.Clone(c.times[k:])
 	c.base = upto

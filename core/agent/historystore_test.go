@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/agent/compact"
 	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -146,7 +147,7 @@ func resumePeak(t *testing.T, opts Options, id string) (peak, held uint64) {
 			}
 		}
 	}()
-	s, err := Resume(opts, id)
+	s, err := Resume(opts, SessionID(id))
 	close(stop)
 	wg.Wait()
 	if err != nil {
@@ -183,5 +184,65 @@ func TestResume50000MessagesBoundedMemory(t *testing.T) {
 	}
 	if peakL > 3*peakS+slack {
 		t.Errorf("peak heap grows with the session: +%d KiB for 50,000 messages, +%d KiB for 5,000", peakL>>10, peakS>>10)
+	}
+}
+
+// TestHistoryBoundedEveryPolicy: the summarised messages leave memory
+// under every storage policy, not only full; what reads them back is
+// what the policy stored: the text (full, ttl), headers (headers_only),
+// nothing (none). Saves after the eviction keep working.
+func TestHistoryBoundedEveryPolicy(t *testing.T) {
+	for _, policy := range []string{"full", "ttl", "headers_only", "none"} {
+		t.Run(policy, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, _ *Options) {
+				c.History.MaxItems = 6
+				c.Storage.Policy = policy
+			})
+			for i := range 3 {
+				f.srv.Enqueue(fakellm.Reply{Content: fmt.Sprintf("answer %d", i)})
+				f.run(t, fmt.Sprintf("question %d", i))
+			}
+			f.srv.Enqueue(fakellm.Reply{Content: "SUMMARY"}, fakellm.Reply{Content: "answer 3"})
+			f.run(t, "question 3")
+			f.srv.Enqueue(fakellm.Reply{Content: "SECOND SUMMARY"}, fakellm.Reply{Content: "answer 4"})
+			f.run(t, "question 4")
+			c := f.sess.rootConv
+			c.mu.Lock()
+			base, held := c.base, len(c.history)
+			c.mu.Unlock()
+			if base == 0 {
+				t.Fatalf("the summarised messages are still in memory (%d held)", held)
+			}
+			want := []string{"question 0", "answer 0", "question 1", "answer 1", "question 2", "answer 2", "question 3", "answer 3", "question 4", "answer 4"}
+			var got []string
+			for _, m := range f.sess.History("") {
+				got = append(got, m.Content)
+			}
+			switch policy {
+			case "full", "ttl":
+				if strings.Join(got, "|") != strings.Join(want, "|") {
+					t.Errorf("history %q", got)
+				}
+			case "headers_only":
+				if len(got) != len(want) {
+					t.Fatalf("history %q: want %d messages", got, len(want))
+				}
+				for i, g := range got {
+					if i < base && !strings.HasPrefix(g, "[not stored") || i >= base && g != want[i] {
+						t.Errorf("message %d (%d on disk only): %q", i, base, g)
+					}
+				}
+			case "none":
+				if strings.Join(got, "|") != strings.Join(want[base:], "|") {
+					t.Errorf("history %q, want the %d messages in memory", got, held)
+				}
+			}
+			if n := f.sess.Conversations()[0].Messages; n != len(want) {
+				t.Errorf("%d messages counted, want %d", n, len(want))
+			}
+			if errs := f.rec.find(event.Error); len(errs) > 0 {
+				t.Errorf("errors: %+v", errs)
+			}
+		})
 	}
 }

@@ -79,7 +79,7 @@ func (s *Session) takeStartContext(ctx context.Context) string {
 // conversation's when t is nil) and tells the user their warnings.
 func (s *Session) runHooks(ctx context.Context, t *task, ev hooks.Event, in hooks.Input) hooks.Outcome {
 	s.mu.Lock()
-	in.SessionID, in.PermissionMode = s.id, string(s.mode)
+	in.SessionID, in.PermissionMode = string(s.id), string(s.mode)
 	conv := s.rootConv.ID
 	s.mu.Unlock()
 	in.ConversationID = string(conv)

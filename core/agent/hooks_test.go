@@ -54,7 +54,7 @@ func TestHookEventsFire(t *testing.T) {
 	)
 	f.run(t, "say hi")
 
-	id, conv := f.sess.ID(), string(f.sess.RootConversation())
+	id, conv := string(f.sess.ID()), string(f.sess.RootConversation())
 	for _, tc := range []struct {
 		ev   hooks.Event
 		want map[string]any

@@ -30,7 +30,7 @@ func TestSubmitImages(t *testing.T) {
 	}
 	// The image is kept with the message, so a resumed session replays it.
 	f.sess.saver.flush()
-	snap, err := store.Load(store.Dir(f.root), f.sess.ID())
+	snap, err := store.Load(store.Dir(f.root), string(f.sess.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func (s *Session) journalLocked() (*store.Journal, error) {
 	if err := s.holdLockLocked(); err != nil {
 		return nil, err
 	}
-	j, err := store.OpenJournal(store.Dir(s.root), s.id, s.baseSeq, s.storage)
+	j, err := store.OpenJournal(store.Dir(s.root), string(s.id), s.baseSeq, s.storage)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (s *Session) journalLocked() (*store.Journal, error) {
 	// A new session gets its snapshot at once (it is small): it is listed
 	// from its first record on, and the journal only ever extends a
 	// snapshot.
-	if !store.Exists(store.Dir(s.root), s.id) {
+	if !store.Exists(store.Dir(s.root), string(s.id)) {
 		snap := s.snapshotLocked()
 		if err := store.Save(store.Dir(s.root), snap); err != nil {
 			return nil, err
@@ -126,12 +126,27 @@ func (s *Session) addMessage(c *Conversation, m llm.Message, durable bool) {
 	s.reportSave(err)
 }
 
+// agedTurnLocked is turn i as its record may hold it now (store.AgedTurn)
+// under its conversation's policy. s.mu is held.
+func (s *Session) agedTurnLocked(i int) store.Turn {
+	return store.AgedTurn(s.turnStorageLocked(s.turns[i]), s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
+}
+
+// turnStorageLocked is the storage policy of turn t's conversation (the
+// session's when it is gone). s.mu is held.
+func (s *Session) turnStorageLocked(t store.Turn) store.Policy {
+	if c := s.convs[ConversationID(t.Conv)]; t.Conv != "" && c != nil {
+		return store.Narrower(s.storage, c.Storage)
+	}
+	return s.storage
+}
+
 // recordTurn journals turn i as it is now.
 func (s *Session) recordTurn(i int) {
 	s.mu.Lock()
 	var err error
 	if i >= 0 && i < len(s.turns) {
-		turn := store.AgedTurn(s.storage, s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
+		turn := s.agedTurnLocked(i)
 		err = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
 	}
 	s.mu.Unlock()

@@ -48,7 +48,7 @@ func (s *Session) openMCP(log io.Writer) {
 		ClientVersion: s.opts.Version,
 		OnNotice: func(n mcp.Notice) {
 			switch n.Kind {
-			case mcp.NoticeFailed, mcp.NoticeExited:
+			case mcp.NoticeFailed, mcp.NoticeExited, mcp.NoticeCloseFailed:
 				s.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", n.Server, n.Text)})
 			}
 		},
@@ -56,8 +56,11 @@ func (s *Session) openMCP(log io.Writer) {
 }
 
 func (s *Session) closeMCP() {
-	if s.mcp != nil {
-		_ = s.mcp.pool.Close()
+	if s.mcp == nil {
+		return
+	}
+	if err := s.mcp.pool.Close(); err != nil {
+		s.emit(event.Event{Kind: event.Notice, Text: err.Error()})
 	}
 }
 
@@ -203,7 +206,11 @@ func (m mcpTool) Prepare(_ context.Context, _ *tools.Workspace, args json.RawMes
 		if t := taskFrom(ctx); t != nil && len(res.Images) > 0 {
 			t.mcpImages = append(t.mcpImages, res.Images...)
 		}
-		return tools.Result{Output: res.Text, Summary: res.Summary, IsError: res.IsError}
+		out := tools.Result{Output: res.Text, Summary: res.Summary, IsError: res.IsError}
+		if res.Failed {
+			out.Err = fmt.Errorf("%w: %s", ErrMCP, res.Summary)
+		}
+		return out
 	})
 	// The approval float shows the arguments whole.
 	inv.Command = compactJSON(args)

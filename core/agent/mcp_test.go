@@ -3,11 +3,14 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
@@ -190,5 +193,114 @@ func TestMCPViewReleasedOnClose(t *testing.T) {
 	}
 	if n := views(); n != 1 {
 		t.Errorf("views after closing the sub-conversation = %d, want 1 (the root's)", n)
+	}
+}
+
+// TestMCPCloseFailureWarned (seed 004 §14): closing the session tells the
+// user when an MCP server's session did not close cleanly (here the
+// server drops the connection of the session's DELETE).
+func TestMCPCloseFailureWarned(t *testing.T) {
+	s := sdk.NewServer(&sdk.Implementation{Name: "drops-delete", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo"}}}, nil
+	})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodDelete {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	f := convFixture(t, func(c *config.Config) {
+		c.MCPServers = map[string]mcp.ServerConfig{"web": {URL: srv.URL, Trusted: true}}
+		c.MCP.FirstTurnWait = "30s"
+	})
+	f.srv.Enqueue(fakellm.Reply{Content: "hi"})
+	f.run(t, "hello") // the first turn waits for the server
+	f.sess.Close()
+	var warned bool
+	for _, e := range f.rec.find(event.Notice) {
+		warned = warned || strings.Contains(e.Text, "MCP server web did not close cleanly")
+	}
+	if !warned {
+		t.Errorf("no warning of the failed close among %+v", f.rec.find(event.Notice))
+	}
+}
+
+// TestRefreshMCPWithServers (seed 002): a task's MCP tools are a snapshot
+// taken at its first model call: a tool a server adds meanwhile is not
+// offered in its later calls, unless the user asks for refresh_mcp, after
+// which the next call offers the servers' tools as they are now.
+func TestRefreshMCPWithServers(t *testing.T) {
+	for _, refresh := range []bool{false, true} {
+		t.Run(fmt.Sprint("refresh=", refresh), func(t *testing.T) {
+			s := sdk.NewServer(&sdk.Implementation{Name: "grows", Version: "1"}, nil)
+			obj := json.RawMessage(`{"type":"object"}`)
+			s.AddTool(&sdk.Tool{Name: "grow", InputSchema: obj, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				s.AddTool(&sdk.Tool{Name: "grown", InputSchema: obj, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+					return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "new"}}}, nil
+				})
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "added a tool"}}}, nil
+			})
+			srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
+			t.Cleanup(srv.Close)
+			f := convFixture(t, func(c *config.Config) {
+				c.Mode = "yolo"
+				c.MCPServers = map[string]mcp.ServerConfig{"web": {URL: srv.URL, Trusted: true}}
+				c.MCP.FirstTurnWait = "30s"
+			})
+			var offered []string
+			n := 0
+			f.srv.SetScript(func(r fakellm.Request) fakellm.Reply {
+				n++
+				offered = append(offered, strings.Join(toolNames(r.Tools), " "))
+				switch n {
+				case 1:
+					return fakellm.Reply{ToolCalls: []llm.ToolCall{call("g", "web__grow", map[string]any{})}}
+				case 2:
+					// The pool has the new tool; the user asks (or not)
+					// for a fresh view while the task runs.
+					waitMCP(t, f, func(st mcp.ServerStatus) bool { return st.Tools == 2 })
+					if refresh {
+						if _, _, err := f.sess.SetConversationContext(context.Background(), "", []command.Setting{{Key: "refresh_mcp"}}); err != nil {
+							t.Error(err)
+						}
+					}
+					return fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "README.md"})}}
+				}
+				return fakellm.Reply{Content: "done"}
+			})
+			f.run(t, "grow the server")
+			if len(offered) != 3 {
+				t.Fatalf("%d requests, want 3", len(offered))
+			}
+			if strings.Contains(offered[1], "web__grown") {
+				t.Errorf("the tool added mid-task was offered before any refresh: %s", offered[1])
+			}
+			if got := strings.Contains(offered[2], "web__grown"); got != refresh {
+				t.Errorf("after the step (refresh %v): web__grown offered %v: %s", refresh, got, offered[2])
+			}
+		})
+	}
+}
+
+// waitMCP waits until the only MCP server's status satisfies cond.
+func waitMCP(t *testing.T, f *fixture, cond func(mcp.ServerStatus) bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if st := f.sess.MCPStatus(); len(st) == 1 && cond(st[0]) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("MCP status %+v", f.sess.MCPStatus())
+			return
+		}
+		time.Sleep(5 * time.Millisecond) // polls
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -39,6 +40,7 @@ func (s *Session) RunMentions(ctx context.Context, text string) ([]mention.Item,
 	case <-done:
 	case <-ctx.Done():
 		s.Cancel()
+		return items, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 	}
 	return items, nil
 }

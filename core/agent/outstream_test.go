@@ -64,7 +64,7 @@ func TestBashStreamsWhileRunning(t *testing.T) {
 			if ended {
 				t.Errorf("a delta after the call's end: %q", e.Text)
 			}
-			if e.Session != f.sess.ID() || e.Conversation == "" || e.Task == "" || e.Tool == nil || e.Tool.CallID != "b1" || e.Tool.Name != "bash" {
+			if e.Session != string(f.sess.ID()) || e.Conversation == "" || e.Task == "" || e.Tool == nil || e.Tool.CallID != "b1" || e.Tool.Name != "bash" {
 				t.Errorf("delta without its ids or call: %+v", e)
 			}
 			streamed.WriteString(e.Text)

@@ -16,16 +16,16 @@ import (
 // writes.
 
 // load makes the session the saved session id, locked to this process.
-func (s *Session) load(id string) error {
+func (s *Session) load(id SessionID) error {
 	// Locked before it is read: what is read is what this process owns.
-	l, err := s.lockFor(id)
+	l, err := s.lockFor(string(id))
 	if err != nil {
 		return err
 	}
 	// What compacted views summarise stays on disk (seed 004 §4.1), when
 	// the text is stored whole (not under ttl, headers_only or none).
 	floor, _ := store.ParsePolicy(s.opts.Config.Storage.Policy) // checked by newSession
-	snap, err := store.ResumeBounded(store.Dir(s.root), id, floor)
+	snap, err := store.ResumeBounded(store.Dir(s.root), string(id), floor)
 	if err != nil {
 		l.Release()
 		return err
@@ -33,7 +33,7 @@ func (s *Session) load(id string) error {
 	// A none session kept no messages, only its turns' /undo snapshots:
 	// it resumes empty, so /undo still works after a restart.
 	nothingStored := errors.Is(snap.Stored(), store.ErrNothingStored)
-	s.reset(snap.ID)
+	s.reset(SessionID(snap.ID))
 	if l != nil {
 		s.setLock(l)
 	}
@@ -129,7 +129,7 @@ func (s *Session) save() {
 func (s *Session) snapshotLocked() *store.Snapshot {
 	root := s.rootConv.saved()
 	snap := &store.Snapshot{
-		ID:        s.id,
+		ID:        string(s.id),
 		CreatedAt: s.created,
 		UpdatedAt: s.opts.Now(),
 		Model:     s.model,

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -64,11 +65,21 @@ type toolCall struct {
 	// readOnly: a command proven read-only, run with git kept off the
 	// repository's configuration, changes no file: it takes no snapshot.
 	readOnly bool
+	err      error // why a run failed, when a kind says it (ErrorKind)
 }
 
 // end reports the call's end and returns content, its tool message.
 func (c *toolCall) end(status, summary, output, content string) string {
 	c.info.Status, c.info.Summary, c.info.Output = status, summary, output
+	switch status {
+	case event.ToolDenied:
+		c.err = ErrApprovalDenied
+	case event.ToolAborted:
+		c.err = ErrCancelled
+	case event.ToolCompleted:
+		c.err = nil
+	}
+	c.info.Error = ErrorKind(c.err)
 	d := time.Since(c.start)
 	c.info.DurationMS = d.Milliseconds()
 	c.t.conv.countToolCall(c.name, status, c.info.Server != "", d)
@@ -237,6 +248,10 @@ func (s *Session) execute(ctx context.Context, c *toolCall) string {
 	status := event.ToolCompleted
 	if res.IsError {
 		status = event.ToolFailed
+	}
+	c.err = res.Err
+	if errors.Is(res.Err, tools.ErrSandboxRefused) {
+		c.err = fmt.Errorf("%w: %w", ErrSandbox, res.Err)
 	}
 	if ctx.Err() != nil {
 		status = event.ToolAborted

@@ -27,12 +27,12 @@ func originMarker(stateDir, root, id string) string {
 }
 
 // recordOrigin notes that this machine created session id.
-func (s *Session) recordOrigin(id string) {
+func (s *Session) recordOrigin(id SessionID) {
 	dir := s.opts.Config.StateDir
 	if dir == "" {
 		return
 	}
-	p := originMarker(dir, s.root, id)
+	p := originMarker(dir, s.root, string(id))
 	err := os.MkdirAll(filepath.Dir(p), 0o700)
 	if err == nil {
 		err = os.WriteFile(p, nil, 0o600)

@@ -34,7 +34,7 @@ func TestSessionFileReplaysEveryRequest(t *testing.T) {
 	sub := reqs[1]
 	id := f.sess.ID()
 	f.sess.Close()
-	data, err := os.ReadFile(filepath.Join(store.Dir(f.root), id+".json"))
+	data, err := os.ReadFile(filepath.Join(store.Dir(f.root), string(id)+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,9 +100,9 @@ func TestResponsesRoundTrip(t *testing.T) {
 	// assistant message that made the calls.
 	id := f.sess.ID()
 	f.sess.Close()
-	data, err := os.ReadFile(filepath.Join(store.Dir(f.root), id+".json"))
+	data, err := os.ReadFile(filepath.Join(store.Dir(f.root), string(id)+".json"))
 	if err != nil {
-		matches, _ := filepath.Glob(filepath.Join(store.Dir(f.root), id+"*"))
+		matches, _ := filepath.Glob(filepath.Join(store.Dir(f.root), string(id)+"*"))
 		t.Fatalf("session file: %v (%v)", err, matches)
 	}
 	if !strings.Contains(string(data), `"tool_calls"`) || !strings.Contains(string(data), `gAAAA-opaque-1`) || strings.Contains(string(data), `"function_call_output"`) {

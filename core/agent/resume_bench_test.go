@@ -33,7 +33,7 @@ func BenchmarkResume5000Messages(b *testing.B) {
 	opts := Options{Config: config.Defaults(), Root: root, Provider: instantProvider{}}
 	b.ReportMetric(float64(len(msgs)), "messages")
 	for b.Loop() {
-		s, err := Resume(opts, id)
+		s, err := Resume(opts, SessionID(id))
 		if err != nil {
 			b.Fatal(err)
 		}

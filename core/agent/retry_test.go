@@ -22,7 +22,7 @@ func TestRetryIsAnEventOfTheTask(t *testing.T) {
 	if r.Text != "rate limited; retrying now (attempt 2 of 2)" || r.Retry == nil || r.Retry.Reason != llm.RetryRateLimited || r.Retry.StatusCode != 429 {
 		t.Errorf("event %+v retry %+v", r, r.Retry)
 	}
-	if r.Session != f.sess.ID() || r.Conversation == "" || r.Conversation != started[0].Conversation || r.Task != started[0].Task {
+	if r.Session != string(f.sess.ID()) || r.Conversation == "" || r.Conversation != started[0].Conversation || r.Task != started[0].Task {
 		t.Errorf("ids %q/%q/%q, want those of %+v", r.Session, r.Conversation, r.Task, started[0])
 	}
 	if done := f.rec.find(event.TaskComplete); len(done) != 1 || done[0].Text != "after the wait" {

@@ -288,7 +288,7 @@ func (s *Session) cutRootLocked(first, start int) (unsaved, err error) {
 	for i := first; i < len(s.turns); i++ {
 		if s.turns[i].Conv == "" && !s.turns[i].Rewound {
 			s.turns[i].Rewound = true
-			turn := store.AgedTurn(s.storage, s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
+			turn := s.agedTurnLocked(i)
 			if err := s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn}); err != nil && unsaved == nil {
 				unsaved = err
 			}

@@ -108,7 +108,7 @@ func TestRewindTakesBackFilesAndConversation(t *testing.T) {
 	// On disk: the abandoned branch with turns 2 and 3, the live
 	// conversation without them.
 	f.sess.snapshotNow()
-	snap, err := store.Resume(store.Dir(f.root), f.sess.ID())
+	snap, err := store.Resume(store.Dir(f.root), string(f.sess.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}

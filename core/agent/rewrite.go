@@ -42,6 +42,9 @@ func (s *Session) Rewrite(ctx context.Context, req RewriteRequest) (RewriteEdit,
 		}
 	})
 	s.countRewrite(t, r, resp, window)
+	if err != nil && ctx.Err() != nil {
+		return RewriteEdit{}, fmt.Errorf("model: %w: %w", ErrCancelled, err)
+	}
 	if err != nil {
 		return RewriteEdit{}, fmt.Errorf("model: %w", err)
 	}

@@ -52,7 +52,7 @@ func TestRewrite(t *testing.T) {
 	}
 
 	toks := f.rec.find(event.TokenCount)
-	if len(toks) != 1 || toks[0].Task == "" || toks[0].Session != f.sess.ID() || toks[0].Conversation == "" ||
+	if len(toks) != 1 || toks[0].Task == "" || toks[0].Session != string(f.sess.ID()) || toks[0].Conversation == "" ||
 		toks[0].Tokens.Prompt != 70 || toks[0].Tokens.Turn == nil || toks[0].Tokens.Turn.Calls != 1 || toks[0].Tokens.Turn.Out != 7 {
 		t.Errorf("token events %+v", toks)
 	}

@@ -77,7 +77,7 @@ func TestResumeRepairsHistory(t *testing.T) {
 			f := newFixture(t, nil)
 			id := f.sess.ID()
 			msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: "sys"}}, tt.msgs...)
-			snap := &store.Snapshot{ID: id, Model: "test-model", Mode: "default", Messages: msgs,
+			snap := &store.Snapshot{ID: string(id), Model: "test-model", Mode: "default", Messages: msgs,
 				Conversations: []store.Conversation{{ID: "11111111-1111-1111-1111-111111111111", Messages: tt.msgs}}}
 			if err := store.Save(store.Dir(f.root), snap); err != nil {
 				t.Fatal(err)
@@ -152,7 +152,7 @@ func TestSaveDoesNotShareTurns(t *testing.T) {
 		s.mu.Unlock()
 	}
 	s.saver.flush()
-	snap, err := store.Load(store.Dir(f.root), s.ID())
+	snap, err := store.Load(store.Dir(f.root), string(s.ID()))
 	if err != nil {
 		t.Fatal(err)
 	}

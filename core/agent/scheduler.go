@@ -44,6 +44,14 @@ type taskPlan struct {
 	fresh bool
 }
 
+// trace is the trace of p's events: its chain's user task.
+func (p *taskPlan) trace() string {
+	if p.turn != "" {
+		return string(p.turn)
+	}
+	return string(p.id)
+}
+
 // closure is an interrupting tool call waiting for its result.
 type closure struct {
 	callID     string
@@ -236,7 +244,7 @@ func (sc *scheduler) work(done chan struct{}) {
 				if conv == "" {
 					conv = s.RootConversation()
 				}
-				end = &event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted, Task: string(p.id), Conversation: string(conv)}
+				end = &event.Event{Kind: event.TurnAborted, Reason: event.ReasonInterrupted, Task: string(p.id), Conversation: string(conv), Trace: p.trace(), Span: string(p.id)}
 			}
 			sc.finishLocked(done, end, nil)
 			return
@@ -249,7 +257,7 @@ func (sc *scheduler) work(done chan struct{}) {
 			sc.mu.Unlock()
 			// Closed while queued: dropped, but for the way back.
 			if back := p.returnsTo; back != nil {
-				s.emit(event.Event{Kind: event.HandBack, Conversation: string(back.caller), Task: string(p.id), Target: string(back.target), Tool: handTool(back)})
+				s.emit(event.Event{Kind: event.HandBack, Conversation: string(back.caller), Task: string(p.id), Target: string(back.target), Tool: handTool(back), Trace: p.trace(), Span: string(p.id)})
 			}
 			continue
 		}
@@ -319,7 +327,9 @@ func (sc *scheduler) work(done chan struct{}) {
 			t.emit(event.Event{Kind: event.HandOver, Target: string(ho.closure.target), Tool: handTool(ho.closure)})
 		}
 		if back != nil {
-			s.emit(event.Event{Kind: event.HandBack, Conversation: string(back.caller), Task: string(t.id), Target: string(back.target), Tool: handTool(back)})
+			ev := t.with(event.Event{Kind: event.HandBack, Target: string(back.target), Tool: handTool(back)})
+			ev.Conversation = string(back.caller)
+			s.emit(ev)
 		}
 	}
 }

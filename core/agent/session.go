@@ -118,7 +118,7 @@ type Session struct {
 	bg  sync.WaitGroup // background snapshot work, waited for by Close
 
 	mu        sync.Mutex // guards the fields below; taken before any Conversation.mu
-	id        string
+	id        SessionID
 	created   time.Time
 	model     string
 	mode      policy.Mode
@@ -141,7 +141,7 @@ type Session struct {
 	// the last record the resumed snapshot held. Records are appended
 	// under mu with the change they record, and snapshots taken under mu.
 	journal   *store.Journal
-	journalID string
+	journalID SessionID
 	baseSeq   int64
 	slashNote bool // the server/tool deprecation notice was given
 	// undoneOthers are the files the last /undo or /rewind left alone,
@@ -177,7 +177,7 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.reset(uuid.NewString())
+	s.reset(SessionID(uuid.NewString()))
 	s.recordOrigin(s.ID())
 	s.tellMissingBash()
 	s.tellAgents()
@@ -186,7 +186,7 @@ func Open(opts Options) (*Session, error) {
 }
 
 // Resume continues a saved session.
-func Resume(opts Options, id string) (*Session, error) {
+func Resume(opts Options, id SessionID) (*Session, error) {
 	s, err := newSession(opts)
 	if err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func newSession(opts Options) (*Session, error) {
 }
 
 // reset makes the session a fresh one with the given id (Open and /new).
-func (s *Session) reset(id string) {
+func (s *Session) reset(id SessionID) {
 	agents := s.agentsFor(false, nil) // read before the lock
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -331,7 +331,7 @@ func (s *Session) setRootLocked(root *Conversation) {
 }
 
 // ID is the session id.
-func (s *Session) ID() string {
+func (s *Session) ID() SessionID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.id
@@ -478,6 +478,7 @@ func (s *Session) Run(ctx context.Context, input string) error {
 	case <-done:
 	case <-ctx.Done():
 		s.Cancel()
+		return fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 	}
 	return nil
 }
@@ -563,7 +564,7 @@ func (s *Session) Answer(approvalID string, a Answer) error {
 // emit stamps and delivers one event. Events are delivered one at a time.
 func (s *Session) emit(ev event.Event) {
 	s.mu.Lock()
-	ev.Session = s.id
+	ev.Session = string(s.id)
 	s.mu.Unlock()
 	ev.Time = s.opts.Now()
 	s.emitMu.Lock()

@@ -74,7 +74,7 @@ func BenchmarkTurnBytesWritten(b *testing.B) {
 			b.Fatal(err)
 		}
 		fi, _ := os.Stat(filepath.Join(dir, snap.ID+".json"))
-		s, err := Resume(Options{Config: cfg, Root: root, Provider: &callsProvider{calls: 20}, Tools: []tools.Tool{noopTool{}}}, snap.ID)
+		s, err := Resume(Options{Config: cfg, Root: root, Provider: &callsProvider{calls: 20}, Tools: []tools.Tool{noopTool{}}}, SessionID(snap.ID))
 		if err != nil {
 			b.Fatal(err)
 		}

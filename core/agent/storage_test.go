@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
 const storageMarker = "ZEBRA-MARKER-41c7"
@@ -287,5 +289,34 @@ func TestTTLAgesEachMessage(t *testing.T) {
 	}
 	if strings.Contains(hist, old) || !strings.Contains(hist, "answer 2 "+recent) {
 		t.Errorf("resumed history:\n%s", hist)
+	}
+}
+
+// TestClosedConversationTurnsKeepItsPolicy: the input typed to a
+// headers_only conversation of a full session stays off disk after the
+// conversation is closed, when its turns are written under the session's
+// policy.
+func TestClosedConversationTurnsKeepItsPolicy(t *testing.T) {
+	f := newFixture(t, nil)
+	id, _, err := f.sess.NewConversation(t.Context(), []command.Setting{{Key: "storage", Value: "headers_only"}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "ok"})
+	if _, err := f.sess.SubmitTo(id, "secret "+storageMarker); err != nil {
+		t.Fatal(err)
+	}
+	f.sess.Wait()
+	if err := f.sess.CloseConversation(id); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "root"})
+	f.run(t, "something else") // the root's turn: the session is saved again
+	f.sess.Close()
+	dir := store.Dir(f.root)
+	for _, name := range []string{string(f.sess.ID()) + ".json", string(f.sess.ID()) + ".journal"} {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); strings.Contains(string(data), storageMarker) {
+			t.Errorf("%s holds the closed headers_only conversation's text", name)
+		}
 	}
 }

@@ -49,20 +49,20 @@ type task struct {
 
 // emit stamps the task's conversation and task ids on an event.
 func (t *task) emit(ev event.Event) {
-	ev.Conversation, ev.Task = string(t.conv.ID), string(t.id)
-	t.s.emit(ev)
+	t.s.emit(t.with(ev))
 }
 
 // with stamps the ids without sending (events kept for later).
 func (t *task) with(ev event.Event) event.Event {
 	ev.Conversation, ev.Task = string(t.conv.ID), string(t.id)
+	ev.Trace, ev.Span = string(t.turnID()), string(t.id)
 	return ev
 }
 
 // turnID is the user task whose git turn this task extends.
 func (t *task) turnID() TaskID {
-	if t.plan != nil && t.plan.turn != "" {
-		return t.plan.turn
+	if t.plan != nil {
+		return TaskID(t.plan.trace())
 	}
 	return t.id
 }

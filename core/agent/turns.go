@@ -90,7 +90,7 @@ func (s *Session) beginTurn(ctx context.Context, t *task, input string, start in
 			var rerr error
 			if i < len(s.turns) && s.turns[i].Task == string(t.id) {
 				s.turns[i].Snapshot = snap
-				turn := store.AgedTurn(s.storage, s.opts.Config.StorageTTL(), s.opts.Now(), s.turns[i])
+				turn := s.agedTurnLocked(i)
 				rerr = s.recordLocked(store.Record{Kind: store.KindTurn, Turn: &turn})
 			}
 			s.mu.Unlock()
@@ -280,7 +280,7 @@ func (s *Session) runTracked(ctx context.Context, t *task, inv *tools.Invocation
 		return inv.Run(ctx)
 	}
 	t.snaps.freshAt = time.Time{}
-	end := s.activity.Begin(s.ID()) // other sessions' commands see this write
+	end := s.activity.Begin(string(s.ID())) // other sessions' commands see this write
 	res := inv.Run(ctx)
 	end()
 	if res.IsError {
@@ -321,7 +321,7 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	}
 	t.snaps.clean = ""
 	from := s.opts.Now()
-	end := s.activity.Begin(s.ID())
+	end := s.activity.Begin(string(s.ID()))
 	pre, err := prevBase, error(nil)
 	if freshAt.IsZero() {
 		// Reuse: a command after nothing changed shares the snapshot
@@ -345,7 +345,7 @@ func (s *Session) trackCommand(ctx context.Context, t *task, run func()) {
 	ctx = context.Background() // an interrupted command still changed what it changed
 	post, err := s.snapshot(ctx, "coder-nvim: after a command of "+string(t.id), gitsnap.Options{Reuse: pre})
 	end()
-	shared := err == nil && s.activity.Overlapped(s.ID(), from, s.opts.Now())
+	shared := err == nil && s.activity.Overlapped(string(s.ID()), from, s.opts.Now())
 	var changed []string
 	if err == nil {
 		changed, err = s.git.Changed(ctx, pre, post)

@@ -97,8 +97,13 @@ type Event struct {
 	Conversation string `json:"conversation_id" msgpack:"conversation_id"`
 	Task         string `json:"task_id,omitempty" msgpack:"task_id,omitempty"`
 	// Target is the other conversation of a HandOver or HandBack.
-	Target string    `json:"target_conversation_id,omitempty" msgpack:"target_conversation_id,omitempty"`
-	Time   time.Time `json:"time" msgpack:"-"`
+	Target string `json:"target_conversation_id,omitempty" msgpack:"target_conversation_id,omitempty"`
+	// Trace groups every task one user input caused, its hand-overs and
+	// their continuations (the user's task id); Span is the task's span
+	// in it (its task id). Set on the events of tasks (seed 004 §9).
+	Trace string    `json:"trace_id,omitempty" msgpack:"trace_id,omitempty"`
+	Span  string    `json:"span_id,omitempty" msgpack:"span_id,omitempty"`
+	Time  time.Time `json:"time" msgpack:"-"`
 
 	Text     string    `json:"text,omitempty" msgpack:"text,omitempty"`
 	Detail   string    `json:"detail,omitempty" msgpack:"detail,omitempty"` // expandable detail of command output (the full /diff)
@@ -149,7 +154,11 @@ type Tool struct {
 	// it) before it runs.
 	Asks bool `json:"asks,omitempty" msgpack:"asks,omitempty"`
 	// Set on ToolCallEnd.
-	Status     string `json:"status,omitempty" msgpack:"status,omitempty"` // completed, failed, denied, aborted
+	Status string `json:"status,omitempty" msgpack:"status,omitempty"` // completed, failed, denied, aborted
+	// Error is the kind of a call that did not complete, when one
+	// applies (seed 004 §3.1): cancelled, approval_denied,
+	// sandbox_error, mcp_error.
+	Error      string `json:"error,omitempty" msgpack:"error,omitempty"`
 	Summary    string `json:"summary,omitempty" msgpack:"summary,omitempty"`
 	Output     string `json:"output,omitempty" msgpack:"output,omitempty"` // full output for the user (diff, command output)
 	DurationMS int64  `json:"duration_ms,omitempty" msgpack:"duration_ms,omitempty"`

@@ -148,7 +148,10 @@ func (p *Pool) idleOut(srv *server) {
 	srv.idling = true
 	sess := srv.sess
 	srv.mu.Unlock()
-	_ = sess.Close()
+	if err := sess.Close(); err != nil {
+		p.logf("mcp %s: did not close cleanly: %v", srv.name, err)
+		p.notify(Notice{Server: srv.name, Kind: NoticeCloseFailed, Text: "did not close cleanly: " + err.Error()})
+	}
 }
 
 func (p *Pool) sleep(d time.Duration) bool {

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -43,6 +44,9 @@ const (
 	NoticeFailed       = "failed"
 	NoticeExited       = "exited"
 	NoticeToolsChanged = "tools_changed"
+	// NoticeCloseFailed: a session the pool closed while idle did not
+	// close cleanly (Close returns the same failures).
+	NoticeCloseFailed = "close_failed"
 )
 
 // Notice is one change the pool reports.
@@ -161,7 +165,9 @@ func New(opts Options) *Pool {
 	return p
 }
 
-// Close stops every server and waits for their processes to end.
+// Close stops every server and waits for their processes to end. It
+// returns the servers whose session did not close cleanly (seed 004 §14:
+// a failed release is warned about).
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -179,6 +185,8 @@ func (p *Pool) Close() error {
 		srv.mu.Unlock()
 	}
 	var closing sync.WaitGroup
+	var errMu sync.Mutex
+	var errs []error
 	for _, srv := range p.servers {
 		srv.mu.Lock()
 		sess := srv.sess
@@ -187,7 +195,11 @@ func (p *Pool) Close() error {
 			closing.Add(1)
 			go func() { // in parallel: a stdio server may take seconds to exit
 				defer closing.Done()
-				_ = sess.Close()
+				if err := closeError(srv.name, sess.Close()); err != nil {
+					errMu.Lock()
+					errs = append(errs, err)
+					errMu.Unlock()
+				}
 			}()
 		}
 	}
@@ -200,7 +212,15 @@ func (p *Pool) Close() error {
 		}
 		srv.mu.Unlock()
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// closeError is a session's failed close, named; nil when it closed.
+func closeError(server string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("MCP server %s did not close cleanly: %w", server, err)
 }
 
 func (p *Pool) markDirty() {

@@ -483,3 +483,48 @@ func TestIdleOut(t *testing.T) {
 		t.Errorf("held server: %q", res.Text)
 	}
 }
+
+// TestCloseFailureWarned (seed 004 §14): a session that does not close
+// cleanly is reported, named, by Close, and by a notice when the pool
+// closes it on idling out; a clean one is not.
+func TestCloseFailureWarned(t *testing.T) {
+	var mu sync.Mutex
+	var notices []Notice
+	p := New(Options{Root: t.TempDir(), IdleTimeout: 50 * time.Millisecond, OnNotice: func(n Notice) {
+		mu.Lock()
+		notices = append(notices, n)
+		mu.Unlock()
+	}, Servers: map[string]ServerConfig{
+		"bad": stdioServer(t, map[string]string{"FAIL_CLOSE": "1"}), "idler": stdioServer(t, map[string]string{"FAIL_CLOSE": "1"}),
+		"good": stdioServer(t, nil)}})
+	ready(t, p, "bad", "idler", "good")
+	held, err := p.View([]string{"bad__echo", "good__echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	v, err := p.View([]string{"idler__echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.Release() // idler idles out: the pool closes it
+	closeFailed := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []string
+		for _, n := range notices {
+			if n.Kind == NoticeCloseFailed {
+				out = append(out, n.Server+": "+n.Text)
+			}
+		}
+		return out
+	}
+	waitFor(t, "idler's close warned about", func() bool { return len(closeFailed()) > 0 })
+	if got := closeFailed(); len(got) != 1 || !strings.HasPrefix(got[0], "idler: ") || !strings.Contains(got[0], "exit status 4") {
+		t.Errorf("close notices %q", got)
+	}
+	err = p.Close()
+	if err == nil || !strings.Contains(err.Error(), "MCP server bad did not close cleanly") || !strings.Contains(err.Error(), "exit status 4") || strings.Contains(err.Error(), "good") {
+		t.Errorf("Close = %v, want bad's failure only", err)
+	}
+}

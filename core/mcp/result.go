@@ -19,11 +19,14 @@ type Result struct {
 	Text    string      // the tool message
 	Images  []llm.Image // data: URLs, for a following user message
 	IsError bool
+	// Failed: the call failed in MCP (not offered, server down, no
+	// answer), not as the tool's own error result.
+	Failed  bool
 	Summary string // one line for the transcript
 }
 
 func errorResult(msg string) Result {
-	return Result{Text: "error: " + msg, IsError: true, Summary: firstLine(msg)}
+	return Result{Text: "error: " + msg, IsError: true, Failed: true, Summary: firstLine(msg)}
 }
 
 // convert turns an MCP result into a tool message: text as is,

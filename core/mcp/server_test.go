@@ -72,6 +72,9 @@ func runStdioServer() {
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 	}
+	if os.Getenv("FAIL_CLOSE") != "" {
+		os.Exit(4) // a server that fails its shutdown
+	}
 }
 
 func text(s string) *sdk.CallToolResult {

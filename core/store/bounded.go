@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
 )
@@ -219,8 +220,9 @@ func ReadMessages(dir, id, conv string, n int, fn func(llm.Message)) error {
 }
 
 // copyElements writes elements [skip, skip+n) of an array of snapshot
-// file p to w, comma-separated, byte for byte as they are in p.
-func copyElements(w *bufio.Writer, p, conv, field string, skip, n int) error {
+// file p to w, comma-separated, byte for byte as they are in p unless
+// edit (when not nil) changes element i (0 is the first copied).
+func copyElements(w *bufio.Writer, p, conv, field string, skip, n int, edit func(i int, raw json.RawMessage) (json.RawMessage, error)) error {
 	dec, f, err := arrayAt(p, conv, field)
 	if err != nil {
 		return err
@@ -236,6 +238,11 @@ func copyElements(w *bufio.Writer, p, conv, field string, skip, n int) error {
 		}
 		if i < skip {
 			continue
+		}
+		if edit != nil {
+			if raw, err = edit(i-skip, raw); err != nil {
+				return fmt.Errorf("%s of conversation %q in %s: element %d: %w", field, conv, p, i, err)
+			}
 		}
 		if i > skip {
 			w.WriteByte(',')
@@ -260,6 +267,12 @@ type prefixes struct {
 type prefix struct {
 	conv, field string
 	skip, n     int
+	// The copy obeys the policy the snapshot is written under: headers
+	// makes every message headers-only (the file may have been written
+	// under a wider one); before cutoff (unix ms, 0: never) ttl ages
+	// messages to headers-only and their times to 0.
+	headers bool
+	cutoff  int64
 }
 
 func (p *prefixes) init() {
@@ -279,28 +292,42 @@ func (p *prefixes) snapshot(s *Snapshot) *Snapshot {
 		return s
 	}
 	c := *s
-	if k := s.Skipped[""]; k != nil && k.N > 0 && len(s.Messages) > 0 {
-		c.Messages, c.MessageTimes = p.insert("", 1, k.N, s.Messages, s.MessageTimes)
+	sp, cutoff := s.effective(), s.ageCutoff()
+	// Under none there are no messages to copy.
+	if k := s.Skipped[""]; k != nil && k.N > 0 && len(s.Messages) > 0 && sp != PolicyNone {
+		x := prefix{conv: "", skip: 1, n: k.N, headers: sp == PolicyHeaders}
+		if s.Storage == PolicyTTL {
+			x.cutoff = cutoff
+		}
+		c.Messages, c.MessageTimes = p.insert(x, s.Messages, s.MessageTimes)
 	}
 	c.Conversations = append([]Conversation(nil), s.Conversations...)
 	for i, cv := range c.Conversations {
-		if k := s.Skipped[cv.ID]; k != nil && k.N > 0 {
-			c.Conversations[i].Messages, c.Conversations[i].MessageTimes = p.insert(cv.ID, 0, k.N, cv.Messages, cv.MessageTimes)
+		cp := convPolicy(sp, cv.StoragePolicy, s.Degraded)
+		if k := s.Skipped[cv.ID]; k != nil && k.N > 0 && cp != PolicyNone {
+			x := prefix{conv: cv.ID, skip: 0, n: k.N, headers: cp == PolicyHeaders}
+			if Narrower(s.Storage, Policy(cv.StoragePolicy)) == PolicyTTL {
+				x.cutoff = cutoff
+			}
+			c.Conversations[i].Messages, c.Conversations[i].MessageTimes = p.insert(x, cv.Messages, cv.MessageTimes)
 		}
 	}
 	return &c
 }
 
-// insert puts the placeholders of conv's n skipped messages at index at.
-func (p *prefixes) insert(conv string, at, n int, msgs []llm.Message, times []int64) ([]llm.Message, []int64) {
+// insert puts the placeholders of x's skipped messages at index x.skip.
+func (p *prefixes) insert(x prefix, msgs []llm.Message, times []int64) ([]llm.Message, []int64) {
 	p.init()
 	k := len(p.list)
-	p.list = append(p.list, prefix{conv, "messages", at, n})
+	at := x.skip
+	x.field = "messages"
+	p.list = append(p.list, x)
 	out := append(append(append([]llm.Message(nil), msgs[:at]...), llm.Message{Role: p.mark + strconv.Itoa(k)}), msgs[at:]...)
 	if len(times) != len(msgs) {
 		return out, nil // unknown times: aged with the session
 	}
-	p.list = append(p.list, prefix{conv, "message_times", at, n})
+	x.field = "message_times"
+	p.list = append(p.list, x)
 	outT := append(append(append([]int64(nil), times[:at]...), p.imark-int64(k+1)), times[at:]...)
 	return out, outT
 }
@@ -339,5 +366,40 @@ func (p *prefixes) write(w *bufio.Writer, k int) error {
 		return errors.New("encode: a skipped-messages placeholder is damaged")
 	}
 	x := p.list[k]
-	return copyElements(w, p.old, x.conv, x.field, x.skip, x.n)
+	if !x.headers && x.cutoff == 0 {
+		return copyElements(w, p.old, x.conv, x.field, x.skip, x.n, nil)
+	}
+	if x.field == "message_times" {
+		return copyElements(w, p.old, x.conv, x.field, x.skip, x.n, func(_ int, raw json.RawMessage) (json.RawMessage, error) {
+			var at int64
+			if err := json.Unmarshal(raw, &at); err != nil || at == 0 || at >= x.cutoff {
+				return raw, err
+			}
+			return json.RawMessage("0"), nil
+		})
+	}
+	var times []int64 // the messages' times, for ttl
+	if x.cutoff != 0 {
+		_ = copyElements(bufio.NewWriter(io.Discard), p.old, x.conv, "message_times", x.skip, x.n, func(_ int, raw json.RawMessage) (json.RawMessage, error) {
+			var at int64
+			err := json.Unmarshal(raw, &at)
+			times = append(times, at)
+			return raw, err
+		})
+	}
+	return copyElements(w, p.old, x.conv, x.field, x.skip, x.n, func(i int, raw json.RawMessage) (json.RawMessage, error) {
+		aged := len(times) == x.n && times[i] != 0 && times[i] < x.cutoff
+		if !x.headers && !aged {
+			return raw, nil
+		}
+		var m llm.Message
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(m.Content, "[not stored") {
+			return raw, nil // headers-only already
+		}
+		m, _ = FilterMessage(PolicyHeaders, m)
+		return json.Marshal(m)
+	})
 }

@@ -113,3 +113,66 @@ func TestSaveRefusesMissingSkipped(t *testing.T) {
 		t.Fatalf("the file on disk was damaged: %v", err)
 	}
 }
+
+// TestSkippedCopyObeysPolicy: the skipped messages copied from the file
+// being replaced are written as the snapshot's policy stores them: made
+// headers-only under a narrower policy than the file's, aged under ttl,
+// and under none there are none to copy (no error either).
+func TestSkippedCopyObeysPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		session Policy
+		conv    Policy
+		text    bool // the copied part keeps its text
+	}{
+		{"full", PolicyFull, "", true},
+		{"headers_only", PolicyHeaders, "", false},
+		{"headers_only conversation", PolicyFull, PolicyHeaders, false},
+		{"none conversation", PolicyFull, PolicyNone, false},
+		{"ttl within", PolicyTTL, "", true},
+		{"ttl past", PolicyTTL, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := boundedSnapshot(10)
+			if err := Save(dir, s); err != nil {
+				t.Fatal(err)
+			}
+			s.Storage, s.StorageTTL = tc.session, "1h"
+			s.Conversations[0].StoragePolicy = string(tc.conv)
+			if tc.name == "ttl past" {
+				s.UpdatedAt = s.UpdatedAt.Add(2 * time.Hour)
+			}
+			// The first 6 of each conversation are skipped: on disk only.
+			s.Skipped = map[string]*Skipped{"": {N: 6}, "conv-b": {N: 6}}
+			s.Messages, s.MessageTimes = append(s.Messages[:1:1], s.Messages[7:]...), append(s.MessageTimes[:1:1], s.MessageTimes[7:]...)
+			cv := &s.Conversations[0]
+			cv.Messages, cv.MessageTimes = cv.Messages[6:], cv.MessageTimes[6:]
+			if err := Save(dir, s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Resume(dir, s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := got.Conversations[0].Messages
+			if tc.conv == "" {
+				msgs = got.Messages[1:]
+			}
+			if tc.conv == PolicyNone {
+				if len(msgs) != 0 {
+					t.Fatalf("none stored %d messages", len(msgs))
+				}
+				return
+			}
+			if len(msgs) != 10 {
+				t.Fatalf("%d messages, want 10", len(msgs))
+			}
+			for i, m := range msgs[:6] {
+				if kept := m.Content == fmt.Sprintf("message %d \"quoted\" \u00e9", i); kept != tc.text {
+					t.Errorf("copied message %d: %q", i, m.Content)
+				}
+			}
+		})
+	}
+}

@@ -187,7 +187,11 @@ func (j *Journal) append(r Record, durable bool) (int64, error) {
 		r.Conv = r.Conversation.ID
 	}
 	p := j.policy.writes(j.degraded)
-	if cp, ok := j.convs[r.Conv]; ok {
+	conv := r.Conv
+	if r.Kind == KindTurn && r.Turn != nil {
+		conv = r.Turn.Conv // a turn is its conversation's text
+	}
+	if cp, ok := j.convs[conv]; ok {
 		p = Narrower(j.policy, cp).writes(j.degraded)
 	}
 	if !filterRecord(p, &r) {

@@ -243,6 +243,14 @@ func TestConversationStoresLess(t *testing.T) {
 	j := openJ(t, dir, s.ID, PolicyFull)
 	c := s.Conversations[0]
 	appendAll(t, j, Record{Kind: KindConv, Conversation: &c}, msgRec("c1", llm.Message{Role: llm.RoleUser, Content: marker}))
+	// A turn of the conversation: its input is the conversation's text,
+	// in the journal and the snapshot.
+	turn := Turn{Task: "t-c1", Input: marker + " as typed", Conv: c.ID}
+	appendAll(t, j, Record{Kind: KindTurn, Turn: &turn})
+	if data, _ := os.ReadFile(filepath.Join(dir, s.ID+".journal")); strings.Contains(string(data), marker+" as typed") {
+		t.Errorf("headers_only conversation journaled its turn's input:\n%s", data)
+	}
+	s.Turns = append(s.Turns, turn)
 	if err := Save(dir, s); err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +261,11 @@ func TestConversationStoresLess(t *testing.T) {
 	for _, m := range got.Conversations[0].Messages {
 		if strings.Contains(m.Content, marker) {
 			t.Errorf("headers_only conversation stored %q", m.Content)
+		}
+	}
+	for _, turn := range got.Turns {
+		if turn.Conv == c.ID && strings.Contains(turn.Input, marker) {
+			t.Errorf("headers_only conversation stored its turn's input %q", turn.Input)
 		}
 	}
 	if !strings.Contains(got.Messages[len(got.Messages)-1].Content, marker) {

@@ -167,8 +167,10 @@ func (s *Snapshot) filtered() *Snapshot {
 	}
 	c := *s
 	c.Conversations = nil
+	convs := map[string]Policy{"": p} // each conversation's, for its turns
 	for _, cv := range conversations {
 		cp := convPolicy(p, cv.StoragePolicy, s.Degraded)
+		convs[cv.ID] = cp
 		if cp != PolicyFull {
 			cv.Instructions = notStored(cv.Instructions)
 			cv.UserInstructions = notStored(cv.UserInstructions)
@@ -199,6 +201,14 @@ func (s *Snapshot) filtered() *Snapshot {
 		}
 		c.Views = append(c.Views, v)
 	}
+	c.Turns = nil
+	for _, t := range s.Turns {
+		tp, ok := convs[t.Conv]
+		if !ok {
+			tp = p
+		}
+		c.Turns = append(c.Turns, TurnAs(tp, t))
+	}
 	if p == PolicyFull {
 		return &c
 	}
@@ -211,15 +221,6 @@ func (s *Snapshot) filtered() *Snapshot {
 	c.Abandoned = nil
 	for _, b := range s.Abandoned {
 		c.Abandoned = append(c.Abandoned, *b.filtered(p))
-	}
-	c.Turns = nil
-	for _, t := range s.Turns {
-		t.Input = notStored(t.Input)
-		t.Review = headerVerdicts(t.Review, p)
-		if p == PolicyNone {
-			t.Input = ""
-		}
-		c.Turns = append(c.Turns, t)
 	}
 	c.Todos, c.Commands = nil, nil
 	if p == PolicyHeaders {
@@ -236,15 +237,10 @@ func (s *Snapshot) filtered() *Snapshot {
 // use keeps its recent text, never its old text. s itself when nothing
 // is that old.
 func (s *Snapshot) aged() *Snapshot {
-	ttl := s.ttl()
-	if ttl <= 0 || s.Degraded {
+	cutoff := s.ageCutoff()
+	if cutoff == 0 {
 		return s
 	}
-	ref := s.agedAt
-	if ref.IsZero() {
-		ref = s.UpdatedAt
-	}
-	cutoff := ref.Add(-ttl).UnixMilli()
 	var c *Snapshot
 	cloned := false // c.Conversations is c's own
 	if s.Storage == PolicyTTL {
@@ -252,21 +248,6 @@ func (s *Snapshot) aged() *Snapshot {
 			cp := *s
 			c = &cp
 			c.Messages, c.MessageTimes = msgs, times
-		}
-		// A turn's input is the user's message again.
-		turnsCloned := false
-		for i, t := range s.Turns {
-			if !inputAged(t, cutoff) {
-				continue
-			}
-			if c == nil {
-				cp := *s
-				c = &cp
-			}
-			if !turnsCloned {
-				c.Turns, turnsCloned = append([]Turn(nil), s.Turns...), true
-			}
-			c.Turns[i].Input = notStored(t.Input)
 		}
 		if cmds, ok := ageCommands(s.Commands, cutoff); ok {
 			if c == nil {
@@ -276,8 +257,31 @@ func (s *Snapshot) aged() *Snapshot {
 			c.Commands = cmds
 		}
 	}
+	// A turn's input is the user's message again, of its conversation.
+	ttl := map[string]bool{"": s.Storage == PolicyTTL}
+	for _, cv := range s.Conversations {
+		ttl[cv.ID] = Narrower(s.Storage, Policy(cv.StoragePolicy)) == PolicyTTL
+	}
+	turnsCloned := false
+	for i, t := range s.Turns {
+		aged, ok := ttl[t.Conv]
+		if !ok {
+			aged = ttl[""] // a conversation since closed: the session's
+		}
+		if !aged || !inputAged(t, cutoff) {
+			continue
+		}
+		if c == nil {
+			cp := *s
+			c = &cp
+		}
+		if !turnsCloned {
+			c.Turns, turnsCloned = append([]Turn(nil), s.Turns...), true
+		}
+		c.Turns[i].Input = notStored(t.Input)
+	}
 	for i, cv := range s.Conversations {
-		if Narrower(s.Storage, Policy(cv.StoragePolicy)) != PolicyTTL {
+		if !ttl[cv.ID] {
 			continue
 		}
 		msgs, times, ok := ageMessages(cv.Messages, cv.MessageTimes, cutoff)
@@ -303,6 +307,35 @@ func (s *Snapshot) aged() *Snapshot {
 		return s
 	}
 	return c
+}
+
+// TurnAs is turn t as policy p stores it (ttl: as it writes until aged):
+// its input and review verdicts are its conversation's text.
+func TurnAs(p Policy, t Turn) Turn {
+	p = p.writes(false)
+	if p == PolicyFull {
+		return t
+	}
+	t.Input = notStored(t.Input)
+	t.Review = headerVerdicts(t.Review, p)
+	if p == PolicyNone {
+		t.Input = ""
+	}
+	return t
+}
+
+// ageCutoff is the time (unix ms) before which text kept under ttl is
+// made headers-only when s is written; 0 when nothing is aged.
+func (s *Snapshot) ageCutoff() int64 {
+	ttl := s.ttl()
+	if ttl <= 0 || s.Degraded {
+		return 0
+	}
+	ref := s.agedAt
+	if ref.IsZero() {
+		ref = s.UpdatedAt
+	}
+	return ref.Add(-ttl).UnixMilli()
 }
 
 // ageCommands keeps only the size of the command outputs written before

@@ -166,6 +166,7 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 				res.Output += "\n" + SandboxRefusal
 				res.Display += "\n" + SandboxRefusal
 				res.Summary += ", the sandbox may have refused it"
+				res.Err = ErrSandboxRefused
 			}
 			return res
 		},

@@ -95,7 +95,14 @@ type Result struct {
 	Summary  string // one line, e.g. "read 120 lines", "+3 -1 main.go", "exit 0 (1.2s)"
 	IsError  bool
 	ExitCode *int // bash only
+	// Err, on some failures, says why for callers that sort failures
+	// by kind (errors.Is): ErrSandboxRefused.
+	Err error
 }
+
+// ErrSandboxRefused: a confined command failed the way a sandbox refusal
+// does (SandboxRefusal).
+var ErrSandboxRefused = errors.New("the sandbox may have refused it")
 
 func errorResult(msg string) Result {
 	return Result{Output: msg, Display: msg, Summary: firstLine(msg), IsError: true}

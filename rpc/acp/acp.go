@@ -225,7 +225,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 	if id == "" {
 		eng, err = agent.Open(opts)
 	} else {
-		eng, err = agent.Resume(opts, id)
+		eng, err = agent.Resume(opts, agent.SessionID(id))
 	}
 	if err != nil {
 		be.Close()

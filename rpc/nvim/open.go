@@ -109,7 +109,7 @@ func (h *host) openLocked(resume string, untrusted *config.Config) {
 	var sess *agent.Session
 	resumed := false
 	if resume != "" {
-		if sess, err = agent.Resume(opts, resume); err == nil {
+		if sess, err = agent.Resume(opts, agent.SessionID(resume)); err == nil {
 			resumed = true
 		} else {
 			h.log.Printf("resume %s: %v; opening a new session", resume, err)
@@ -204,7 +204,7 @@ func (h *host) trustRequest(hash string) (string, error) {
 	untrusted := h.cfg
 	resume := ""
 	if h.sess != nil {
-		resume = h.sess.ID()
+		resume = string(h.sess.ID())
 		h.sess.Close()
 		h.sess = nil
 	}
@@ -230,7 +230,7 @@ func (h *host) readyLocked(resumed bool) {
 		return
 	}
 	st := h.sess.Status()
-	id := h.sess.ID()
+	id := string(h.sess.ID())
 	h.out.add(op{"t": "ready", "version": h.version, "commands": command.Names(), "command_help": command.Help(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
 	h.renderMu.Lock()
 	h.render.header(h.version, st, id, resumed)

@@ -157,9 +157,10 @@ func helpText() string {
 	}
 	b.WriteString("  /plan /default /auto-edit /yolo  shortcuts for /mode\n\n")
 	b.WriteString("Input:\n")
-	b.WriteString("  Enter sends the input (Ctrl+S in insert mode in Neovim); Ctrl+D or an empty line on stdin ends input in exec.\n")
+	b.WriteString("  Neovim: Enter (Normal mode) or Ctrl+S (Insert mode) sends the input; Enter in Insert mode starts a new line.\n")
+	b.WriteString("  exec: the prompt is the arguments, or stdin read to its end (Ctrl+D after the last line).\n")
 	b.WriteString("  !COMMAND runs COMMAND in the workspace shell without approval; its output goes into the conversation.\n")
-	b.WriteString("  Ctrl+C (Neovim: <C-c> in the input, :Coder stop) interrupts streaming and the running turn.\n")
+	b.WriteString("  Ctrl+C (Neovim: in the input or the transcript, or :Coder stop) interrupts streaming and the running turn.\n")
 	return b.String()
 }
 

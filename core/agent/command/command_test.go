@@ -73,3 +73,23 @@ func TestNearestModels(t *testing.T) {
 		t.Errorf("nothing near: %v, want 3 names anyway", got)
 	}
 }
+
+// TestHelpText (seed 001 §4): /help lists every command and says the
+// input rules: how input is sent (Enter, Ctrl+S), how exec's input ends
+// (Ctrl+D) and how streaming is interrupted (Ctrl+C, :Coder stop).
+func TestHelpText(t *testing.T) {
+	help := helpText()
+	for _, c := range commands() {
+		if !c.alias && !strings.Contains(help, "/"+c.name) {
+			t.Errorf("/help does not list /%s", c.name)
+		}
+	}
+	for _, want := range []string{"Enter (Normal mode)", "Ctrl+S (Insert mode)", "Ctrl+D", "Ctrl+C", ":Coder stop", "interrupts streaming", "!COMMAND"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("/help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "empty line") {
+		t.Error("/help says an empty line ends exec's input; exec reads stdin to its end")
+	}
+}
