@@ -95,8 +95,9 @@ type proc struct {
 	exitErr  error
 }
 
-// startProc runs the agent with root as the workspace, the model at llm.
-func startProc(t testing.TB, llm *fakellm.Server, root string, extraEnv ...string) *proc {
+// startProc runs the agent with root as the workspace, the model at llm;
+// setup, when not nil, adjusts the command before it starts.
+func startProc(t testing.TB, llm *fakellm.Server, root string, setup func(*exec.Cmd), extraEnv ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(binary, "acp")
 	cmd.Dir = root
@@ -110,6 +111,9 @@ func startProc(t testing.TB, llm *fakellm.Server, root string, extraEnv ...strin
 	}
 	cmd.Env = append(env, "OPENAI_BASE_URL="+llm.URL(), "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir())
 	cmd.Env = append(cmd.Env, extraEnv...)
+	if setup != nil {
+		setup(cmd)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -372,6 +376,7 @@ type envOptions struct {
 	// terms, when set, runs the client's terminals (and advertises them).
 	terms *termHost
 	env   []string
+	cmd   func(*exec.Cmd) // adjusts the agent's command (its user)
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -387,7 +392,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 		o.root = root
 	}
-	p := startProc(t, o.llm, o.root, o.env...)
+	p := startProc(t, o.llm, o.root, o.cmd, o.env...)
 	c := newClient()
 	c.terms = o.terms
 	conn := sdk.NewClientSideConnection(c, wireNames{p.stdin}, p.stdout)
