@@ -105,3 +105,38 @@ func TestClientReadErrorSaid(t *testing.T) {
 		t.Errorf("the read's result is %q, want the editor's error and not the disk copy", got)
 	}
 }
+
+// TestClientSavesOtherwise: an editor that saves a write otherwise than
+// sent (codecompanion.nvim adds a blank line at the end) is read back: the
+// result says how the file differs from the change, and the next edit of
+// the file is not refused as "changed on disk since you last read it".
+func TestClientSavesOtherwise(t *testing.T) {
+	e := newEnv(t, envOptions{fs: true})
+	sid, _ := e.newSession()
+	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "auto-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(e.root, "a.txt")
+	if err := os.WriteFile(a, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.client.mu.Lock()
+	e.client.saveAs = func(content string) string { return content + "\n" }
+	e.client.mu.Unlock()
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_1", "edit", map[string]string{"path": "a.txt", "old_string": "one", "new_string": "two"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_2", "edit", map[string]string{"path": "a.txt", "old_string": "two", "new_string": "three"})}},
+		fakellm.Reply{Content: "Done."},
+	)
+	e.mustPrompt(sid, "edit a twice", sdk.StopReasonEndTurn)
+	reqs := e.llm.Requests()
+	if got := toolResult(reqs, "call_1"); !strings.Contains(got, "The editor saved a.txt otherwise than sent") || !strings.Contains(got, "@@ -1 +1,2 @@\n two\n+") {
+		t.Errorf("the first edit's result is %q, want it to say how the editor's file differs", got)
+	}
+	if got := toolResult(reqs, "call_2"); !strings.HasPrefix(got, "Updated a.txt") {
+		t.Errorf("the second edit's result is %q, want it applied", got)
+	}
+	if data, _ := os.ReadFile(a); string(data) != "three\n\n\n" {
+		t.Errorf("a.txt holds %q", data)
+	}
+}

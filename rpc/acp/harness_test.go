@@ -194,6 +194,9 @@ type client struct {
 	permit func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 	// beforeWrite, when set, runs before a write lands; an error fails it.
 	beforeWrite func(ctx context.Context, req sdk.WriteTextFileRequest) error
+	// saveAs, when set, is what the editor saves for the content sent
+	// (codecompanion.nvim adds a blank line at the end).
+	saveAs func(content string) string
 }
 
 func newClient() *client {
@@ -253,14 +256,18 @@ func (c *client) ReadTextFile(_ context.Context, req sdk.ReadTextFileRequest) (s
 func (c *client) WriteTextFile(ctx context.Context, req sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
 	c.mu.Lock()
 	c.writes = append(c.writes, req)
-	before := c.beforeWrite
+	before, saveAs := c.beforeWrite, c.saveAs
 	c.mu.Unlock()
 	if before != nil {
 		if err := before(ctx, req); err != nil {
 			return sdk.WriteTextFileResponse{}, err
 		}
 	}
-	return sdk.WriteTextFileResponse{}, os.WriteFile(req.Path, []byte(req.Content), 0o644)
+	content := req.Content
+	if saveAs != nil {
+		content = saveAs(content)
+	}
+	return sdk.WriteTextFileResponse{}, os.WriteFile(req.Path, []byte(content), 0o644)
 }
 
 var errNoTerminal = errors.New("no terminal in this test client")
