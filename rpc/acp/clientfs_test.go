@@ -26,6 +26,22 @@ func toolResult(reqs []fakellm.Request, id string) string {
 	return ""
 }
 
+// fsSession is a session of a client that offers fs reads and writes, in
+// mode, with a.txt ("one\n") in its workspace (returned: its path).
+func fsSession(t *testing.T, mode string, extraEnv ...string) (*env, sdk.SessionId, string) {
+	t.Helper()
+	e := newEnv(t, envOptions{fs: true, env: extraEnv})
+	sid, _ := e.newSession()
+	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: sdk.SessionModeId(mode)}); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(e.root, "a.txt")
+	if err := os.WriteFile(a, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return e, sid, a
+}
+
 // TestClientWriteNeverAnswered: an editor that writes the file yet never
 // answers fs/write_text_file (avante on a modified buffer) must not hang
 // the turn, and the result must say the file changed, not "no files were
@@ -48,15 +64,7 @@ func TestClientWriteNeverAnswered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, envOptions{fs: true, env: []string{"CODER_NVIM_ACP_CLIENT_TIMEOUT=1s"}})
-			sid, _ := e.newSession()
-			if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"}); err != nil {
-				t.Fatal(err)
-			}
-			a := filepath.Join(e.root, "a.txt")
-			if err := os.WriteFile(a, []byte("one\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			e, sid, _ := fsSession(t, "yolo", "CODER_NVIM_ACP_CLIENT_TIMEOUT=1s")
 			release := make(chan struct{})
 			t.Cleanup(func() { close(release) })
 			e.client.mu.Lock()
@@ -111,15 +119,7 @@ func TestClientReadErrorSaid(t *testing.T) {
 // result says how the file differs from the change, and the next edit of
 // the file is not refused as "changed on disk since you last read it".
 func TestClientSavesOtherwise(t *testing.T) {
-	e := newEnv(t, envOptions{fs: true})
-	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "auto-edit"}); err != nil {
-		t.Fatal(err)
-	}
-	a := filepath.Join(e.root, "a.txt")
-	if err := os.WriteFile(a, []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	e, sid, a := fsSession(t, "auto-edit")
 	e.client.mu.Lock()
 	e.client.saveAs = func(content string) string { return content + "\n" }
 	e.client.mu.Unlock()
