@@ -159,7 +159,8 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 	for _, s := range steps {
 		c := s.c
 		push := func(f func() error) { undo = append(undo, undoStep{c.Path, f}) }
-		fail := func(target string, err error) error { return rollback(c, target, diskState{}, err, undo) }
+		// A rename or removal that fails has no target to look at.
+		fail := func(err error) error { return rollback(c, "", diskState{}, err, undo) }
 		// A write through the editor may land although it fails, and not
 		// always as sent: rollback compares the target with its state here.
 		failWrite := func(target string, before diskState, err error) error {
@@ -177,10 +178,10 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 			if c.Link != "" {
 				// Moving a link renames the link; its target is untouched.
 				if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
-					return fail("", err)
+					return fail(err)
 				}
 				if err := os.Rename(s.abs, s.dst); err != nil {
-					return fail("", err)
+					return fail(err)
 				}
 				push(func() error { return os.Rename(s.dst, s.abs) })
 				continue
@@ -199,12 +200,12 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 			}
 			push(func() error { return os.Remove(s.dst) })
 			if err := os.Remove(s.abs); err != nil {
-				return fail("", err)
+				return fail(err)
 			}
 			push(restore)
 		case OpDelete:
 			if err := os.Remove(s.abs); err != nil {
-				return fail("", err)
+				return fail(err)
 			}
 			if c.Link != "" {
 				push(func() error { return os.Symlink(c.Link, s.abs) })

@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// maxWrittenDiff caps the difference a note shows.
+const maxWrittenDiff = 4000
+
 // editorReader is an FS that can say whether its reads see the editor's
 // buffers.
 type editorReader interface{ ReadsEditor() bool }
@@ -44,8 +47,16 @@ func (w *Workspace) CheckWritten(ctx context.Context, changes []FileChange) []st
 			continue
 		}
 		w.markSeen(abs, got)
-		d := FileChange{Path: rel, Op: OpUpdate, Old: c.New, New: string(got)}.Diff()
-		notes = append(notes, fmt.Sprintf("The editor saved %s otherwise than sent; the file holds the editor's version, which differs from your change by:\n%s", rel, strings.TrimRight(d, "\n")))
+		d := strings.TrimRight(FileChange{Path: rel, Op: OpUpdate, Old: c.New, New: string(got)}.Diff(), "\n")
+		// A formatter run on save may rewrite the whole file.
+		if len(d) > maxWrittenDiff {
+			cut := d[:maxWrittenDiff]
+			if i := strings.LastIndexByte(cut, '\n'); i > 0 {
+				cut = cut[:i]
+			}
+			d = strings.ToValidUTF8(cut, "") + fmt.Sprintf("\n… (the difference is cut at %d of its %d bytes: read %s)", len(cut), len(d), rel)
+		}
+		notes = append(notes, fmt.Sprintf("The editor saved %s otherwise than sent; the file holds the editor's version, which differs from your change by:\n%s", rel, d))
 	}
 	return notes
 }
