@@ -68,6 +68,11 @@ func (s *Session) resumeAuthority(id, savedMode, savedPreset string) (policy.Mod
 		preset = p
 	}
 	if !s.createdHere(id) && !s.opts.ModeFromFlag {
+		if s.opts.Config.StateDir == "" {
+			// Nothing was recorded, so nothing is known: say why, not
+			// that the session came from elsewhere.
+			return policy.ModePlan, preset, "this session's origin cannot be checked: with neither HOME nor XDG_STATE_HOME there is no state directory to record which sessions this machine created, so it resumes in plan mode; switch with /mode once you have read it"
+		}
 		return policy.ModePlan, preset, "this session was not created on this machine (a session file from elsewhere, e.g. a repository): it resumes in plan mode; switch with /mode once you have read it"
 	}
 	return mode, preset, ""

@@ -159,22 +159,29 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 	for _, s := range steps {
 		c := s.c
 		push := func(f func() error) { undo = append(undo, undoStep{c.Path, f}) }
-		fail := func(target string, err error) error { return rollback(c, target, err, undo) }
+		// A rename or removal that fails has no target to look at.
+		fail := func(err error) error { return rollback(c, "", diskState{}, err, undo) }
+		// A write through the editor may land although it fails, and not
+		// always as sent: rollback compares the target with its state here.
+		failWrite := func(target string, before diskState, err error) error {
+			return rollback(c, target, before, err, undo)
+		}
 		restore := func() error { return w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) }
 		switch c.Op {
 		case OpAdd:
+			before := statDisk(s.abs)
 			if err := w.writeFile(ctx, s.abs, []byte(c.New), c.Mode); err != nil {
-				return fail(s.abs, err)
+				return failWrite(s.abs, before, err)
 			}
 			push(func() error { return os.Remove(s.abs) })
 		case OpUpdate:
 			if c.Link != "" {
 				// Moving a link renames the link; its target is untouched.
 				if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
-					return fail("", err)
+					return fail(err)
 				}
 				if err := os.Rename(s.abs, s.dst); err != nil {
-					return fail("", err)
+					return fail(err)
 				}
 				push(func() error { return os.Rename(s.dst, s.abs) })
 				continue
@@ -183,8 +190,9 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 			if s.dst != "" {
 				target = s.dst
 			}
+			before := statDisk(target)
 			if err := w.writeFile(ctx, target, []byte(c.New), c.Mode); err != nil {
-				return fail(target, err)
+				return failWrite(target, before, err)
 			}
 			if s.dst == "" {
 				push(restore)
@@ -192,12 +200,12 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 			}
 			push(func() error { return os.Remove(s.dst) })
 			if err := os.Remove(s.abs); err != nil {
-				return fail("", err)
+				return fail(err)
 			}
 			push(restore)
 		case OpDelete:
 			if err := os.Remove(s.abs); err != nil {
-				return fail("", err)
+				return fail(err)
 			}
 			if c.Link != "" {
 				push(func() error { return os.Symlink(c.Link, s.abs) })
@@ -215,11 +223,36 @@ type undoStep struct {
 	run  func() error
 }
 
+// diskState is what a file's stat says: enough to tell that it was
+// written (or created, or replaced) since.
+type diskState struct {
+	info os.FileInfo // nil: the file did not exist
+}
+
+func statDisk(abs string) diskState {
+	st, err := os.Stat(abs)
+	if err != nil {
+		return diskState{}
+	}
+	return diskState{info: st}
+}
+
+// changedSince reports whether abs is no longer as before said.
+func (before diskState) changedSince(abs string) bool {
+	now := statDisk(abs).info
+	if before.info == nil || now == nil {
+		return (before.info == nil) != (now == nil)
+	}
+	return !os.SameFile(before.info, now) || before.info.Size() != now.Size() || !before.info.ModTime().Equal(now.ModTime())
+}
+
 // rollback unwinds the completed steps after c failed and says what the
 // disk holds now: a write through the editor may have landed although it
-// failed (an editor that never answered), and an undo may fail too.
-// target is the file c was writing ("" for a rename or removal).
-func rollback(c FileChange, target string, err error, undo []undoStep) error {
+// failed (an editor that never answered), perhaps not as sent (an editor
+// adds a final blank line), and an undo may fail too. target is the file
+// c was writing ("" for a rename or removal); before is its state just
+// before the write.
+func rollback(c FileChange, target string, before diskState, err error, undo []undoStep) error {
 	var undone, stuck []string
 	for i := len(undo) - 1; i >= 0; i-- {
 		if uerr := undo[i].run(); uerr != nil {
@@ -231,9 +264,14 @@ func rollback(c FileChange, target string, err error, undo []undoStep) error {
 	msg := ""
 	landed := false
 	if target != "" {
-		if cur, rerr := os.ReadFile(target); rerr == nil && string(cur) == c.New && c.New != c.Old {
+		cur, rerr := os.ReadFile(target)
+		switch {
+		case rerr == nil && string(cur) == c.New && c.New != c.Old:
 			landed = true
 			msg += fmt.Sprintf("; yet %s now holds the new content on disk (it was written without the write being confirmed)", c.Path)
+		case before.changedSince(target):
+			landed = true
+			msg += fmt.Sprintf("; yet %s changed on disk during the write, though not to the content sent: read it before changing it again", c.Path)
 		}
 	}
 	switch {

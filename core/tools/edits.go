@@ -67,6 +67,9 @@ func applyRun(ws *Workspace) func(ctx context.Context, inv *Invocation) Result {
 			out.WriteString("\nThe user edited your proposed change before it was applied. What was actually applied:\n")
 			out.WriteString(reviewed.String())
 		}
+		for _, n := range ws.CheckWritten(ctx, inv.Changes) {
+			out.WriteString("\n" + n + "\n")
+		}
 		target := fmt.Sprintf("%d files", len(inv.Changes))
 		if len(inv.Changes) == 1 {
 			target = inv.Changes[0].Path

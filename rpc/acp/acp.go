@@ -319,6 +319,7 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 			images = append(images, more...)
 		}
 	}
+	s.lineOpen.Store(false) // a new turn's text starts a new message
 	stop, err := s.prompt(ctx, input, typed, images)
 	if err != nil {
 		return sdk.PromptResponse{}, err

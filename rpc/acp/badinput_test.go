@@ -34,7 +34,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startProc(t, llmSrv, root)
+	p := startProc(t, llmSrv, root, nil)
 	replies := make(chan wireReply, 64)
 	go func() {
 		sc := bufio.NewScanner(p.stdout)

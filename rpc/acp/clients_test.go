@@ -341,3 +341,40 @@ func TestRefusedCallTitle(t *testing.T) {
 		t.Errorf("refused call's end = %+v, want failed", end)
 	}
 }
+
+// TestNoticeOnItsOwnLine: a notice after answer text that ended mid-line
+// starts on a line of its own; codecompanion.nvim runs agent messages
+// together whatever their messageId ("Done.Note: auto-verify …").
+func TestNoticeOnItsOwnLine(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "auto-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.root, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_e", "edit", map[string]string{"path": "a.txt", "old_string": "one", "new_string": "ONE"})}},
+		fakellm.Reply{Content: "Done."},
+	)
+	e.mustPrompt(sid, "edit a", sdk.StopReasonEndTurn)
+	var text strings.Builder
+	notices := 0
+	for _, u := range e.client.snapshot() {
+		c := u.Update.AgentMessageChunk
+		if c == nil || c.Content.Text == nil {
+			continue
+		}
+		if c.Meta != nil {
+			notices++
+		}
+		text.WriteString(c.Content.Text.Text)
+	}
+	if notices == 0 {
+		t.Fatalf("no notice after the edit (auto-verify's); text %q", text.String())
+	}
+	if got := text.String(); strings.Contains(got, "Done.Note:") || !strings.Contains(got, "Done.\n\nNote: ") {
+		t.Errorf("the text as a client joins it = %q, want the notice on a line of its own after Done.", got)
+	}
+}

@@ -72,7 +72,7 @@ func (s *session) textEvent(ev event.Event) {
 		// A note about the turn (a todo list started, compaction, a
 		// resume in plan mode): no thought of the model's, so a message of
 		// its own, marked in its text and in _meta.
-		s.send(noticeUpdate(ev.Text))
+		s.send(noticeUpdate(ev.Text, s.lineOpen.Load()))
 	case event.Retrying:
 		// A thought, not the answer: it says why nothing arrives yet and
 		// must not become part of the text a client keeps as the reply.
@@ -214,9 +214,14 @@ func (s *session) clearCalls() {
 }
 
 // noticeUpdate is a notice as an agent message of its own: "Note: " leads
-// its text, a fresh messageId sets it apart from the answer, _meta marks it.
-func noticeUpdate(text string) sdk.SessionUpdate {
-	u := sdk.UpdateAgentMessageText("Note: " + text + "\n\n")
+// its text, a fresh messageId sets it apart from the answer, _meta marks it;
+// after text that ended mid-line, a blank line comes first.
+func noticeUpdate(text string, afterOpenLine bool) sdk.SessionUpdate {
+	lead := ""
+	if afterOpenLine {
+		lead = "\n\n"
+	}
+	u := sdk.UpdateAgentMessageText(lead + "Note: " + text + "\n\n")
 	u.AgentMessageChunk.Meta = map[string]any{"coder-nvim": map[string]any{"notice": true}}
 	u.AgentMessageChunk.MessageId = sdk.Ptr(uuid.NewString())
 	return u

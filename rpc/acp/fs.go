@@ -31,6 +31,10 @@ type clientFS struct {
 	timeout       time.Duration // per request: an editor may never answer
 }
 
+// ReadsEditor says whether reads go through the client (what
+// tools.Workspace.CheckWritten reads back is then the editor's).
+func (c *clientFS) ReadsEditor() bool { return c.read }
+
 // clientPath is abs as the client names it: under the session's cwd.
 func (c *clientFS) clientPath(abs string) string {
 	rel, err := filepath.Rel(c.realRoot, abs)

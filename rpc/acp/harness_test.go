@@ -95,8 +95,9 @@ type proc struct {
 	exitErr  error
 }
 
-// startProc runs the agent with root as the workspace, the model at llm.
-func startProc(t testing.TB, llm *fakellm.Server, root string, extraEnv ...string) *proc {
+// startProc runs the agent with root as the workspace, the model at llm;
+// setup, when not nil, adjusts the command before it starts.
+func startProc(t testing.TB, llm *fakellm.Server, root string, setup func(*exec.Cmd), extraEnv ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(binary, "acp")
 	cmd.Dir = root
@@ -110,6 +111,9 @@ func startProc(t testing.TB, llm *fakellm.Server, root string, extraEnv ...strin
 	}
 	cmd.Env = append(env, "OPENAI_BASE_URL="+llm.URL(), "OPENAI_API_KEY=test", "XDG_CONFIG_HOME="+t.TempDir())
 	cmd.Env = append(cmd.Env, extraEnv...)
+	if setup != nil {
+		setup(cmd)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +194,9 @@ type client struct {
 	permit func(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error)
 	// beforeWrite, when set, runs before a write lands; an error fails it.
 	beforeWrite func(ctx context.Context, req sdk.WriteTextFileRequest) error
+	// saveAs, when set, is what the editor saves for the content sent
+	// (codecompanion.nvim adds a blank line at the end).
+	saveAs func(content string) string
 }
 
 func newClient() *client {
@@ -249,14 +256,18 @@ func (c *client) ReadTextFile(_ context.Context, req sdk.ReadTextFileRequest) (s
 func (c *client) WriteTextFile(ctx context.Context, req sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
 	c.mu.Lock()
 	c.writes = append(c.writes, req)
-	before := c.beforeWrite
+	before, saveAs := c.beforeWrite, c.saveAs
 	c.mu.Unlock()
 	if before != nil {
 		if err := before(ctx, req); err != nil {
 			return sdk.WriteTextFileResponse{}, err
 		}
 	}
-	return sdk.WriteTextFileResponse{}, os.WriteFile(req.Path, []byte(req.Content), 0o644)
+	content := req.Content
+	if saveAs != nil {
+		content = saveAs(content)
+	}
+	return sdk.WriteTextFileResponse{}, os.WriteFile(req.Path, []byte(content), 0o644)
 }
 
 var errNoTerminal = errors.New("no terminal in this test client")
@@ -372,6 +383,7 @@ type envOptions struct {
 	// terms, when set, runs the client's terminals (and advertises them).
 	terms *termHost
 	env   []string
+	cmd   func(*exec.Cmd) // adjusts the agent's command (its user)
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -387,7 +399,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 		o.root = root
 	}
-	p := startProc(t, o.llm, o.root, o.env...)
+	p := startProc(t, o.llm, o.root, o.cmd, o.env...)
 	c := newClient()
 	c.terms = o.terms
 	conn := sdk.NewClientSideConnection(c, wireNames{p.stdin}, p.stdout)

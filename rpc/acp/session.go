@@ -49,6 +49,10 @@ type session struct {
 	model           string   // the model last announced (pump only)
 	msgID           string   // the id of the agent message being streamed (pump only)
 	name            string   // the session's title, once found (pump only)
+	// lineOpen: the agent text sent last in this turn ended mid-line. A
+	// notice then starts on a line of its own: clients such as
+	// codecompanion.nvim run messages together, messageId or not.
+	lineOpen atomic.Bool
 }
 
 // turn is one session/prompt in flight.
@@ -142,6 +146,9 @@ func (s *session) close() {
 }
 
 func (s *session) send(u sdk.SessionUpdate) {
+	if c := u.AgentMessageChunk; c != nil && c.Content.Text != nil && c.Content.Text.Text != "" {
+		s.lineOpen.Store(!strings.HasSuffix(c.Content.Text.Text, "\n"))
+	}
 	if err := s.srv.conn.SessionUpdate(s.srv.ctx, sdk.SessionNotification{SessionId: s.id, Update: u}); err != nil {
 		s.srv.log.Debug("session/update not sent", "session", s.id, "err", err)
 	}
