@@ -153,7 +153,7 @@ func (h *host) openLocked(resume string, untrusted *config.Config) {
 	h.renderMu.Unlock()
 	h.readyLocked(resumed)
 	h.renderMu.Lock()
-	if resumed && shown != sess.ID() {
+	if resumed && shown != string(sess.ID()) {
 		// The transcript does not show the resumed session (wiped while
 		// the last host was gone): show what it holds before anything new.
 		h.render.replayHistory()
