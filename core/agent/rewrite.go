@@ -60,12 +60,13 @@ func (s *Session) Rewrite(ctx context.Context, req RewriteRequest) (RewriteEdit,
 // stats and reports its tokens. Unlike a turn's call it leaves what the
 // conversation sent (context size, tools, system message) as it was.
 func (s *Session) countRewrite(t *task, req llm.Request, resp llm.Response, window int) {
-	t.conv.countModelCall(req, resp)
+	cost := s.costOf(req.Model, resp.Usage)
+	t.conv.countModelCall(req, resp, cost)
 	t.conv.mu.Lock()
 	tok := &event.Tokens{Window: window, Context: t.conv.ctxTokens}
 	t.conv.mu.Unlock()
 	if u := resp.Usage; u != nil {
-		reported(tok, u)
+		reported(tok, u, cost)
 	}
 	var use event.TurnUsage
 	addUsage(&use, tok)
