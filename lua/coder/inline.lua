@@ -120,6 +120,18 @@ local function put(buf, first, last, lines)
   api.nvim_buf_set_lines(buf, first - 1 + head, last - tail, false, mid)
 end
 
+-- drop forgets inline edit id: the host's answer (or, while it streams,
+-- the model call) is let go.
+local function drop(id)
+  local a = asking[id]
+  asking[id] = nil
+  if a and a.streaming then
+    require('coder.host').notify('coder_inline_cancel')
+  else
+    require('coder.host').request('coder_inline_result', id, 'deny', {})
+  end
+end
+
 local function answer(id, decision, accepted)
   local a = asking[id]
   if a and a.streaming then
@@ -145,18 +157,6 @@ local function answer(id, decision, accepted)
     return
   end
   put(a.buf, a.first, a.last, lines)
-end
-
--- drop forgets inline edit id: the host's answer (or, while it streams,
--- the model call) is let go.
-local function drop(id)
-  local a = asking[id]
-  asking[id] = nil
-  if a and a.streaming then
-    require('coder.host').notify('coder_inline_cancel')
-  else
-    require('coder.host').request('coder_inline_result', id, 'deny', {})
-  end
 end
 
 -- review shows the host's answer (the inline_review op) as hunks in the

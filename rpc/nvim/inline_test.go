@@ -132,4 +132,25 @@ func TestInlineEditStreamsHunks(t *testing.T) {
 	if e.approvalOpen() {
 		t.Error("the review is still open after every hunk was decided")
 	}
+
+	// gR while the answer streams stops the model call and drops the edit.
+	gate2 := make(chan struct{})
+	t.Cleanup(func() {
+		select {
+		case <-gate2:
+		default:
+			close(gate2)
+		}
+	})
+	e.llm.Enqueue(fakellm.Reply{Deltas: []string{"A\nb\nc\nd\ne\n", "f\nG\nh\ni\nj\n"}, Gate: gate2, GateAfter: 2})
+	e.cmd("1,10Coder edit upper-case a")
+	e.waitApproval()
+	e.input("gR")
+	e.waitFor("the review to close", 5*time.Second, func() bool { return !e.approvalOpen() })
+	if e.boolLua(`return require('coder.inline').pending()`) || e.bufText() != "a|b|c|d|e|f|G|h|i|j" {
+		t.Errorf("after gR while streaming: pending or buffer changed: %s", e.bufText())
+	}
+	if n := e.notes(); strings.Contains(n, "rror") {
+		t.Errorf("notes after gR while streaming: %s", n)
+	}
 }
