@@ -44,8 +44,8 @@ var builtIn = map[string]map[string]Price{
 	},
 	// docs.anthropic.com/en/docs/about-claude/pricing and the model pages
 	// on platform.claude.com (cache reads at a tenth of input); cache
-	// writes, priced higher, are not reported through the OpenAI-compatible
-	// endpoint and count as input.
+	// writes, priced higher, are not told apart in the usage read here and
+	// count as input.
 	"anthropic": {
 		"claude-sonnet-4-5": {Input: 3.00, CachedInput: 0.30, Output: 15.00},
 		"claude-haiku-4-5":  {Input: 1.00, CachedInput: 0.10, Output: 5.00},
