@@ -152,6 +152,9 @@ func (c slash) Status(_ context.Context, arg string) (string, error) {
 	if cfg.ReasoningEffort != "" {
 		fmt.Fprintf(&b, ", reasoning effort %s", cfg.ReasoningEffort)
 	}
+	if !st.Demo {
+		b.WriteString("\ncost: " + costBasis(cfg, st.Model))
+	}
 	fmt.Fprintf(&b, "\nmode: %s, permissions: %s\nsandbox: %s\ncontext: %d of %d tokens", st.Mode, st.Preset, s.SandboxStatus(context.Background()), st.ContextTokens, s.ContextWindow())
 	b.WriteString("\n" + command.TurnLine(st.Turn) + "\n")
 	b.WriteString("project instructions: " + s.agentsStatus(t.conv) + "\n")
@@ -163,6 +166,19 @@ func (c slash) Status(_ context.Context, arg string) (string, error) {
 	}
 	s.writeConversationStats(&b, t)
 	return b.String(), nil
+}
+
+// costBasis says where the cost shown for model's calls comes from.
+func costBasis(cfg config.Config, model string) string {
+	p, source, ok := cfg.PriceOf(model)
+	if !ok {
+		return "tokens only, unless the endpoint reports a cost (OpenRouter does); no price known for this model (config key prices)"
+	}
+	cached := p.CachedInput
+	if cached == 0 {
+		cached = p.Input
+	}
+	return fmt.Sprintf("at %s: $%g input, $%g cached input, $%g output per million tokens, unless the endpoint reports a cost", source, p.Input, cached, p.Output)
 }
 
 func (c slash) Tools(_ context.Context, _ string) (string, error) {

@@ -107,7 +107,7 @@ func (s *Session) summaryCall(ctx context.Context, t *task, msgs []llm.Message) 
 			t.emit(retryEvent(*d.Retry))
 		}
 	})
-	t.conv.countModelCall(llm.Request{Messages: req}, resp)
+	t.conv.countModelCall(llm.Request{Messages: req}, resp, s.costOf(model, resp.Usage))
 	if err != nil {
 		return "", fmt.Errorf("compaction failed: %w", err)
 	}

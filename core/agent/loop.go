@@ -340,12 +340,12 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	tok := &event.Tokens{Window: s.windowLocked(req.Model)}
 	s.mu.Unlock()
 	if u := resp.Usage; u != nil {
-		reported(tok, u)
+		reported(tok, u, s.costOf(req.Model, u))
 		tok.Context = u.PromptTokens + u.CompletionTokens
 	} else {
 		tok.Context = compact.EstimateTokens(req.Messages) + compact.EstimateTokens([]llm.Message{resp.Message})
 	}
-	t.conv.countModelCall(req, resp)
+	t.conv.countModelCall(req, resp, tok.Cost)
 	t.conv.mu.Lock()
 	t.conv.ctxTokens = tok.Context
 	t.conv.sentTools = req.Tools
@@ -362,10 +362,28 @@ func (s *Session) countTokens(t *task, req llm.Request, resp llm.Response) {
 	t.emit(event.Event{Kind: event.TokenCount, Tokens: tok})
 }
 
-// reported fills tok from the usage an endpoint reported.
-func reported(tok *event.Tokens, u *llm.Usage) {
+// reported fills tok from the usage an endpoint reported and the call's
+// cost (costOf).
+func reported(tok *event.Tokens, u *llm.Usage, cost float64) {
 	tok.Prompt, tok.Completion, tok.Total = u.PromptTokens, u.CompletionTokens, u.TotalTokens
-	tok.Cached, tok.Cost = u.Cached(), u.Cost
+	tok.Cached, tok.Cost = u.Cached(), cost
+}
+
+// costOf is what a call to model cost: what the endpoint reported
+// (OpenRouter), else its tokens at the model's known prices
+// (config.PriceOf), else 0 and only tokens are shown.
+func (s *Session) costOf(model string, u *llm.Usage) float64 {
+	if u == nil {
+		return 0
+	}
+	if u.Cost > 0 {
+		return u.Cost
+	}
+	p, _, ok := s.currentEndpoint().cfg.PriceOf(model)
+	if !ok {
+		return 0
+	}
+	return p.Cost(u.PromptTokens, u.Cached(), u.CompletionTokens)
 }
 
 // addUsage counts one model call in a turn's usage. Estimates are not

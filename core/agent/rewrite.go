@@ -7,6 +7,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/inline"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/review"
 )
 
 // RewriteRequest is one inline edit: the selection, the lines around it
@@ -25,8 +26,11 @@ type RewriteEdit = inline.Edit
 // event of a task of its own, and its outcome recorded like a `/`
 // command's result (kept in the session and shown on resume, never sent
 // to the model; the live transcript stays the chat's). It runs beside a
-// turn: it takes no place in the scheduler's queue.
-func (s *Session) Rewrite(ctx context.Context, req RewriteRequest) (RewriteEdit, error) {
+// turn: it takes no place in the scheduler's queue. progress, when not
+// nil, receives the hunks settled while the answer streams
+// (inline.Progress), each time there are more; the edit returned holds
+// the whole answer's.
+func (s *Session) Rewrite(ctx context.Context, req RewriteRequest, progress func([]review.Hunk)) (RewriteEdit, error) {
 	if err := req.Check(); err != nil {
 		return RewriteEdit{}, err
 	}
@@ -36,9 +40,15 @@ func (s *Session) Rewrite(ctx context.Context, req RewriteRequest) (RewriteEdit,
 	t := &task{s: s, id: TaskID(s.newID()), conv: c}
 	model, window := s.modelOf(t)
 	r := llm.Request{Model: model, Messages: req.Messages()}
+	follow := inline.NewProgress(req.First, req.Selection)
 	resp, err := s.currentEndpoint().provider.Stream(ctx, r, func(d llm.Delta) {
 		if d.Retry != nil {
 			t.emit(retryEvent(*d.Retry))
+		}
+		if progress != nil && d.Content != "" {
+			if hunks := follow.Add(d.Content); hunks != nil {
+				progress(hunks)
+			}
 		}
 	})
 	s.countRewrite(t, r, resp, window)
@@ -63,12 +73,13 @@ func (s *Session) Rewrite(ctx context.Context, req RewriteRequest) (RewriteEdit,
 // stats and reports its tokens. Unlike a turn's call it leaves what the
 // conversation sent (context size, tools, system message) as it was.
 func (s *Session) countRewrite(t *task, req llm.Request, resp llm.Response, window int) {
-	t.conv.countModelCall(req, resp)
+	cost := s.costOf(req.Model, resp.Usage)
+	t.conv.countModelCall(req, resp, cost)
 	t.conv.mu.Lock()
 	tok := &event.Tokens{Window: window, Context: t.conv.ctxTokens}
 	t.conv.mu.Unlock()
 	if u := resp.Usage; u != nil {
-		reported(tok, u)
+		reported(tok, u, cost)
 	}
 	var use event.TurnUsage
 	addUsage(&use, tok)

@@ -30,7 +30,7 @@ func TestRewrite(t *testing.T) {
 		before = append(before, fmt.Sprintf("line %d", i+1))
 	}
 	req := RewriteRequest{Path: "a.txt", Filetype: "text", Instruction: "upper-case the odd lines", First: 101, Before: before, Selection: []string{"one", "two", "three"}, After: []string{"after"}}
-	edit, err := f.sess.Rewrite(context.Background(), req)
+	edit, err := f.sess.Rewrite(context.Background(), req, nil)
 	if err != nil || strings.Join(edit.New, "|") != "ONE|two|THREE" {
 		t.Fatalf("Rewrite = %q, %v", edit.New, err)
 	}
@@ -70,7 +70,7 @@ func TestRewrite(t *testing.T) {
 	}
 
 	// A refused request reaches no model.
-	if _, err := f.sess.Rewrite(context.Background(), RewriteRequest{Instruction: "x", First: 1}); err == nil || len(f.srv.Requests()) != 1 {
+	if _, err := f.sess.Rewrite(context.Background(), RewriteRequest{Instruction: "x", First: 1}, nil); err == nil || len(f.srv.Requests()) != 1 {
 		t.Errorf("empty selection: %v, %d requests", err, len(f.srv.Requests()))
 	}
 }

@@ -16,9 +16,10 @@ import (
 // its life and saved with the session.
 type Stats = store.Stats
 
-// countModelCall adds one model call: the endpoint's usage, or estimates
-// (chars/4) of the request and the answer when it reports none.
-func (c *Conversation) countModelCall(req llm.Request, resp llm.Response) {
+// countModelCall adds one model call that cost cost: the endpoint's
+// usage, or estimates (chars/4) of the request and the answer when it
+// reports none.
+func (c *Conversation) countModelCall(req llm.Request, resp llm.Response, cost float64) {
 	in, out, cached := 0, 0, 0
 	if u := resp.Usage; u != nil {
 		in, out, cached = u.PromptTokens, u.CompletionTokens, u.Cached()
@@ -30,6 +31,7 @@ func (c *Conversation) countModelCall(req llm.Request, resp llm.Response) {
 	c.stats.TokensIn += in
 	c.stats.TokensOut += out
 	c.stats.TokensCached += cached
+	c.stats.Cost += cost
 	c.mu.Unlock()
 }
 

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/pricing"
 )
 
 // The usage every response reports, cached prompt tokens and cost
@@ -49,5 +51,54 @@ func TestTurnUsage(t *testing.T) {
 		if !r.IncludeUsage {
 			t.Errorf("request %d: no stream_options.include_usage", i)
 		}
+	}
+}
+
+// TestTurnCostAtKnownPrices: a preset model with a built-in price shows
+// what a call cost (per call, the turn, the conversation's stats,
+// /status saying where the price comes from); the user's prices win; a
+// model nobody prices shows tokens only.
+func TestTurnCostAtKnownPrices(t *testing.T) {
+	tests := []struct {
+		name, model string
+		prices      map[string]pricing.Price
+		cost        string // as /status shows it; "" none
+		basis       string
+	}{
+		{"built-in", "gpt-4o-mini", nil, "$0.1800", "cost: at built-in prices taken " + pricing.Date + ": $0.15 input, $0.075 cached input, $0.6 output"},
+		{"user's price wins", "gpt-4o-mini", map[string]pricing.Price{"gpt-4o-mini": {Input: 1, Output: 2}}, "$1.2000", "cost: at your prices (config key prices): $1 input, $1 cached input, $2 output"},
+		{"unknown model", "test-model", nil, "", "cost: tokens only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, _ *Options) {
+				c.Provider, c.BaseURL, c.Model, c.Prices = "openai", "https://api.openai.com/v1", tt.model, tt.prices
+			})
+			// 1M tokens in (400k cached), 100k out.
+			f.srv.Enqueue(fakellm.Reply{Content: "done", Usage: &llm.Usage{PromptTokens: 1_000_000, CompletionTokens: 100_000, TotalTokens: 1_100_000,
+				PromptTokensDetails: &llm.PromptTokensDetails{CachedTokens: 400_000}}})
+			f.run(t, "go")
+			toks := f.rec.find(event.TokenCount)
+			if len(toks) != 1 {
+				t.Fatalf("%d token counts", len(toks))
+			}
+			if got := fmt.Sprintf("$%.4f", toks[0].Tokens.Cost); tt.cost != "" && got != tt.cost || tt.cost == "" && toks[0].Tokens.Cost != 0 {
+				t.Errorf("call cost %s, want %q", got, tt.cost)
+			}
+			f.run(t, "/status")
+			out := lastOutput(f)
+			if !strings.Contains(out, tt.basis) {
+				t.Errorf("/status lacks %q:\n%s", tt.basis, out)
+			}
+			if tt.cost == "" {
+				if strings.Contains(out, "cost $") {
+					t.Errorf("/status shows a cost for an unpriced model:\n%s", out)
+				}
+				return
+			}
+			if !strings.Contains(out, "100000 out, cost "+tt.cost) || !strings.Contains(out, "model calls: 1, cost "+tt.cost) {
+				t.Errorf("/status lacks the turn's and the conversation's cost %s:\n%s", tt.cost, out)
+			}
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/hooks"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/pricing"
 )
 
 // Provider names.
@@ -33,6 +34,11 @@ type Config struct {
 	ReasoningEffort string `json:"reasoning_effort"`
 	// Copilot holds the GitHub Copilot endpoints (provider "copilot").
 	Copilot Copilot `json:"copilot"`
+	// Prices are the user's prices by model name (US dollars per million
+	// tokens), shown as the cost of calls the endpoint does not price
+	// itself; they override the built-in table (core/pricing). Never
+	// taken from a project file.
+	Prices map[string]pricing.Price `json:"prices"`
 
 	MaxSteps      int    `json:"max_steps"`      // model calls per turn
 	Mode          string `json:"mode"`           // plan, default, auto-edit, yolo

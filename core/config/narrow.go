@@ -41,6 +41,7 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 	proj := *cfg
 	proj.MCPServers = nil // the file's own servers, apart from the user's
 	proj.Hooks = nil      // the file's own hooks, likewise
+	proj.Prices = nil     // decoding must not add to the user's map
 	if err := Decode(data, &proj); err != nil {
 		return err
 	}
@@ -63,6 +64,13 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 		ignored = append(ignored, fmt.Sprintf("copilot: %s (never taken from a project file)", v))
 		proj.Copilot = cfg.Copilot
 	}
+	if proj.Prices != nil {
+		// What calls cost is the user's to state: a repository could
+		// otherwise show any figure it likes.
+		v, _ := json.Marshal(proj.Prices)
+		ignored = append(ignored, fmt.Sprintf("prices: %s (never taken from a project file)", v))
+	}
+	proj.Prices = cfg.Prices
 	// Trusted or not, a project file never loosens the sandbox.
 	proj.Sandbox = narrowSandbox(cfg.Sandbox, proj.Sandbox, func(key string, value any) {
 		ignored = append(ignored, sandboxIgnored(key, value))

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -45,6 +46,11 @@ func (c Config) validate(providerUnset bool) error {
 	}
 	if c.Model == "" {
 		bad("model", "must not be empty")
+	}
+	for _, model := range slices.Sorted(maps.Keys(c.Prices)) {
+		if p := c.Prices[model]; model == "" || p.Input < 0 || p.CachedInput < 0 || p.Output < 0 {
+			bad("prices."+model, "want a model name and prices of 0 or more (input, cached_input, output, US dollars per million tokens), got %+v", p)
+		}
 	}
 	if c.MaxSteps < 1 {
 		bad("max_steps", "must be at least 1, got %d", c.MaxSteps)

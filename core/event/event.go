@@ -232,7 +232,8 @@ type Tokens struct {
 	Context    int `json:"context" msgpack:"context"` // estimated size of the context now
 	Window     int `json:"window,omitempty" msgpack:"window,omitempty"`
 	// Cached is the part of Prompt the provider served from its cache;
-	// Cost is what the provider says the call cost (OpenRouter), 0 if not.
+	// Cost is what the call cost in US dollars: what the provider says
+	// (OpenRouter), else the tokens at the model's known prices, else 0.
 	Cached int     `json:"cached,omitempty" msgpack:"cached,omitempty"`
 	Cost   float64 `json:"cost,omitempty" msgpack:"cost,omitempty"`
 	// Turn sums the calls of the turn so far.
@@ -241,7 +242,7 @@ type Tokens struct {
 
 // TurnUsage is the token accounting of one turn (every model call of it):
 // tokens in (prompt) and out (completion), the cached part of the prompt
-// and the reported cost.
+// and the cost (Tokens.Cost).
 type TurnUsage struct {
 	In     int     `json:"in" msgpack:"in"`
 	Out    int     `json:"out" msgpack:"out"`

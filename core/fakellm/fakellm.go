@@ -49,8 +49,14 @@ type Reply struct {
 	// Hang stops sending after HangAfter chunks (0: right after the
 	// headers) and holds the connection open until the client leaves; with
 	// Status, the error's headers go out and its body never does.
-	Hang         bool
-	HangAfter    int
+	Hang      bool
+	HangAfter int
+	// Gate, when not nil, holds the stream before its GateAfter-th chunk
+	// (the first, 0, only gives the role; content follows) until it is
+	// closed: a test sees what the first part of an answer did while the
+	// rest is still to come.
+	Gate         <-chan struct{}
+	GateAfter    int
 	EmptyBody    bool       // with Status: the error response has no body at all
 	Usage        *llm.Usage // default: estimated from sizes
 	FinishReason string     // default "tool_calls" if ToolCalls else "stop"

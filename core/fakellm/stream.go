@@ -202,6 +202,15 @@ func (s *Server) writeFrames(w http.ResponseWriter, r *http.Request, reply Reply
 				return
 			}
 		}
+		if reply.Gate != nil && i == reply.GateAfter {
+			select {
+			case <-reply.Gate:
+			case <-r.Context().Done():
+				return
+			case <-s.done:
+				return
+			}
+		}
 		if reply.Hang && i >= reply.HangAfter {
 			s.hang(r)
 			return

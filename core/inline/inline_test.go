@@ -1,6 +1,7 @@
 package inline
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,41 @@ func TestParseAndReview(t *testing.T) {
 	out, err := e.Apply([]bool{true, false})
 	if err != nil || strings.Join(out, "|") != "ONE|two|three" {
 		t.Errorf("Apply = %q, %v", out, err)
+	}
+}
+
+// TestProgress: while the answer streams, a hunk is given once enough
+// unchanged lines follow it, in order, each time there are more; at the
+// end they are the whole answer's hunks but the last.
+func TestProgress(t *testing.T) {
+	sel := strings.Split("a\nb\nc\nd\ne\nf\ng\nh\ni\nj", "\n")
+	answer := "```go\na\nB\nc\nd\ne\nf\nG\nh\ni\nj\n```\n"
+	p := NewProgress(10, sel)
+	var got [][]int // the old start of each hunk, per report
+	for _, r := range answer {
+		if hunks := p.Add(string(r)); hunks != nil {
+			var starts []int
+			for _, h := range hunks {
+				starts = append(starts, h.OldStart)
+			}
+			got = append(got, starts)
+		}
+	}
+	// B (line 11) settles once c, d, e arrived; G (line 16) once h, i, j
+	// did: it is then no longer the last hunk (the closing fence is).
+	if want := [][]int{{11}, {11, 16}}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("reports %v, want %v", got, want)
+	}
+	final, err := Parse(answer, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := Hunks(10, sel, final)
+	settled := Settled(10, sel, answer)
+	if len(whole) != 2 || fmt.Sprint(settled) != fmt.Sprint(whole) {
+		t.Errorf("settled %+v, whole answer's %+v", settled, whole)
+	}
+	if len(Settled(1, sel, "a\nB")) != 0 || len(Settled(1, sel, "no newline yet")) != 0 {
+		t.Error("hunks from an answer without a complete line after the change")
 	}
 }

@@ -17,6 +17,10 @@ type Stats struct {
 	TokensOut    int `json:"tokens_out"`
 	TokensCached int `json:"tokens_cached,omitempty"`
 	ModelCalls   int `json:"model_calls"`
+	// Cost is what the model calls cost in US dollars, as the endpoint
+	// reported it or at the model's known prices (core/pricing); 0 when
+	// neither knows.
+	Cost float64 `json:"cost,omitempty"`
 	// ToolCalls counts calls by tool name; ToolFailures those that failed,
 	// were denied or aborted.
 	ToolCalls    map[string]int `json:"tool_calls,omitempty"`
@@ -48,6 +52,7 @@ func (s Stats) Sub(before Stats) Stats {
 		TokensOut:    s.TokensOut - before.TokensOut,
 		TokensCached: s.TokensCached - before.TokensCached,
 		ModelCalls:   s.ModelCalls - before.ModelCalls,
+		Cost:         s.Cost - before.Cost,
 		ToolFailures: s.ToolFailures - before.ToolFailures,
 		MCPCalls:     s.MCPCalls - before.MCPCalls,
 		MCPLatencyMS: s.MCPLatencyMS - before.MCPLatencyMS,
@@ -88,8 +93,12 @@ func (s Stats) Lines() []string {
 	if s.TokensCached > 0 {
 		tokens += fmt.Sprintf(" (%d of the input served from the cache)", s.TokensCached)
 	}
-	out := []string{tokens, fmt.Sprintf("model calls: %d", s.ModelCalls)}
-	calls := fmt.Sprintf("tool calls: %d", s.Tools())
+	calls := fmt.Sprintf("model calls: %d", s.ModelCalls)
+	if s.Cost > 0 {
+		calls += fmt.Sprintf(", cost $%.4f", s.Cost)
+	}
+	out := []string{tokens, calls}
+	calls = fmt.Sprintf("tool calls: %d", s.Tools())
 	if len(s.ToolCalls) > 0 {
 		var by []string
 		for _, name := range slices.Sorted(maps.Keys(s.ToolCalls)) {

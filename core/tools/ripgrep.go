@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -125,10 +126,14 @@ func rgFilesArgs(name string, maxDepth int) []string {
 	return args
 }
 
-// rgGrepArgs are rgGrep's arguments after rgBaseArgs.
+// rgGrepArgs are rgGrep's arguments after rgBaseArgs. The size limit of
+// the built-in search is not passed as --max-filesize: that costs a stat
+// of every file (a quarter of rg's CPU time on 40,000 files); rgGrep
+// drops the matches of files over the limit instead, with one stat per
+// file that matched.
 func rgGrepArgs(pattern, glob string) []string {
 	args := []string{"--line-number", "--with-filename", "--no-heading", "--color", "never",
-		"--null", "--max-filesize", strconv.Itoa(maxGrepFileSize), "--regexp", pattern}
+		"--null", "--regexp", pattern}
 	if glob != "" && !strings.Contains(glob, "/") {
 		args = append(args, rgNameFilter(glob)...)
 	}
@@ -148,6 +153,7 @@ func rgGrep(ctx context.Context, rg, dir, rel, pattern, glob string) (Result, er
 	var hits []hit
 	const keep = 20 * maxGrepMatches // more than enough to pick the first in path order
 	total := 0
+	tooLarge := lastFileSize(dir)
 	capped, err := rgRun(ctx, rg, dir, args, func(b []byte) bool {
 		i := bytes.IndexByte(b, 0)
 		if i < 0 {
@@ -162,7 +168,7 @@ func rgGrep(ctx context.Context, rg, dir, rel, pattern, glob string) (Result, er
 			return true
 		}
 		f := filepath.ToSlash(strings.TrimPrefix(string(b[:i]), "./"))
-		if glob != "" && strings.Contains(glob, "/") && !globMatch(glob, f) {
+		if glob != "" && strings.Contains(glob, "/") && !globMatch(glob, f) || tooLarge(string(b[:i])) {
 			return true
 		}
 		total++
@@ -200,6 +206,21 @@ func rgGrep(ctx context.Context, rg, dir, rel, pattern, glob string) (Result, er
 	}
 	shown := min(total, maxGrepMatches)
 	return textResult(strings.TrimSuffix(b.String(), "\n"), fmt.Sprintf("%d matches in %d files", shown, len(files))), nil
+}
+
+// lastFileSize returns a function that reports whether a file rg printed
+// (relative to dir) is larger than the built-in search reads
+// (maxGrepFileSize), or gone. rg prints each file's matches together, so
+// one stat per file is enough: the answer for the last file is kept.
+func lastFileSize(dir string) func(name string) bool {
+	last, large := "", false
+	return func(name string) bool {
+		if name != last {
+			st, err := os.Lstat(filepath.Join(dir, name))
+			last, large = name, err != nil || st.Size() > maxGrepFileSize
+		}
+		return large
+	}
 }
 
 // findRipgrep returns rg's path, or "" when it is not installed.

@@ -151,6 +151,27 @@ func TestGrepCap(t *testing.T) {
 	}
 }
 
+// TestGrepSkipsLargeFiles: a file over maxGrepFileSize is not searched,
+// through rg as by the built-in search, and rg is not asked to stat every
+// file for it (--max-filesize cost a quarter of its CPU time on 40,000
+// files): the size of the files that matched is checked afterwards.
+func TestGrepSkipsLargeFiles(t *testing.T) {
+	large := strings.Repeat("filler line\n", maxGrepFileSize/12) + "match in the large file\n"
+	exact := strings.Repeat("x", maxGrepFileSize-len("match at the limit\n")) + "\nmatch at the limit\n"
+	files := map[string]string{"a/large.txt": large, "b/exact.txt": exact[1:], "c/small.txt": "match in the small file\n"}
+	for kind, ws := range bothSearches(t, newWS(t, files)) {
+		r := run(t, ws, "grep", m{"pattern": "match (in|at)"})
+		if want := "b/exact.txt:2:match at the limit\nc/small.txt:1:match in the small file"; r.Output != want {
+			t.Errorf("%s: got %q, want %q", kind, r.Output, want)
+		}
+	}
+	for _, a := range rgGrepArgs("x", "") {
+		if a == "--max-filesize" {
+			t.Errorf("rg is passed --max-filesize: a stat of every file it walks")
+		}
+	}
+}
+
 func TestGlobCap(t *testing.T) {
 	files := map[string]string{}
 	for i := range maxGlobResults + 10 {

@@ -96,6 +96,9 @@ local function render_lines()
     end
     add(table.concat(nav, ' · '))
   end
+  if r.streaming then
+    add('(the answer is still coming: more hunks may follow)')
+  end
   if cur.waiting then
     add('(you are typing: leave Insert mode, e.g. <Esc>, and the cursor comes here)')
   end
@@ -328,6 +331,10 @@ function M.answer(decision)
     return
   end
   local req = cur.req
+  if req.streaming and decision ~= 'deny' then
+    vim.notify('coder edit: the answer is still coming; decide once it is complete', vim.log.levels.WARN, { title = 'coder' })
+    return
+  end
   local accepted = vim.empty_dict()
   local hunks = cur.review.hunks
   if decision ~= 'deny' and #hunks > 0 then
@@ -354,6 +361,26 @@ function M.answer(decision)
     req.inline(decision, accepted) -- after the review's marks are gone
   end
   M.next()
+end
+
+-- update replaces the file changes of request id, an inline edit whose
+-- answer streamed further or is complete (streaming false): in the
+-- review if it is shown (decisions on unchanged hunks are kept), else in
+-- the queue. Once complete with every hunk decided, it is answered.
+function M.update(id, diffs, streaming)
+  if cur and cur.req.id == id then
+    cur.req.diffs, cur.req.streaming = diffs, streaming
+    review.update(diffs, streaming)
+    if not streaming and #cur.review.hunks > 0 and review.all_decided() then
+      M.answer('once')
+    end
+    return
+  end
+  for _, r in ipairs(queue) do
+    if r.id == id then
+      r.diffs, r.streaming = diffs, streaming
+    end
+  end
 end
 
 -- closed drops a request the host resolved on its own (interrupted turn).
@@ -387,7 +414,7 @@ function M.current()
   for _, h in ipairs(cur.review.hunks) do
     table.insert(hunks, { path = h.path, accepted = h.accepted })
   end
-  return { id = cur.req.id, win = cur.win, buf = cur.buf, idx = cur.review.idx, hunks = hunks, queued = #queue }
+  return { id = cur.req.id, win = cur.win, buf = cur.buf, idx = cur.review.idx, hunks = hunks, queued = #queue, streaming = cur.req.streaming and true or false }
 end
 
 -- focus moves the cursor into the approval float.

@@ -120,8 +120,24 @@ local function put(buf, first, last, lines)
   api.nvim_buf_set_lines(buf, first - 1 + head, last - tail, false, mid)
 end
 
+-- drop forgets inline edit id: the host's answer (or, while it streams,
+-- the model call) is let go.
+local function drop(id)
+  local a = asking[id]
+  asking[id] = nil
+  if a and a.streaming then
+    require('coder.host').notify('coder_inline_cancel')
+  else
+    require('coder.host').request('coder_inline_result', id, 'deny', {})
+  end
+end
+
 local function answer(id, decision, accepted)
   local a = asking[id]
+  if a and a.streaming then
+    drop(id) -- rejected before the answer was complete
+    return
+  end
   asking[id] = nil
   local choices = {}
   for _, v in pairs(accepted or {}) do
@@ -144,36 +160,49 @@ local function answer(id, decision, accepted)
 end
 
 -- review shows the host's answer (the inline_review op) as hunks in the
--- buffer.
+-- buffer: while the answer streams (o.streaming), the hunks settled so
+-- far, the review growing as more arrive; then the whole answer's.
 function M.review(o)
   local a = asking[o.id]
   if not a then
     return
   end
+  local approval = require('coder.approval')
   local why = stale(a)
   if why then
-    asking[o.id] = nil
-    require('coder.host').request('coder_inline_result', o.id, 'deny', {})
+    if a.reviewing then
+      approval.closed('inline-' .. o.id)
+    end
+    drop(o.id)
     notify('coder edit: the answer is dropped: ' .. why, vim.log.levels.WARN)
     return
   end
+  a.streaming = o.streaming
+  local path = o.path ~= '' and o.path or '[No Name]'
+  local diffs = { { path = path, buf = a.buf, hunks = o.hunks } }
   if #(o.hunks or {}) == 0 then
-    asking[o.id] = nil
-    require('coder.host').request('coder_inline_result', o.id, 'deny', {})
+    if a.reviewing then
+      approval.closed('inline-' .. o.id)
+    end
+    drop(o.id)
     notify('coder edit: the model changed nothing')
     return
   end
-  local path = o.path ~= '' and o.path or '[No Name]'
+  if a.reviewing then
+    approval.update('inline-' .. o.id, diffs, o.streaming)
+    return
+  end
   a.reviewing = true
   -- The model answered: "asking the model…" no longer holds.
   vim.cmd('echo ""')
-  require('coder.approval').push({
+  approval.push({
     id = 'inline-' .. o.id,
     tool = 'edit',
     title = 'inline edit of ' .. path .. (':%d-%d'):format(o.first, o.last),
     reason = o.instruction,
     paths = { path },
-    diffs = { { path = path, buf = a.buf, hunks = o.hunks } },
+    diffs = diffs,
+    streaming = o.streaming,
     inline = function(decision, accepted)
       answer(o.id, decision, accepted)
     end,
@@ -182,10 +211,14 @@ end
 
 -- failed: the host could not get an answer.
 function M.failed(o)
-  if not asking[o.id] then
+  local a = asking[o.id]
+  if not a then
     return -- stopped with :Coder stop
   end
   asking[o.id] = nil
+  if a.reviewing then
+    require('coder.approval').closed('inline-' .. o.id) -- failed while it streamed
+  end
   notify(o.msg, vim.log.levels.ERROR)
 end
 

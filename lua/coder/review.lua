@@ -185,11 +185,9 @@ local function set_hunk(accepted, buf)
   rv.hunks[rv.idx].accepted = accepted
   rv.hunks[rv.idx].decided = true
   if rv.inline then
-    local all = true
-    for _, h in ipairs(rv.hunks) do
-      all = all and h.decided
-    end
-    if all then
+    -- While the answer streams, more hunks may come: it is answered once
+    -- the whole answer's hunks are decided (M.update).
+    if not rv.streaming and M.all_decided() then
       require('coder.approval').answer('once')
       return
     end
@@ -204,6 +202,17 @@ local function set_hunk(accepted, buf)
   end
   draw_all()
   rv.changed()
+end
+
+-- all_decided reports whether every hunk of the review was accepted or
+-- rejected.
+function M.all_decided()
+  for _, h in ipairs(rv and rv.hunks or {}) do
+    if not h.decided then
+      return false
+    end
+  end
+  return true
 end
 
 -- first shows the first hunk.
@@ -248,6 +257,30 @@ local function map_file_buffer(buf)
   end
 end
 
+-- add_hunks adds the hunks of diff d (in buffer buf) to the review and
+-- maps the review's keys in buf.
+local function add_hunks(buf, d)
+  for hi, h in ipairs(d.hunks or {}) do
+    table.insert(rv.hunks, {
+      buf = buf,
+      path = d.path,
+      index = hi,
+      old_start = h.old_start,
+      old_lines = h.old_lines or {},
+      new_lines = h.new_lines or {},
+      accepted = true,
+    })
+  end
+  if #(d.hunks or {}) > 0 then
+    rv.files[d.path] = true
+    if not rv.maps[buf] then
+      api.nvim_buf_call(buf, function()
+        map_file_buffer(buf)
+      end)
+    end
+  end
+end
+
 -- start begins the review of req's file changes (none: a review without
 -- hunks) and returns it: hunks, idx (the current hunk), file_win (the
 -- window showing it). changed is called after every change of it.
@@ -260,6 +293,7 @@ function M.start(req, changed)
     created = {}, -- abs path -> true: buffers made only for the review
     restore = {}, -- window -> buffer it showed before the review
     inline = req.inline and true or false,
+    streaming = req.streaming and true or false,
     changed = changed,
   }
   for _, d in ipairs(req.diffs or {}) do
@@ -280,25 +314,41 @@ function M.start(req, changed)
       end
       vim.bo[buf].buflisted = true
     end
-    for hi, h in ipairs(d.hunks or {}) do
-      table.insert(rv.hunks, {
-        buf = buf,
-        path = d.path,
-        index = hi,
-        old_start = h.old_start,
-        old_lines = h.old_lines or {},
-        new_lines = h.new_lines or {},
-        accepted = true,
-      })
-    end
-    if #(d.hunks or {}) > 0 then
-      rv.files[d.path] = true
-      api.nvim_buf_call(buf, function()
-        map_file_buffer(buf)
-      end)
-    end
+    add_hunks(buf, d)
   end
   return rv
+end
+
+-- update replaces the hunks of an inline edit's review with those of
+-- diffs (its answer streamed further, or is complete: streaming false). A
+-- hunk the review had already keeps its decision; the current one stays
+-- current where it can.
+function M.update(diffs, streaming)
+  if not rv then
+    return
+  end
+  local old, cur = rv.hunks, rv.hunks[rv.idx]
+  rv.hunks = {}
+  for _, d in ipairs(diffs) do
+    add_hunks(d.buf, d)
+  end
+  rv.streaming = streaming
+  local function same(a, b)
+    return a.buf == b.buf and a.old_start == b.old_start and vim.deep_equal(a.old_lines, b.old_lines) and vim.deep_equal(a.new_lines, b.new_lines)
+  end
+  rv.idx = 1
+  for i, h in ipairs(rv.hunks) do
+    for _, o in ipairs(old) do
+      if same(h, o) then
+        h.accepted, h.decided = o.accepted, o.decided
+        if o == cur then
+          rv.idx = i
+        end
+      end
+    end
+  end
+  draw_all()
+  rv.changed()
 end
 
 -- stop takes the review's keys and marks off the files' buffers.

@@ -35,15 +35,21 @@ func (s *session) sendStats() {
 	s.sendUsage()
 }
 
-// sendUsage says how full the context window is (usage_update). The cost
-// is left out: the agent knows no prices.
+// sendUsage says how full the context window is (usage_update) and, when
+// it is known (reported by the endpoint or at known prices), what the
+// session's model calls cost so far in every conversation.
 func (s *session) sendUsage() {
 	st := s.eng.Status()
 	u := &sdk.SessionUsageUpdate{Size: s.eng.ContextWindow(), Used: st.ContextTokens}
+	cost := 0.0
 	for _, c := range s.eng.Conversations() {
+		cost += c.Stats.Cost
 		if c.ID == s.eng.RootConversation() {
 			u.Meta = map[string]any{"coder-nvim": map[string]any{"tokens_in": c.Stats.TokensIn, "tokens_out": c.Stats.TokensOut}}
 		}
+	}
+	if cost > 0 {
+		u.Cost = &sdk.Cost{Amount: cost, Currency: "USD"}
 	}
 	s.send(sdk.SessionUpdate{UsageUpdate: u})
 }

@@ -2,6 +2,9 @@ package acp_test
 
 import (
 	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +105,47 @@ func TestUsageAndTitle(t *testing.T) {
 	}
 	if usage == nil || usage.Size <= 0 || usage.Used < 1500 || usage.Used > usage.Size {
 		t.Errorf("usage_update = %+v, want the window and the tokens in it", usage)
+	}
+	if usage != nil && usage.Cost != nil {
+		t.Errorf("usage_update has a cost %+v though no price is known for the model", usage.Cost)
+	}
+}
+
+// TestUsageCost: with a price for the model in the user's config, each
+// usage_update carries the session's cost so far, every conversation's.
+func TestUsageCost(t *testing.T) {
+	xdg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(xdg, "coder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"model": "m1", "prices": {"m1": {"input": 1, "output": 10}}}`
+	if err := os.WriteFile(filepath.Join(xdg, "coder", "config.json"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{env: []string{"XDG_CONFIG_HOME=" + xdg}})
+	sid, _ := e.newSession()
+	e.llm.Enqueue(
+		fakellm.Reply{Content: "one", Usage: &llm.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}},
+		fakellm.Reply{Content: "two", Usage: &llm.Usage{PromptTokens: 3000, CompletionTokens: 100, TotalTokens: 3100}},
+	)
+	var costs []float64
+	for _, prompt := range []string{"first", "second"} {
+		n := len(e.client.snapshot())
+		e.mustPrompt(sid, prompt, sdk.StopReasonEndTurn)
+		var usage *sdk.SessionUsageUpdate
+		for _, up := range e.client.snapshot()[n:] {
+			if up.Update.UsageUpdate != nil {
+				usage = up.Update.UsageUpdate
+			}
+		}
+		if usage == nil || usage.Cost == nil || usage.Cost.Currency != "USD" {
+			t.Fatalf("after %q: usage_update = %+v, want a cost in USD", prompt, usage)
+		}
+		costs = append(costs, usage.Cost.Amount)
+	}
+	// $1 and $10 per million: 1000 in and 100 out cost $0.002, 3000 in
+	// and 100 out $0.004 more.
+	if math.Abs(costs[0]-0.002) > 1e-9 || math.Abs(costs[1]-0.006) > 1e-9 {
+		t.Errorf("costs %v, want [0.002 0.006]", costs)
 	}
 }

@@ -94,6 +94,8 @@ type editorOpts struct {
 	listen bool
 	demo   bool   // no provider configured: the host runs the offline demo
 	config string // .coder/config.json contents
+	// userConfig is the user's own config.json ($XDG_CONFIG_HOME/coder).
+	userConfig string
 	// untrusted leaves config as a cloned repository's file would be:
 	// not trusted by the user.
 	untrusted bool
@@ -141,6 +143,9 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 		if _, err := config.TrustWorkspace(dir, func(k string) string { return state[k] }); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if o.userConfig != "" {
+		writeFile(t, filepath.Join(tmp, "config", "coder", "config.json"), o.userConfig)
 	}
 	srv := fakellm.New()
 	t.Cleanup(srv.Close)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/review"
 )
 
 // inlineTimeout bounds one inline edit's model call.
@@ -67,9 +68,19 @@ func (h *host) inlineEdit(a inlineArgs) {
 	}
 	h.inline.cancel = cancel
 	h.inline.mu.Unlock()
+	// The review op of the hunks so far (progress: the answer still
+	// streams) or of the whole answer.
+	reviewOp := func(hunks []review.Hunk, streaming bool) op {
+		list := []any{}
+		for _, hk := range hunks {
+			list = append(list, map[string]any{"old_start": hk.OldStart, "old_lines": trimNewlines(hk.OldLines), "new_lines": trimNewlines(hk.NewLines)})
+		}
+		return op{"t": "inline_review", "id": a.ID, "buf": a.Buf, "tick": a.Tick, "first": a.First, "last": a.First + len(a.Selection) - 1,
+			"path": path, "instruction": a.Instruction, "hunks": list, "streaming": streaming}
+	}
 	go func() {
 		defer cancel()
-		edit, err := sess.Rewrite(ctx, req)
+		edit, err := sess.Rewrite(ctx, req, func(hunks []review.Hunk) { h.out.add(reviewOp(hunks, true), true) })
 		if err != nil {
 			if errors.Is(ctx.Err(), context.Canceled) {
 				err = errors.New("stopped")
@@ -88,12 +99,7 @@ func (h *host) inlineEdit(a inlineArgs) {
 			h.inline.order = h.inline.order[1:]
 		}
 		h.inline.mu.Unlock()
-		hunks := []any{}
-		for _, hk := range edit.Hunks() {
-			hunks = append(hunks, map[string]any{"old_start": hk.OldStart, "old_lines": trimNewlines(hk.OldLines), "new_lines": trimNewlines(hk.NewLines)})
-		}
-		h.out.add(op{"t": "inline_review", "id": a.ID, "buf": a.Buf, "tick": a.Tick, "first": a.First, "last": a.First + len(a.Selection) - 1,
-			"path": path, "instruction": a.Instruction, "hunks": hunks}, true)
+		h.out.add(reviewOp(edit.Hunks(), false), true)
 	}()
 }
 

@@ -2,6 +2,7 @@ package nvimhost
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,5 +112,75 @@ func TestInlineEditClearsAskingMessage(t *testing.T) {
 	}
 	if row := lastRow(); strings.Contains(row, "asking the model") {
 		t.Errorf("the message area still says %q with the review open", strings.TrimSpace(row))
+	}
+}
+
+// TestInlineEditStreamsHunks: the review opens with the first hunk while
+// the answer still streams (the fake model holds the rest back); a hunk
+// decided then keeps its decision when the whole answer's hunks replace
+// the preview, and the edit is applied once all of those are decided.
+func TestInlineEditStreamsHunks(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.lua(`vim.cmd('enew')
+		vim.api.nvim_buf_set_lines(0, 0, -1, false, {'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'})`, nil)
+	gate := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	e.llm.Enqueue(fakellm.Reply{Deltas: []string{"a\nB\nc\nd\ne\n", "f\nG\nh\ni\nj\n"}, Gate: gate, GateAfter: 2})
+	e.cmd("1,10Coder edit upper-case b and g")
+	e.waitApproval()
+	type view struct {
+		Streaming bool   `msgpack:"streaming"`
+		Hunks     []bool `msgpack:"hunks"`
+		Text      string `msgpack:"text"`
+	}
+	state := func() view {
+		var v view
+		e.lua(`local c = require('coder.approval').current()
+			if not c then return {streaming = false, hunks = {}, text = ''} end
+			local acc = {}
+			for _, h in ipairs(c.hunks) do table.insert(acc, h.accepted) end
+			return {streaming = c.streaming, hunks = acc, text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '|')}`, &v)
+		return v
+	}
+	if v := state(); !v.Streaming || len(v.Hunks) != 1 {
+		t.Fatalf("before the answer ends: %+v, want one hunk shown while it streams", v)
+	}
+	// Rejected while the answer streams: the review stays (more may come).
+	e.input("gr")
+	if v := state(); !v.Streaming || len(v.Hunks) != 1 || v.Hunks[0] || !e.approvalOpen() {
+		t.Fatalf("after gr while streaming: %+v", v)
+	}
+	release()
+	e.waitFor("the whole answer's hunks", 10*time.Second, func() bool { v := state(); return !v.Streaming && len(v.Hunks) == 2 })
+	if v := state(); v.Hunks[0] || !v.Hunks[1] || v.Text != "a|b|c|d|e|f|g|h|i|j" {
+		t.Fatalf("after the answer: %+v, want the first hunk still rejected and the buffer unchanged", v)
+	}
+	e.lua(`require('coder.review').next_hunk(); require('coder.review').accept_hunk()`, nil)
+	e.waitFor("the accepted hunk in the buffer", 5*time.Second, func() bool { return e.bufText() == "a|b|c|d|e|f|G|h|i|j" })
+	if e.approvalOpen() {
+		t.Error("the review is still open after every hunk was decided")
+	}
+
+	// gR while the answer streams stops the model call and drops the edit.
+	gate2 := make(chan struct{})
+	t.Cleanup(func() {
+		select {
+		case <-gate2:
+		default:
+			close(gate2)
+		}
+	})
+	e.llm.Enqueue(fakellm.Reply{Deltas: []string{"A\nb\nc\nd\ne\n", "f\nG\nh\ni\nj\n"}, Gate: gate2, GateAfter: 2})
+	e.cmd("1,10Coder edit upper-case a")
+	e.waitApproval()
+	e.input("gR")
+	e.waitFor("the review to close", 5*time.Second, func() bool { return !e.approvalOpen() })
+	if e.boolLua(`return require('coder.inline').pending()`) || e.bufText() != "a|b|c|d|e|f|G|h|i|j" {
+		t.Errorf("after gR while streaming: pending or buffer changed: %s", e.bufText())
+	}
+	if n := e.notes(); strings.Contains(n, "rror") {
+		t.Errorf("notes after gR while streaming: %s", n)
 	}
 }
