@@ -164,6 +164,35 @@ func TestExecSandbox(t *testing.T) {
 	}
 }
 
+// TestExecSandboxMissingProtectedDirs: a repository without .git/hooks,
+// .git/info and .coder (git init --template=, a fresh workspace): the
+// sandbox's read-only mounts are made once per session, so those paths
+// must exist by then; a command cannot create a hook, git's attributes or
+// a project config in them, yolo included.
+func TestExecSandboxMissingProtectedDirs(t *testing.T) {
+	requireSandbox(t)
+	w := newSandboxWorld(t)
+	for _, d := range []string{".git/hooks", ".git/info", ".coder"} {
+		if err := os.RemoveAll(filepath.Join(w.ws, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	planted := []string{".git/hooks/pre-commit", ".git/info/attributes", ".coder/config.json"}
+	var script []string
+	for _, f := range planted {
+		script = append(script, "mkdir -p "+filepath.Dir(f)+"; echo pwned > "+f)
+	}
+	r, res := w.run(t, "yolo", nil, bash("plant", strings.Join(script, "; ")))
+	if r.code != 0 {
+		t.Fatalf("exec yolo: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, f := range planted {
+		if _, err := os.Stat(filepath.Join(w.ws, f)); err == nil {
+			t.Errorf("a command created %s: %q", f, res["plant"])
+		}
+	}
+}
+
 // TestExecSandboxEscalation: the model's request to run outside the
 // sandbox is asked in every mode; exec refuses it without --yes and runs
 // it unconfined with it.

@@ -162,7 +162,7 @@ func TestCancelledErrors(t *testing.T) {
 	ctx, cancel = cancelOnRequest()
 	defer cancel()
 	req := RewriteRequest{Path: "a.txt", Filetype: "text", Instruction: "x", First: 1, Selection: []string{"one"}}
-	if _, err := f.sess.Rewrite(ctx, req); !errors.Is(err, ErrCancelled) {
+	if _, err := f.sess.Rewrite(ctx, req, nil); !errors.Is(err, ErrCancelled) {
 		t.Errorf("Rewrite = %v, want ErrCancelled", err)
 	}
 	if _, _, err := f.sess.NewConversation(t.Context(), []command.Setting{{Key: "storage", Value: "forever"}}, ""); !errors.Is(err, ErrStoragePolicy) {

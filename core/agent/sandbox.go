@@ -32,6 +32,7 @@ func (s *Session) startSandbox() {
 		return
 	}
 	go func() {
+		ensureProtectedDirs(s.root)
 		p := s.sandboxPolicy(s.Mode())
 		box, srv := sandbox.Open(s.life, s.opts.Launcher, *p)
 		s.sandbox.box = box
@@ -46,6 +47,23 @@ func (s *Session) startSandbox() {
 				Text: "sandbox: " + sup.String() + "; commands are asked as without it"})
 		}
 	}()
+}
+
+// ensureProtectedDirs makes the protected directories of the workspace
+// that are missing (a repository made without git's template, a fresh
+// workspace), empty, as git and the session store would: a path is kept
+// read-only by a mount, which needs it to exist when the sandbox starts,
+// and the fork server's mounts are made once, so a command could
+// otherwise create a hook there. Best effort: one that cannot be made
+// stays guarded by the shell analysis alone.
+func ensureProtectedDirs(root string) {
+	dirs := []string{filepath.Join(root, ".coder")}
+	if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+		dirs = append(dirs, filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".git", "info"))
+	}
+	for _, d := range dirs {
+		os.Mkdir(d, 0o755) //nolint:errcheck // an existing one is kept; see above
+	}
 }
 
 // sandboxBox waits for the probe; nil when the sandbox is off.
