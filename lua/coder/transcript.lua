@@ -134,6 +134,23 @@ local function count_unseen(b, before, followed)
   end
 end
 
+-- split_lines splits s at each newline. Not vim.split: under load on
+-- Neovim 0.7.2 its argument check failed now and then inside this
+-- handler ("opt[0]: expected table, got nil"), and a streamed batch of
+-- the answer was lost.
+local function split_lines(s)
+  local out, i = {}, 1
+  while true do
+    local j = s:find('\n', i, true)
+    if not j then
+      out[#out + 1] = s:sub(i)
+      return out
+    end
+    out[#out + 1] = s:sub(i, j - 1)
+    i = j + 1
+  end
+end
+
 -- append adds chunks {text, hl} at the end of the transcript.
 function M.append(chunks)
   local b = M.transcript_buf()
@@ -151,7 +168,7 @@ function M.append(chunks)
   for i, c in ipairs(chunks) do
     parts[i] = c[1]
   end
-  local lines = vim.split(table.concat(parts), '\n', { plain = true })
+  local lines = split_lines(table.concat(parts))
   vim.bo[b].modifiable = true
   api.nvim_buf_set_text(b, last, #lastline, last, #lastline, lines)
   vim.bo[b].modifiable = false

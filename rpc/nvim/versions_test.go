@@ -223,6 +223,9 @@ func TestQueuedNoteAfterStreamedAnswer(t *testing.T) {
 	})
 	e.waitIdle(10 * time.Second)
 	tr := e.transcript()
+	if strings.Count(tr, strings.TrimRight(full, "\n")) != 1 {
+		t.Logf("transcript:\n%s\nnotes: %s", tr, e.notes())
+	}
 	assertExactlyOnce(t, tr, strings.TrimRight(full, "\n"), 300)
 	note := strings.Index(tr, "⧗ queued (1): second")
 	if note < 0 || note < strings.Index(tr, "t00299") {
