@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Options tune a snapshot.
@@ -214,8 +215,10 @@ var vanishedRE = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // maxVanished bounds the attempts of one `git add` that files vanishing
-// under it fail.
-const maxVanished = 8
+// under it fail; each waits a little longer than the last (vanished ms),
+// so that a burst of saves passes rather than meeting the next attempt
+// too on a loaded machine.
+const maxVanished = 16
 
 // addAll runs `git add -A` on the workspace. Nested repositories without a
 // commit make it fail; they are left out, found from the error, and their
@@ -250,6 +253,11 @@ func (r *repo) addAll(ctx context.Context, o runOpts, large []largeFile) ([]stri
 		}
 		if ge := (*gitError)(nil); errors.As(err, &ge) && vanishedRE().MatchString(ge.stderr) && vanished < maxVanished && ctx.Err() == nil {
 			vanished++
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(time.Duration(vanished) * time.Millisecond):
+			}
 			continue
 		}
 		found := noCommitRE().FindAllStringSubmatch(err.Error(), -1)
