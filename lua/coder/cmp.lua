@@ -84,6 +84,27 @@ function cmp_source:complete(params, callback)
   end)
 end
 
+-- input_config is nvim-cmp's setup for the input buffer: the user's own
+-- (cmp.setup.filetype('coder-input', …)) with the coder source added in
+-- front, else the coder and buffer sources.
+local function input_config()
+  local ok, config = pcall(require, 'cmp.config')
+  local mine = ok and type(config) == 'table' and type(config.filetypes) == 'table' and config.filetypes['coder-input']
+  if type(mine) ~= 'table' then
+    return { sources = { { name = 'coder' }, { name = 'buffer' } } }
+  end
+  local c = vim.deepcopy(mine)
+  c.revision = nil
+  c.sources = type(c.sources) == 'table' and c.sources or { { name = 'buffer' } }
+  for _, src in ipairs(c.sources) do
+    if type(src) == 'table' and src.name == 'coder' then
+      return c
+    end
+  end
+  table.insert(c.sources, 1, { name = 'coder' })
+  return c
+end
+
 -- register adds the sources of the completion plugins that are installed
 -- and not yet given one. It runs when the input buffer is made and again
 -- on each InsertEnter there: a plugin manager may load a plugin only then
@@ -95,7 +116,7 @@ function M.register()
       registered.cmp = true
       cmp.register_source('coder', setmetatable({}, { __index = cmp_source }))
       if cmp.setup and cmp.setup.filetype then
-        pcall(cmp.setup.filetype, 'coder-input', { sources = { { name = 'coder' }, { name = 'buffer' } } })
+        pcall(cmp.setup.filetype, 'coder-input', input_config())
       end
     end
   end

@@ -234,3 +234,22 @@ func TestBlinkCmpSource(t *testing.T) {
 		})
 	}
 }
+
+// TestNvimCmpKeepsUserInputSetup: a user's own nvim-cmp setup for the chat
+// input (cmp.setup.filetype('coder-input', …)) is kept when the source
+// registers: its sources and options stay, the coder source is added.
+func TestNvimCmpKeepsUserInputSetup(t *testing.T) {
+	e := pluginEditor(t, "nvim-cmp", "", nvimCmpSetup+`
+		cmp.setup.filetype('coder-input', { sources = { { name = 'path' } }, completion = { keyword_length = 2 } })`, false)
+	var got struct {
+		Sources []string `msgpack:"sources"`
+		Length  int      `msgpack:"length"`
+	}
+	e.lua(`local c = require('cmp.config').filetypes['coder-input']
+		local names = {}
+		for _, s in ipairs(c.sources or {}) do table.insert(names, s.name) end
+		return { sources = names, length = (c.completion or {}).keyword_length or 0 }`, &got)
+	if strings.Join(got.Sources, ",") != "coder,path" || got.Length != 2 {
+		t.Errorf("the input's nvim-cmp setup is %+v, want the user's (path, keyword_length 2) with coder added", got)
+	}
+}
