@@ -12,7 +12,6 @@ local api = vim.api
 local review = require('coder.review')
 local ns = api.nvim_create_namespace('coder_review')
 
-local queue = {}
 local cur = nil
 
 local function keys()
@@ -307,23 +306,20 @@ local function show(req)
   end
 end
 
--- push queues a request from the host.
-function M.push(req)
-  table.insert(queue, req)
-  if not cur then
-    M.next()
-  end
-end
+local pending = require('coder.pending').new({
+  shown = function()
+    return cur and cur.req.id
+  end,
+  show = show,
+  teardown = function()
+    teardown()
+  end,
+})
 
-function M.next()
-  if cur then
-    return
-  end
-  local req = table.remove(queue, 1)
-  if req then
-    show(req)
-  end
-end
+-- push queues a request from the host; closed drops one the host
+-- resolved on its own (interrupted turn); reset drops everything (the
+-- host died).
+M.push, M.next, M.closed, M.reset = pending.push, pending.next, pending.closed, pending.reset
 
 -- answer sends the user's decision on the request shown now.
 function M.answer(decision)
@@ -376,32 +372,10 @@ function M.update(id, diffs, streaming)
     end
     return
   end
-  for _, r in ipairs(queue) do
-    if r.id == id then
-      r.diffs, r.streaming = diffs, streaming
-    end
+  local r = pending.find(id)
+  if r then
+    r.diffs, r.streaming = diffs, streaming
   end
-end
-
--- closed drops a request the host resolved on its own (interrupted turn).
-function M.closed(id)
-  if cur and cur.req.id == id then
-    teardown()
-    M.next()
-    return
-  end
-  for i, r in ipairs(queue) do
-    if r.id == id then
-      table.remove(queue, i)
-      return
-    end
-  end
-end
-
--- reset drops everything (the host died).
-function M.reset()
-  queue = {}
-  teardown()
 end
 
 -- current returns the request shown now, its float window and review
@@ -414,7 +388,7 @@ function M.current()
   for _, h in ipairs(cur.review.hunks) do
     table.insert(hunks, { path = h.path, accepted = h.accepted })
   end
-  return { id = cur.req.id, win = cur.win, buf = cur.buf, idx = cur.review.idx, hunks = hunks, queued = #queue, streaming = cur.req.streaming and true or false }
+  return { id = cur.req.id, win = cur.win, buf = cur.buf, idx = cur.review.idx, hunks = hunks, queued = pending.len(), streaming = cur.req.streaming and true or false }
 end
 
 -- focus moves the cursor into the approval float.

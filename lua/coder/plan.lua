@@ -12,7 +12,6 @@ local ui = require('coder.ui')
 local valid_win, valid_buf = ui.valid_win, ui.valid_buf
 local ns = api.nvim_create_namespace('coder_plan')
 
-local queue = {}
 local cur = nil
 
 local function keys()
@@ -215,23 +214,18 @@ local function show(req)
   })
 end
 
--- push queues a plan request from the host.
-function M.push(req)
-  table.insert(queue, req)
-  if not cur then
-    M.next()
-  end
-end
+local pending = require('coder.pending').new({
+  shown = function()
+    return cur and cur.req.id
+  end,
+  show = show,
+  teardown = teardown,
+})
 
-function M.next()
-  if cur then
-    return
-  end
-  local req = table.remove(queue, 1)
-  if req then
-    show(req)
-  end
-end
+-- push queues a plan request from the host; closed drops one the host
+-- resolved on its own (interrupted turn); reset drops everything (the
+-- host died).
+M.push, M.next, M.closed, M.reset = pending.push, pending.next, pending.closed, pending.reset
 
 -- ask_comment asks for the "keep planning" comment on an input line; an
 -- input left with <Esc> answers nothing.
@@ -257,33 +251,12 @@ function M.answer(decision, comment)
   M.next()
 end
 
--- closed drops a request the host resolved on its own (interrupted turn).
-function M.closed(id)
-  if cur and cur.req.id == id then
-    teardown()
-    M.next()
-    return
-  end
-  for i, r in ipairs(queue) do
-    if r.id == id then
-      table.remove(queue, i)
-      return
-    end
-  end
-end
-
--- reset drops everything (the host died).
-function M.reset()
-  queue = {}
-  teardown()
-end
-
 -- current returns the plan shown now (tests, statuslines).
 function M.current()
   if not cur then
     return nil
   end
-  return { id = cur.req.id, win = cur.win, buf = cur.buf, header = #cur.header, queued = #queue }
+  return { id = cur.req.id, win = cur.win, buf = cur.buf, header = #cur.header, queued = pending.len() }
 end
 
 return M

@@ -1,0 +1,69 @@
+-- Requests from the host shown one at a time, later ones waiting behind
+-- the one shown: the approval float and the plan buffer. The owner keeps
+-- what is shown; this keeps what waits.
+local M = {}
+
+-- new returns the waiting list of an owner whose hooks are: shown() the
+-- id of the request shown now (nil when none), show(req) to show one, and
+-- teardown() to close the one shown.
+function M.new(hooks)
+  local waiting = {}
+  local p = {}
+
+  -- next shows the first waiting request unless one is shown.
+  function p.next()
+    if hooks.shown() ~= nil then
+      return
+    end
+    local req = table.remove(waiting, 1)
+    if req then
+      hooks.show(req)
+    end
+  end
+
+  -- push adds a request from the host.
+  function p.push(req)
+    table.insert(waiting, req)
+    p.next()
+  end
+
+  -- closed drops request id, resolved by the host on its own (an
+  -- interrupted turn): closed if shown, else taken off the list.
+  function p.closed(id)
+    if hooks.shown() == id then
+      hooks.teardown()
+      p.next()
+      return
+    end
+    for i, r in ipairs(waiting) do
+      if r.id == id then
+        table.remove(waiting, i)
+        return
+      end
+    end
+  end
+
+  -- reset drops everything (the host died).
+  function p.reset()
+    waiting = {}
+    hooks.teardown()
+  end
+
+  -- find is waiting request id, or nil.
+  function p.find(id)
+    for _, r in ipairs(waiting) do
+      if r.id == id then
+        return r
+      end
+    end
+  end
+
+  -- len is how many wait.
+  function p.len()
+    return #waiting
+  end
+
+  return p
+end
+
+return M
