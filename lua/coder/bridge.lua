@@ -72,6 +72,7 @@ function handlers.ready(o)
   host.state.commands = o.commands
   host.state.command_help = o.command_help
   host.state.version = o.version
+  host.check_version(o.version)
   transcript.ensure_line_start()
 end
 

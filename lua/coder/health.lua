@@ -46,19 +46,32 @@ function M.check()
   local bin = cmd[1]
   local want = host.plugin_version()
   local host_ok = false
+  local update = host.update_advice()
+  r.info('plugin ' .. host.root() .. ', version ' .. tostring(want or '(no VERSION file)'))
   if vim.fn.executable(bin) ~= 1 then
-    r.error('host binary not found: ' .. bin, { 'run `make build` in ' .. host.root(), 'or set require("coder").setup({cmd = "/path/to/coder-nvim"})' })
+    r.error('host binary not found: ' .. bin, { update, 'or set require("coder").setup({cmd = "/path/to/coder-nvim"})' })
   else
     local out = vim.fn.system({ bin, '--version' })
     local got = vim.trim(out or ''):match('^coder%-nvim%s+(%S+)')
     if vim.v.shell_error ~= 0 or not got then
-      r.error(('%s --version failed: %s'):format(bin, vim.trim(out or '')))
+      r.error(('%s --version failed: %s'):format(bin, vim.trim(out or '')), { update })
     elseif want and got ~= want then
-      r.warn(('host %s is version %s, the plugin is %s'):format(bin, got, want), { 'run `make build` in ' .. host.root() })
+      r.warn(('host %s is version %s, the plugin is %s'):format(bin, got, want), { update })
       host_ok = true
     else
       r.ok(('host %s, version %s'):format(bin, got))
       host_ok = true
+    end
+  end
+  -- The sandbox's launcher beside the host (Linux): without it the host
+  -- binary is its own launcher, with the same confinement.
+  if host_ok and vim.fn.has('linux') == 1 then
+    local side = vim.fn.fnamemodify(bin, ':p:h') .. '/coder-nvim-sandbox'
+    if vim.fn.executable(side) == 1 then
+      r.ok('sandbox launcher beside it: ' .. side)
+    else
+      r.info('no sandbox launcher beside it (' .. side .. '): the host binary launches the sandbox itself, '
+        .. 'with the same confinement; only a session\'s first confined command starts a few milliseconds later')
     end
   end
 

@@ -11,6 +11,7 @@ local state = {
   commands = nil,
   ready = false,
   version = nil,
+  version_warned = false, -- check_version said it once
 }
 M.state = state
 
@@ -31,6 +32,13 @@ function M.plugin_version()
   return v and vim.trim(v) or nil
 end
 
+-- update_advice says how to bring the host binary to the plugin's
+-- version (:help coder-install).
+function M.update_advice()
+  return ('update it: :Lazy build coder-nvim, or `make install-binary` in %s (downloads the release binary; '
+    .. '`make build` builds it with Go)'):format(M.root())
+end
+
 -- cmd returns the host command as a list.
 function M.cmd()
   local c = require('coder.config').current.cmd
@@ -49,6 +57,17 @@ local function notify(msg, level)
   vim.schedule(function()
     vim.notify(msg, level or vim.log.levels.INFO, { title = 'coder' })
   end)
+end
+
+-- check_version says once per Neovim, when the host that started is of
+-- another version than the plugin, how to update it.
+function M.check_version(got)
+  local want = M.plugin_version()
+  if state.version_warned or not want or not got or got == want then
+    return
+  end
+  state.version_warned = true
+  notify(('coder: the host binary is version %s, the plugin is %s; %s'):format(got, want, M.update_advice()), vim.log.levels.WARN)
 end
 
 local function on_stderr(_, data)
@@ -94,9 +113,9 @@ function M.ensure()
   local cmd = M.cmd()
   if vim.fn.executable(cmd[1]) ~= 1 then
     vim.notify(
-      ('coder: host binary %s not found or not executable; run `make build` in %s, or set setup({cmd = ...})'):format(
+      ('coder: host binary %s not found or not executable; %s; or set setup({cmd = ...})'):format(
         cmd[1],
-        M.root()
+        (M.update_advice():gsub('^update it', 'install it'))
       ),
       vim.log.levels.ERROR,
       { title = 'coder' }

@@ -101,6 +101,9 @@ type editorOpts struct {
 	untrusted bool
 	setup     string // Lua table for setup(), without the cmd
 	rtp       string // plugin directory to load instead of this checkout
+	// pluginBin runs the plugin's own bin/coder-nvim (setup() without
+	// cmd), as a user's installed plugin does.
+	pluginBin bool
 	// session starts Neovim in a session of its own, as a terminal
 	// does. Linux's autogroups share the cores between sessions first:
 	// in the test's session, Neovim would share one group's turn with
@@ -206,6 +209,10 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 		_ = v.ExecLua("require('coder.host').stop()", nil)
 		v.Close()
 	})
+	cmd := hostBinary
+	if o.pluginBin {
+		cmd = ""
+	}
 	setup := o.setup
 	if setup == "" {
 		setup = "{}"
@@ -222,10 +229,10 @@ func newEditor(t testing.TB, o editorOpts) *editor {
 		end})
 		local opts = `+setup+`
 		local cmd, nice = ...
-		opts.cmd = cmd
+		if cmd ~= '' then opts.cmd = cmd end
 		if not nice and opts.host_nice == nil then opts.host_nice = 0 end
 		assert(require('coder').setup(opts), 'setup failed: ' .. vim.inspect(_G.notes))
-	`, nil, hostBinary, o.nice)
+	`, nil, cmd, o.nice)
 	return e
 }
 
