@@ -188,9 +188,9 @@ func TestTurnReadPatchBashAnswer(t *testing.T) {
 	if toolMsg := last[len(last)-1]; toolMsg.Name != "bash" || !strings.Contains(toolMsg.Content, "1") {
 		t.Errorf("bash result = %+v", toolMsg)
 	}
-	// 9 built-ins, then the 5 conversation tools.
-	if len(reqs[0].Tools) != 14 || reqs[0].Tools[9].Function.Name != "conv_create" || reqs[0].Tools[13].Function.Name != "conv_destroy" {
-		t.Errorf("offered %d tools, want 14 ending in the conversation tools", len(reqs[0].Tools))
+	// 9 built-ins and web_fetch, then the 5 conversation tools.
+	if len(reqs[0].Tools) != 15 || reqs[0].Tools[9].Function.Name != "web_fetch" || reqs[0].Tools[10].Function.Name != "conv_create" || reqs[0].Tools[14].Function.Name != "conv_destroy" {
+		t.Errorf("offered %d tools, want 15 ending in the conversation tools", len(reqs[0].Tools))
 	}
 
 	hist := f.sess.History("")
@@ -216,7 +216,7 @@ func TestTurnReadPatchBashAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Messages) != len(hist)+1 || snap.Model != "test-model" || len(snap.Tools) != 14 {
+	if len(snap.Messages) != len(hist)+1 || snap.Model != "test-model" || len(snap.Tools) != 15 {
 		t.Errorf("snapshot: %d messages, model %q, %d tools", len(snap.Messages), snap.Model, len(snap.Tools))
 	}
 }

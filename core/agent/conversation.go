@@ -26,7 +26,7 @@ import (
 type ToolPrefs = store.ToolPrefs
 
 // allTools is the root conversation's preferences: everything on.
-var allTools = ToolPrefs{Plan: true, Patch: true, Shell: true}
+var allTools = ToolPrefs{Plan: true, Patch: true, Shell: true, WebSearch: true}
 
 // Conversation is one isolated context inside a session (seed 002, seed
 // 004): its own history, instructions, model, tool view and policy. The

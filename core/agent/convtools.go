@@ -172,10 +172,11 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 		spec.Instructions = &body
 	}
 	var notes []string
+	s.mu.Lock()
+	prefs := t.conv.Tools
+	s.mu.Unlock()
+	askedWeb := false
 	if it := args.InternalTools; it != nil {
-		s.mu.Lock()
-		prefs := t.conv.Tools
-		s.mu.Unlock()
 		// A child inherits its caller's tools and may only narrow them.
 		set := func(name string, dst *bool, v *bool) {
 			switch {
@@ -189,11 +190,15 @@ func (s *Session) convCreate(ctx context.Context, t *task, raw json.RawMessage) 
 		set("include_plan_tool", &prefs.Plan, it.Plan)
 		set("include_apply_patch_tool", &prefs.Patch, it.Patch)
 		set("use_streamable_shell_tool", &prefs.Shell, it.Shell)
-		if it.WebSearch != nil && *it.WebSearch {
-			notes = append(notes, "web_search_request: unavailable (this agent has no web search tool)")
-		}
-		spec.Tools = &prefs
+		askedWeb = it.WebSearch != nil && *it.WebSearch
 	}
+	// The web tools only when asked for (seed 000), and only when the
+	// caller has them.
+	if askedWeb && !prefs.WebSearch {
+		notes = append(notes, "web_search_request: not enabled (the calling conversation has no web tools; a conversation can only narrow its tools)")
+	}
+	prefs.WebSearch = askedWeb && prefs.WebSearch
+	spec.Tools = &prefs
 	_, deprecated, err := conv.NormalizeAllowlist(args.MCPAllowlist)
 	if err != nil {
 		return "", err

@@ -18,6 +18,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
+	"github.com/coder-nvim/coder-nvim/core/web"
 )
 
 // errReplaced ends a task whose call handed the turn to another
@@ -327,7 +328,7 @@ func (s *Session) offeredToolsLocked(c *Conversation) []tools.Tool {
 			continue // nothing to load
 		}
 		name := t.Spec().Function.Name
-		if !offered[name] || !c.Tools.Plan && name == "todo" || !c.Tools.Patch && name == "patch" {
+		if !offered[name] || !c.Tools.Plan && name == "todo" || !c.Tools.Patch && name == "patch" || !c.Tools.WebSearch && web.IsTool(name) {
 			continue
 		}
 		out = append(out, t)

@@ -76,7 +76,7 @@ func TestMCPToolsOfferedAskedAndCalled(t *testing.T) {
 	f.run(t, "use the server")
 	reqs := f.srv.Requests()
 	names := toolNames(reqs[0].Tools)
-	if n := len(names); n != 17 || strings.Join(names[14:], " ") != "web__echo web__picture web__write" || names[13] != "conv_destroy" {
+	if n := len(names); n != 18 || strings.Join(names[15:], " ") != "web__echo web__picture web__write" || names[14] != "conv_destroy" {
 		t.Fatalf("offered %v, want the built-ins, the conversation tools, then web__* in order", names)
 	}
 	if got := toolNames(reqs[1].Tools); strings.Join(got, " ") != strings.Join(names, " ") {

@@ -159,7 +159,7 @@ func (s *Session) prepareCall(ctx context.Context, c *toolCall) string {
 // result.
 func (s *Session) decide(ctx context.Context, c *toolCall) (result string, stop bool) {
 	mode, inv := c.mode, c.inv
-	action := policy.Action{Tool: c.name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(c.t.conv.ID), Protected: s.userDirs}
+	action := policy.Action{Tool: c.name, Kind: string(inv.Kind), Paths: inv.Paths, Command: inv.Command, Conversation: string(c.t.conv.ID), Protected: s.userDirs, Host: inv.Host}
 	if c.isMCP {
 		action.ReadOnly, action.NonDestructive, action.Trusted = c.mt.t.ReadOnly, c.mt.t.NonDestructive, c.mt.t.Trusted
 	}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
+	"github.com/coder-nvim/coder-nvim/core/web"
 	"github.com/google/uuid"
 )
 
@@ -242,7 +244,7 @@ func newSession(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol := policy.Policy{Preset: preset, Rules: opts.Config.Permissions.Rules, Remember: policy.Remember{
+	pol := policy.Policy{Preset: preset, Rules: opts.Config.Permissions.Rules, Web: policy.Hosts{Allow: opts.Config.Web.Allow, Deny: opts.Config.Web.Deny}, Remember: policy.Remember{
 		Conversation: opts.Config.Approval.Scope == "conversation",
 		TTL:          opts.Config.ApprovalTTL(),
 	}}
@@ -275,7 +277,11 @@ func newSession(opts Options) (*Session, error) {
 		s.git = gitsnap.NewShadowedRepo(s.root, opts.Config.StateDir)
 	}
 	if s.tools == nil {
-		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
+		wt, err := web.ForConfig(opts.Config.Web, opts.Version, os.Getenv, opts.Now)
+		if err != nil {
+			return nil, err
+		}
+		s.tools = append(append(tools.Builtins(), todoTool{s}, skillTool{s}), wt...)
 	}
 	// The conversation tools come after the built-ins, in a fixed order.
 	names := map[string]bool{}

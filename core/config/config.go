@@ -65,6 +65,7 @@ type Config struct {
 	History        History       `json:"history"`
 	LSP            LSP           `json:"lsp"`
 	Sandbox        Sandbox       `json:"sandbox"`
+	Web            Web           `json:"web"`
 	AgentsMD       AgentsMD      `json:"agents_md"`
 
 	// MCPServers are the MCP servers, in the shape Claude Desktop and

@@ -75,6 +75,11 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 	proj.Sandbox = narrowSandbox(cfg.Sandbox, proj.Sandbox, func(key string, value any) {
 		ignored = append(ignored, sandboxIgnored(key, value))
 	})
+	// Nor does it widen what the web tools reach.
+	proj.Web = narrowWeb(cfg.Web, proj.Web, func(key string, value any) {
+		v, _ := json.Marshal(value)
+		ignored = append(ignored, fmt.Sprintf("%s: %s (a project file may only add to web.deny)", key, v))
+	})
 	if isTrusted {
 		servers := proj.MCPServers
 		proj.MCPServers = cfg.MCPServers
@@ -87,6 +92,7 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 	out := *cfg
 	narrowKeys(&out, cfg, &proj, ignore, fileRules(data))
 	out.Sandbox = proj.Sandbox
+	out.Web = proj.Web
 	names := make([]string, 0, len(proj.MCPServers))
 	for name := range proj.MCPServers {
 		names = append(names, name)

@@ -34,6 +34,7 @@ func (c Config) validate(providerUnset bool) error {
 		}
 	}
 	c.Sandbox.validate(bad)
+	c.Web.validate(bad)
 	switch c.WireAPI {
 	case "", WireChat, WireResponses:
 	default:

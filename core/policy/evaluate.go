@@ -64,10 +64,12 @@ func (p Policy) describe(keys []Key, dangerous bool) string {
 		}
 		return "this call only: it cannot be remembered"
 	}
-	var bash, files, tools []string
+	var bash, files, tools, hosts []string
 	fileTool := ""
 	for _, k := range keys {
 		switch {
+		case strings.HasPrefix(k.Tool, WebToolPrefix):
+			hosts = append(hosts, strings.TrimPrefix(k.Tool, WebToolPrefix))
 		case k.Tool == "bash" || k.Tool == "shell" || k.Tool == OutsideSandboxTool:
 			bash = append(bash, strings.Join(k.Path, " "))
 		case len(k.Path) == 1:
@@ -101,6 +103,9 @@ func (p Policy) describe(keys []Key, dangerous bool) string {
 	for _, t := range tools {
 		parts = append(parts, "every "+t+" call")
 	}
+	if len(hosts) > 0 {
+		parts = append(parts, "fetches from "+strings.Join(hosts, ", "))
+	}
 	return strings.Join(parts, " and ") + " " + p.scopeText()
 }
 
@@ -118,6 +123,8 @@ func (p Policy) evaluate(mode Mode, a Action, root string, an *shellcheck.Analys
 		return p.files(mode, a, root, false)
 	case KindMCP:
 		return p.mcp(mode, a)
+	case KindFetch:
+		return p.fetch(mode, a)
 	}
 	return p.other(mode, a)
 }

@@ -141,6 +141,8 @@ type Policy struct {
 	Preset   Preset   `json:"preset"`
 	Rules    []Rule   `json:"rules,omitempty"`
 	Remember Remember `json:"remember,omitempty"`
+	// Web are the user's web.allow and web.deny (KindFetch).
+	Web Hosts `json:"web,omitempty"`
 
 	// limits are outer policies this one may not widen (see Narrow).
 	limits []Policy
@@ -191,6 +193,12 @@ func Narrow(session, conversation Policy) Policy {
 	out.Rules = slices.Clone(conversation.Rules)
 	out.limits = append(slices.Clone(conversation.limits), session)
 	out.Remember.Conversation = session.Remember.Conversation || conversation.Remember.Conversation
+	// A conversation that names no hosts keeps the session's; the
+	// session's policy, a limit, still has its say on each.
+	if len(out.Web.Allow) == 0 {
+		out.Web.Allow = slices.Clone(session.Web.Allow)
+	}
+	out.Web.Deny = append(slices.Clone(session.Web.Deny), conversation.Web.Deny...)
 	if t := session.Remember.TTL; t > 0 && (out.Remember.TTL == 0 || t < out.Remember.TTL) {
 		out.Remember.TTL = t
 	}
@@ -255,6 +263,8 @@ type Action struct {
 	// state, Copilot's tokens): a command that may write into one is
 	// dangerous wherever the workspace is.
 	Protected []string
+	// Host is the host a fetch reaches (KindFetch).
+	Host string
 }
 
 func (a Action) kind() string {

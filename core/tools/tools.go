@@ -31,6 +31,7 @@ const (
 	KindEdit    Kind = "edit"
 	KindExecute Kind = "execute"
 	KindSearch  Kind = "search"
+	KindFetch   Kind = "fetch" // reads from the web (core/web): Invocation.Host
 	KindOther   Kind = "other"
 )
 
@@ -72,6 +73,9 @@ type Invocation struct {
 	// unconfined, which the pipeline always asks the user about.
 	Confine        *sandbox.Policy
 	OutsideSandbox bool
+	// Host is the host a web tool's call reaches: the policy asks per
+	// host.
+	Host string
 
 	run     func(ctx context.Context, inv *Invocation) Result
 	planned map[string]string // path → New as prepared, to notice review edits

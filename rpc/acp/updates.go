@@ -73,6 +73,8 @@ func toolKind(kind string) sdk.ToolKind {
 		return sdk.ToolKindExecute
 	case "search":
 		return sdk.ToolKindSearch
+	case "fetch":
+		return sdk.ToolKindFetch
 	}
 	return sdk.ToolKindOther
 }
@@ -89,6 +91,8 @@ func kindOfTool(name string) sdk.ToolKind {
 		return sdk.ToolKindExecute
 	case "glob", "grep":
 		return sdk.ToolKindSearch
+	case "web_fetch", "web_search":
+		return sdk.ToolKindFetch
 	}
 	return sdk.ToolKindOther
 }
