@@ -363,7 +363,23 @@ func (h *host) fullTextRequest(id int) (map[string]any, error) {
 }
 
 func (h *host) commandsRequest() ([]string, error) {
-	return command.Names(), nil
+	sess, err := h.session()
+	if err != nil {
+		return command.Names(), nil
+	}
+	names, _ := commandList(sess)
+	return names, nil
+}
+
+// commandList is the built-in commands and the prompt files' (which
+// change as files come and go), with their one-line help.
+func commandList(sess *agent.Session) ([]string, map[string]string) {
+	names, help := command.Names(), command.Help()
+	for _, p := range sess.PromptCommands() {
+		names = append(names, p.Name)
+		help[p.Name] = p.Description
+	}
+	return names, help
 }
 
 // guard refuses a write to a file whose Neovim buffer has unsaved edits. It

@@ -35,6 +35,7 @@ type Runner interface {
 	Diff(ctx context.Context, arg string) (string, error)
 	Undo(ctx context.Context, arg string) (string, error)
 	Rewind(ctx context.Context, arg string) (string, error)
+	Export(ctx context.Context, arg string) (string, error)
 }
 
 // command is one built-in `/` command.
@@ -80,6 +81,7 @@ func commands() []command {
 		{name: "diff", help: "summarise the workspace's changes (the full diff expands below)", run: Runner.Diff},
 		{name: "undo", help: "take back every file change of the last turn (again: the turn before; /undo others: also the files it left alone)", run: Runner.Undo},
 		{name: "rewind", args: "[N]", help: "list the session's turns; /rewind N takes the files and the conversation back to just before turn N (later turns kept as an abandoned branch)", run: Runner.Rewind},
+		{name: "export", args: "[PATH|json]", help: "write the conversation as Markdown (default .coder/exports/SESSION-DATE.md); /export json: the replayable session file as it is", run: Runner.Export},
 		{name: "init", args: "[NOTES]", help: "ask the model to study the repository and write or improve AGENTS.md (commands, layout, conventions)", prompt: initPrompt},
 	}
 }
