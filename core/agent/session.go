@@ -377,6 +377,7 @@ func (s *Session) statusLocked() event.Status {
 		Mode:          string(s.mode),
 		Preset:        string(s.policy.Preset),
 		ContextTokens: tokens,
+		ContextWindow: s.windowLocked(s.model),
 		Cwd:           s.root,
 		Demo:          s.ep.demo,
 		Busy:          s.sched.busy(),

@@ -36,6 +36,7 @@ type Runner interface {
 	Undo(ctx context.Context, arg string) (string, error)
 	Rewind(ctx context.Context, arg string) (string, error)
 	Export(ctx context.Context, arg string) (string, error)
+	Context(ctx context.Context, arg string) (string, error)
 }
 
 // command is one built-in `/` command.
@@ -72,6 +73,7 @@ func commands() []command {
 		{name: "yolo", help: "same as /mode yolo", run: modeCmd(policy.ModeYolo), alias: true},
 		{name: "conversation", args: "new|set ...", help: "open a conversation with its own instructions, model, MCP tools, storage and narrower permissions, or change one's context for later turns (/conversation help)", run: Runner.Conversation},
 		{name: "status", help: "show the provider (and why), the model, the context, the last turn's tokens and each conversation's metrics", run: Runner.Status},
+		{name: "context", help: "where the context window's tokens go: instructions, AGENTS.md, tool schemas, history by role, attachments, the biggest items, and what /compact would save", run: Runner.Context},
 		{name: "tools", help: "list the tools the model can use now", run: Runner.Tools},
 		{name: "todos", help: "show the todo list (read-only)", run: Runner.Todos},
 		{name: "new", help: "start a new session with an empty context", run: Runner.New},
