@@ -62,6 +62,8 @@ func run(args []string) int {
 		return runExec(args)
 	case "trust":
 		return runTrust(args)
+	case "export":
+		return runExport(args)
 	case "nvim":
 		return serve("nvim", nvimhost.Serve)
 	case "acp":
@@ -102,6 +104,8 @@ const usage = `usage:
   coder-nvim acp             Agent Client Protocol agent on stdio
   coder-nvim trust [--cwd DIR] [--revoke]
                              trust (or stop trusting) the workspace's .coder/config.json as it is now
+  coder-nvim export [--cwd DIR] [--json] SESSION_ID
+                             a saved session as Markdown (or its file as it is) on stdout
   coder-nvim --version
 `
 

@@ -14,6 +14,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/reviewcomments"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
@@ -163,6 +164,9 @@ func (c slash) Status(_ context.Context, arg string) (string, error) {
 		for _, h := range hs {
 			b.WriteString("  " + h + "\n")
 		}
+	}
+	if line := reviewcomments.Summary(s.ReviewComments()); line != "" {
+		b.WriteString(line + "\n")
 	}
 	s.writeConversationStats(&b, t)
 	return b.String(), nil

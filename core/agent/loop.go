@@ -61,7 +61,17 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	// prompt.
 	shown := input
 	prompt, isPrompt := command.Prompt(trimmed)
+	var promptErr error
+	if !isPrompt && strings.HasPrefix(trimmed, "/") {
+		// The user's prompt files: their text is the user's message.
+		prompt, isPrompt, promptErr = s.promptFileText(trimmed)
+	}
 	switch {
+	case promptErr != nil:
+		s.emit(with(event.Event{Kind: event.UserMessage, Text: trimmed}))
+		s.emit(with(event.Event{Kind: event.Error, Text: promptErr.Error()}))
+		t.end = with(event.Event{Kind: event.TaskComplete, Reason: event.StopCommand})
+		return
 	case isPrompt:
 		input, shown = prompt, trimmed
 	case trimmed == "":

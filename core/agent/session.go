@@ -24,6 +24,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/hooks"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/reviewcomments"
 	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
@@ -135,10 +136,13 @@ type Session struct {
 	// reviewNotes are the hunks the user rejected (turnreview.go), told
 	// to the model with the next message.
 	reviewNotes []string
-	skills      []skills.Skill
-	lock        *store.Lock     // this process is the session's one writer
-	started     map[string]bool // tool calls running now, by call id
-	storage     store.Policy    // storage.policy: what is written at all
+	// comments are the user's hunk comments waiting to be sent
+	// (reviewcomments.go).
+	comments reviewcomments.Pending
+	skills   []skills.Skill
+	lock     *store.Lock     // this process is the session's one writer
+	started  map[string]bool // tool calls running now, by call id
+	storage  store.Policy    // storage.policy: what is written at all
 	// journal is the journal of session journalID (journal.go); baseSeq
 	// the last record the resumed snapshot held. Records are appended
 	// under mu with the change they record, and snapshots taken under mu.
@@ -383,6 +387,7 @@ func (s *Session) statusLocked() event.Status {
 		Mode:          string(s.mode),
 		Preset:        string(s.policy.Preset),
 		ContextTokens: tokens,
+		ContextWindow: s.windowLocked(s.model),
 		Cwd:           s.root,
 		Demo:          s.ep.demo,
 		Busy:          s.sched.busy(),

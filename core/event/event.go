@@ -266,6 +266,8 @@ type Status struct {
 	Mode          string `json:"mode" msgpack:"mode"`
 	Preset        string `json:"preset" msgpack:"preset"`
 	ContextTokens int    `json:"context_tokens" msgpack:"context_tokens"`
+	// ContextWindow is the model's window in tokens (0: unknown).
+	ContextWindow int    `json:"context_window,omitempty" msgpack:"context_window,omitempty"`
 	Cwd           string `json:"cwd" msgpack:"cwd"`
 	Demo          bool   `json:"demo,omitempty" msgpack:"demo,omitempty"`
 	Busy          bool   `json:"busy" msgpack:"busy"`

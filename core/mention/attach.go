@@ -25,6 +25,10 @@ const (
 	notAttached = "not attached: "
 )
 
+// AttachmentsStart starts what Attach appends to a message's text: the
+// first item's header.
+const AttachmentsStart = "\n\n" + headerOpen
+
 // Attach appends the items to text as the model sees them and returns the
 // message, its images and the items as attached (cut where the per-item or
 // per-message caps applied, each cut said in the item's notes).

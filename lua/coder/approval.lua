@@ -90,6 +90,7 @@ local function render_lines()
       key('accept_hunk', 'accept'),
       key('reject_hunk', 'reject hunk'),
       r.inline and key('reject_all', 'reject all') or nil,
+      key('review_comment', 'comment'),
     }) do
       table.insert(nav, c)
     end
@@ -245,6 +246,8 @@ local function show(req)
     bmap(k.prev_hunk, review.prev_hunk, 'previous hunk')
     bmap(k.accept_hunk, function() review.accept_hunk() end, 'accept hunk')
     bmap(k.reject_hunk, function() review.reject_hunk() end, 'reject hunk')
+    bmap(k.review_comment, function() review.comment_hunk() end, 'comment on the hunk')
+    bmap(k.review_send, require('coder.comments').send, 'send the waiting comments')
     if req.inline then
       bmap(k.reject_all, function() M.answer('deny') end, 'reject all')
     end

@@ -216,6 +216,10 @@ function handlers.diff_view(o)
   require('coder.diffview').open(o.diff)
 end
 
+function handlers.review_comments_sent()
+  require('coder.comments').sent()
+end
+
 function handlers.notify(o)
   local level = ({ error = vim.log.levels.ERROR, warn = vim.log.levels.WARN })[o.level] or vim.log.levels.INFO
   vim.notify(o.msg, level, { title = 'coder' })

@@ -29,6 +29,7 @@ M.groups = {
   CoderHunkCurrent = { link = 'IncSearch' },
   CoderHunkAccepted = { link = 'DiffAdd' },
   CoderHunkRejected = { link = 'Comment' },
+  CoderReviewComment = { link = 'DiagnosticInfo' },
 }
 
 local defined = false

@@ -268,6 +268,8 @@ function M.command(opts)
     require('coder.trust').reopen()
   elseif args == 'conversations' or args:match('^conversations%s') then
     M.conversations(vim.trim(args:sub(#'conversations' + 1)))
+  elseif args == 'review send' then
+    require('coder.comments').send()
   elseif args == 'review' or args:match('^review%s') then
     require('coder.turnreview').open(vim.trim(args:sub(#'review' + 1)))
   elseif args == 'rewind' or args:match('^rewind%s') then

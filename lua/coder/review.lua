@@ -237,6 +237,42 @@ M.reject_hunk = function(buf)
   set_hunk(false, buf)
 end
 
+-- comment asks for a comment on the hunk under the cursor in buf
+-- (coder.comments); its lines are the new text's, later hunks of the
+-- same file shifted by the earlier ones.
+local function comment(buf)
+  if not rv or #rv.hunks == 0 then
+    return
+  end
+  local i = hunk_at(buf)
+  local h = rv.hunks[i]
+  local shift = 0
+  for j = 1, i - 1 do
+    local o = rv.hunks[j]
+    if o.buf == h.buf and o.accepted then
+      shift = shift + #o.new_lines - #o.old_lines
+    end
+  end
+  local start = math.max(1, h.old_start + shift)
+  local comments = require('coder.comments')
+  comments.add({
+    path = h.path,
+    abs = api.nvim_buf_get_name(h.buf),
+    buf = h.buf,
+    start = start,
+    stop = #h.new_lines > 1 and start + #h.new_lines - 1 or 0,
+    diff = comments.diff(h.path, h.old_start, start, h.old_lines, h.new_lines),
+    kept = h.decided and h.accepted, -- nil while undecided
+    review = rv.inline and 'inline edit' or 'approval',
+  })
+end
+
+-- comment_hunk comments on the hunk under the cursor of buf (nil: the
+-- current hunk).
+function M.comment_hunk(buf)
+  comment(buf)
+end
+
 local function map_file_buffer(buf)
   local k = require('coder.config').current.keys
   rv.maps[buf] = rv.maps[buf] or {}
@@ -246,6 +282,8 @@ local function map_file_buffer(buf)
     { k.accept_hunk, function() M.accept_hunk(buf) end, 'accept hunk' },
     { k.reject_hunk, function() M.reject_hunk(buf) end, 'reject hunk' },
     { rv.inline and k.reject_all or nil, function() require('coder.approval').answer('deny') end, 'reject all' },
+    { k.review_comment, function() comment(buf) end, 'comment on the hunk' },
+    { k.review_send, function() require('coder.comments').send() end, 'send the waiting comments' },
   }
   for _, a in ipairs(actions) do
     local lhs = a[1]

@@ -68,7 +68,12 @@ function M.status_text(width)
     -- why and how to go on.
     return 'coder: ✗ ' .. s.error
   end
-  local parts = { 'ctx ' .. tokens(s.context_tokens), s.model or '?', s.mode or '?' }
+  local ctx = 'ctx ' .. tokens(s.context_tokens)
+  if (s.context_window or 0) > 0 then
+    -- The share of the window (:help coder-context-report).
+    ctx = ctx .. (' %d%%'):format(math.floor(100 * (s.context_tokens or 0) / s.context_window + 0.5))
+  end
+  local parts = { ctx, s.model or '?', s.mode or '?' }
   local prio = { 2, 3, 0 }
   -- The last turn's tokens in/out and the share of the prompt the
   -- provider's cache served (and its reported cost): dropped first.

@@ -103,6 +103,30 @@ function M.reject()
   end)
 end
 
+-- comment asks for a comment on the hunk under the cursor.
+function M.comment()
+  local h = st.hunks[current()]
+  if not h then
+    return notify('no hunk under the cursor', vim.log.levels.WARN)
+  end
+  local comments = require('coder.comments')
+  local kept = nil
+  if h.verdict == 'kept' then
+    kept = true
+  elseif h.verdict == 'rejected' then
+    kept = false
+  end
+  comments.add({
+    path = h.path,
+    abs = root() .. '/' .. h.path,
+    start = h.line,
+    stop = #h.new > 1 and h.line + #h.new - 1 or 0,
+    diff = comments.diff(h.path, h.line, h.line, h.old, h.new),
+    kept = kept,
+    review = 'turn ' .. tostring(st.n),
+  })
+end
+
 -- open runs :Coder review [N].
 function M.open(arg)
   local n = tonumber(arg ~= '' and arg or '0')
@@ -122,6 +146,9 @@ function M.open(arg)
   local opts = { buffer = qfbuf, nowait = true }
   vim.keymap.set('n', 'ga', M.keep, vim.tbl_extend('force', opts, { desc = 'coder: keep the hunk' }))
   vim.keymap.set('n', 'gr', M.reject, vim.tbl_extend('force', opts, { desc = 'coder: reject the hunk' }))
+  local keys = require('coder.config').current.keys
+  vim.keymap.set('n', keys.review_comment, M.comment, vim.tbl_extend('force', opts, { desc = 'coder: comment on the hunk' }))
+  vim.keymap.set('n', keys.review_send, require('coder.comments').send, vim.tbl_extend('force', opts, { desc = 'coder: send the waiting comments' }))
   if not (st.diffbuf and vim.api.nvim_buf_is_valid(st.diffbuf) and vim.fn.bufwinid(st.diffbuf) ~= -1) then
     local qfwin = vim.api.nvim_get_current_win()
     vim.cmd('aboveleft new')

@@ -129,7 +129,7 @@ func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.New
 		return sdk.NewSessionResponse{}, err
 	}
 	time.AfterFunc(commandsDelay, func() {
-		s.send(availableCommands())
+		s.send(availableCommands(s.eng.PromptCommands()))
 		s.sendAgentsMD()
 		// A workspace file the user has not trusted: the agent runs
 		// restricted and says so.
@@ -162,7 +162,7 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 		}
 		s.send(planUpdate(plan))
 	}
-	s.send(availableCommands())
+	s.send(availableCommands(s.eng.PromptCommands()))
 	s.sendAgentsMD()
 	return sdk.LoadSessionResponse{Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil
 }
@@ -177,7 +177,7 @@ func (a *server) ResumeSession(_ context.Context, p sdk.ResumeSessionRequest) (s
 		return sdk.ResumeSessionResponse{}, err
 	}
 	time.AfterFunc(commandsDelay, func() {
-		s.send(availableCommands())
+		s.send(availableCommands(s.eng.PromptCommands()))
 		s.sendAgentsMD()
 	})
 	return sdk.ResumeSessionResponse{Modes: modeState(s.eng.Status().Mode), ConfigOptions: s.configOptions()}, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/prompts"
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/google/uuid"
 )
@@ -47,7 +48,7 @@ var commandHints = map[string]string{
 	"rewind":      "turn number (empty: list the turns)",
 }
 
-func availableCommands() sdk.SessionUpdate {
+func availableCommands(files []prompts.Prompt) sdk.SessionUpdate {
 	help := command.Help()
 	cmds := []sdk.AvailableCommand{}
 	for _, name := range command.Names() {
@@ -57,6 +58,13 @@ func availableCommands() sdk.SessionUpdate {
 		c := sdk.AvailableCommand{Name: name, Description: help[name]}
 		if hint, ok := commandHints[name]; ok {
 			c.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: hint}}
+		}
+		cmds = append(cmds, c)
+	}
+	for _, p := range files { // the user's prompt files, after the built-ins
+		c := sdk.AvailableCommand{Name: p.Name, Description: p.Description}
+		if p.Arguments != "" {
+			c.Input = &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: p.Arguments}}
 		}
 		cmds = append(cmds, c)
 	}

@@ -151,6 +151,9 @@ func (h *host) register() error {
 		"coder_rewind":           h.rewindRequest,
 		"coder_review":           h.reviewRequest,
 		"coder_review_verdict":   h.reviewVerdictRequest,
+		"coder_review_comment":   h.reviewCommentRequest,
+		"coder_review_comments":  h.reviewCommentsRequest,
+		"coder_review_send":      h.reviewSend,
 		"coder_transcript":       h.transcriptRequest,
 		"coder_conversation_new": h.conversationNewRequest,
 		"coder_conversation_set": h.conversationSetRequest,
@@ -363,7 +366,23 @@ func (h *host) fullTextRequest(id int) (map[string]any, error) {
 }
 
 func (h *host) commandsRequest() ([]string, error) {
-	return command.Names(), nil
+	sess, err := h.session()
+	if err != nil {
+		return command.Names(), nil
+	}
+	names, _ := commandList(sess)
+	return names, nil
+}
+
+// commandList is the built-in commands and the prompt files' (which
+// change as files come and go), with their one-line help.
+func commandList(sess *agent.Session) ([]string, map[string]string) {
+	names, help := command.Names(), command.Help()
+	for _, p := range sess.PromptCommands() {
+		names = append(names, p.Name)
+		help[p.Name] = p.Description
+	}
+	return names, help
 }
 
 // guard refuses a write to a file whose Neovim buffer has unsaved edits. It

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
-	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/backend"
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/cpuprio"
@@ -231,7 +230,8 @@ func (h *host) readyLocked(resumed bool) {
 	}
 	st := h.sess.Status()
 	id := string(h.sess.ID())
-	h.out.add(op{"t": "ready", "version": h.version, "commands": command.Names(), "command_help": command.Help(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
+	names, help := commandList(h.sess)
+	h.out.add(op{"t": "ready", "version": h.version, "commands": names, "command_help": help, "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
 	h.renderMu.Lock()
 	h.render.header(h.version, st, id, resumed)
 	h.out.add(h.render.statusOp(), true)

@@ -167,6 +167,7 @@ func (r *renderer) statusOp() op {
 			"mode":           st.Mode,
 			"preset":         st.Preset,
 			"context_tokens": st.ContextTokens,
+			"context_window": st.ContextWindow,
 			"cwd":            st.Cwd,
 			"demo":           st.Demo,
 			"busy":           st.Busy,

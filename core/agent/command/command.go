@@ -35,6 +35,8 @@ type Runner interface {
 	Diff(ctx context.Context, arg string) (string, error)
 	Undo(ctx context.Context, arg string) (string, error)
 	Rewind(ctx context.Context, arg string) (string, error)
+	Export(ctx context.Context, arg string) (string, error)
+	Context(ctx context.Context, arg string) (string, error)
 }
 
 // command is one built-in `/` command.
@@ -71,6 +73,7 @@ func commands() []command {
 		{name: "yolo", help: "same as /mode yolo", run: modeCmd(policy.ModeYolo), alias: true},
 		{name: "conversation", args: "new|set ...", help: "open a conversation with its own instructions, model, MCP tools, storage and narrower permissions, or change one's context for later turns (/conversation help)", run: Runner.Conversation},
 		{name: "status", help: "show the provider (and why), the model, the context, the last turn's tokens and each conversation's metrics", run: Runner.Status},
+		{name: "context", help: "where the context window's tokens go: instructions, AGENTS.md, tool schemas, history by role, attachments, the biggest items, and what /compact would save", run: Runner.Context},
 		{name: "tools", help: "list the tools the model can use now", run: Runner.Tools},
 		{name: "todos", help: "show the todo list (read-only)", run: Runner.Todos},
 		{name: "new", help: "start a new session with an empty context", run: Runner.New},
@@ -80,6 +83,7 @@ func commands() []command {
 		{name: "diff", help: "summarise the workspace's changes (the full diff expands below)", run: Runner.Diff},
 		{name: "undo", help: "take back every file change of the last turn (again: the turn before; /undo others: also the files it left alone)", run: Runner.Undo},
 		{name: "rewind", args: "[N]", help: "list the session's turns; /rewind N takes the files and the conversation back to just before turn N (later turns kept as an abandoned branch)", run: Runner.Rewind},
+		{name: "export", args: "[PATH|json]", help: "write the conversation as Markdown (default .coder/exports/SESSION-DATE.md); /export json: the replayable session file as it is", run: Runner.Export},
 		{name: "init", args: "[NOTES]", help: "ask the model to study the repository and write or improve AGENTS.md (commands, layout, conventions)", prompt: initPrompt},
 	}
 }
