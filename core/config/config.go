@@ -66,6 +66,7 @@ type Config struct {
 	LSP            LSP           `json:"lsp"`
 	Sandbox        Sandbox       `json:"sandbox"`
 	AgentsMD       AgentsMD      `json:"agents_md"`
+	Tasks          Tasks         `json:"tasks"`
 
 	// MCPServers are the MCP servers, in the shape Claude Desktop and
 	// Codex use; a later file replaces a server of the same name.

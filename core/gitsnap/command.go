@@ -14,13 +14,3 @@ func Git(ctx context.Context, dir string, env []string, args ...string) ([]byte,
 	}
 	return run(ctx, dir, runOpts{env: env}, append(guard, args...)...)
 }
-
-// GitExit is Git where exit code ok means "answered no" rather than
-// failure (merge-base --is-ancestor, diff --quiet).
-func GitExit(ctx context.Context, dir string, ok int, args ...string) ([]byte, error) {
-	guard, _, err := driverGuard(ctx, dir, nil)
-	if err != nil {
-		return nil, err
-	}
-	return run(ctx, dir, runOpts{okExit: ok}, append(guard, args...)...)
-}
