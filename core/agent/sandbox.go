@@ -34,6 +34,7 @@ func (s *Session) startSandbox() {
 	}
 	go func() {
 		s.sandbox.guard = sandbox.GuardWorkspace(s.life, s.guardSpec())
+		s.ws.SetAfterConfined(s.sandbox.guard.AfterCall)
 		p := s.sandboxPolicy(s.Mode())
 		box, srv := sandbox.Open(s.life, s.opts.Launcher, *p)
 		s.sandbox.box = box

@@ -38,6 +38,7 @@ type Guard struct {
 
 	roots   []string // real writable roots, of Writable too
 	configs []string // git configuration files, for their includes
+	watch   *gitlinkWatch
 }
 
 // GuardWorkspace builds spec's guard, making what it needs: the missing
@@ -70,6 +71,7 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 	switch {
 	case found && (l.isFile || g.writable(l.dotGit)):
 		g.guardGit(l)
+		g.watch = newGitlinkWatch(ctx, root, l)
 	case !found && l.dotGit != "" && g.writable(l.dotGit):
 		g.protect(l.dotGit) // one git cannot read: no other takes its place
 	}
@@ -102,6 +104,16 @@ func (g *Guard) Apply(p *Policy, workspace bool) {
 	p.Protected = append(p.Protected, g.Protected...)
 	p.Pinned = append(p.Pinned, g.Pinned...)
 	p.Reopened = append(p.Reopened, g.Reopened...)
+}
+
+// AfterCall is what the host does as a confined call ends: it refuses
+// the nested repositories the user's git would run programs of
+// (gitlinkWatch), and says so for the call's result; "" when nothing.
+func (g *Guard) AfterCall(ctx context.Context) string {
+	if g == nil {
+		return ""
+	}
+	return g.watch.check(ctx)
 }
 
 func (g *Guard) protect(p string) {
