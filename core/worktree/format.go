@@ -16,6 +16,15 @@ func (m *Manager) Commit(ctx context.Context, n int) error {
 	return commitAll(ctx, rec.Path, m.repo.prefix, fmt.Sprintf("coder task %d: %s", n, rec.Title))
 }
 
+// Diff is task n's whole change against its base, as a patch.
+func (m *Manager) Diff(ctx context.Context, n int) (string, error) {
+	rec, err := m.Get(n)
+	if err != nil {
+		return "", err
+	}
+	return diff(ctx, rec.Path, m.repo.prefix, rec.Base, false)
+}
+
 // StateLabel is how a state reads in a list.
 func StateLabel(s State) string {
 	if s == Waiting {

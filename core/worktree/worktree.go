@@ -77,6 +77,9 @@ type Manager struct {
 	live    map[int]*live
 	queue   []int // numbers waiting for a slot, in order
 	closing bool
+	// verdicts are the user's decisions in merge reviews, per task and
+	// hunk (review.go).
+	verdicts map[int]map[string]verdict
 }
 
 // live is a task this process holds.

@@ -74,8 +74,12 @@ type host struct {
 	ctx      context.Context
 	out      *outbox
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// sess is the session the transcript shows and input goes to: chat,
+	// the chat's own, or a task's opened from the task list (tasks.go).
 	sess   *agent.Session
+	chat   *agent.Session
+	tasks  taskFront
 	be     *backend.Backend
 	cfg    config.Config
 	cfgErr error
@@ -98,6 +102,10 @@ type host struct {
 
 	renderMu sync.Mutex
 	early    []event.Event // notices from before the renderer existed (guarded by renderMu)
+	// shownTask is the task whose session the transcript shows (0: the
+	// chat's); guarded by renderMu, so an event is rendered by the
+	// renderer of the session it comes from.
+	shownTask int
 }
 
 // maxEarly bounds the notices kept from before the transcript existed.
@@ -161,6 +169,11 @@ func (h *host) register() error {
 		"coder_inline":           h.inlineEdit,
 		"coder_inline_cancel":    h.inlineCancel,
 		"coder_inline_result":    h.inlineResult,
+		"coder_task":             h.taskRequest,
+		"coder_tasks":            h.tasksRequest,
+		"coder_task_action":      h.taskActionRequest,
+		"coder_task_review":      h.taskReviewRequest,
+		"coder_task_verdict":     h.taskVerdictRequest,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -171,9 +184,10 @@ func (h *host) register() error {
 }
 
 func (h *host) shutdown() {
+	h.closeTasks()
 	h.mu.Lock()
-	sess, be := h.sess, h.be
-	h.sess, h.be = nil, nil
+	sess, be := h.chat, h.be
+	h.sess, h.chat, h.be = nil, nil, nil
 	h.mu.Unlock()
 	if sess != nil {
 		sess.Close()
@@ -193,7 +207,16 @@ func (h *host) onEvent(ev event.Event) {
 	if ev.Kind == event.Error && ev.Reason == event.ReasonSessionLocked {
 		h.notify("warn", ev.Text)
 	}
+	h.ownApproval(0, ev)
 	h.renderMu.Lock()
+	if h.shownTask != 0 {
+		// A task is shown: the chat's events wait in its history, but
+		// what needs the user reaches them.
+		h.renderMu.Unlock()
+		h.backgroundEvent(0, ev)
+		h.sendQueued(ev)
+		return
+	}
 	switch {
 	case h.render != nil:
 		h.render.event(ev)
@@ -235,6 +258,9 @@ func (h *host) submit(text string, items []mention.Item) {
 	}
 	if strings.TrimSpace(text) == "/resume" {
 		h.pickSession(sess)
+		return
+	}
+	if h.taskCommand(text) {
 		return
 	}
 	h.renderMu.Lock()
@@ -299,7 +325,7 @@ func (h *host) cancel() {
 // answer resolves an approval. accepted is a map from path to a list of
 // booleans, one per hunk; Lua sends an empty list for an empty map.
 func (h *host) answer(id, decision string, accepted any) {
-	sess, err := h.session()
+	sess, err := h.approvalSession(id)
 	if err != nil {
 		h.notify("error", err.Error())
 		return
