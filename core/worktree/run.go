@@ -137,8 +137,10 @@ func (m *Manager) track(l *live, ev event.Event) {
 	}
 }
 
-// finish ends the task's work in state (why: a failure's reason), counts
-// what it did in the background, and starts the next queued task.
+// finish ends the task's work in state (why: a failure's reason). The
+// record is saved, and the front end told, once what the task did is
+// counted (in the background: git reads the worktree); then the next
+// queued task starts.
 func (m *Manager) finish(l *live, state State, why string) {
 	m.mu.Lock()
 	l.rec.State, l.asks, l.working = state, 0, false
@@ -148,15 +150,14 @@ func (m *Manager) finish(l *live, state State, why string) {
 		l.rec.Error = why
 	}
 	l.rec.Ended = m.opts.Now()
-	rec, sess := l.rec, l.sess
+	sess := l.sess
 	m.mu.Unlock()
-	m.saveRecord(rec)
 	m.bg.Add(1)
 	go func() {
 		defer m.bg.Done()
 		m.count(l, sess)
+		m.schedule(false)
 	}()
-	m.schedule(false)
 }
 
 // count refreshes the task's turns, tokens, cost and changed files.

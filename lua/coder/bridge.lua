@@ -215,6 +215,23 @@ function handlers.diff_view(o)
   require('coder.diffview').open(o.diff)
 end
 
+-- tasks: the tasks at work changed (o.segment, for the status line) or
+-- the transcript shows another session (o.shown: its label, '' the chat).
+function handlers.tasks(o)
+  statusline.set_tasks(o)
+  require('coder.tasks').changed()
+end
+
+-- notice: something needs the user while they are elsewhere (a task done
+-- or waiting): coder.notify says it, once.
+function handlers.notice(o)
+  require('coder.notify').notice(o)
+end
+
+function handlers.open_tasks(_)
+  require('coder.tasks').open()
+end
+
 function handlers.notify(o)
   local level = ({ error = vim.log.levels.ERROR, warn = vim.log.levels.WARN })[o.level] or vim.log.levels.INFO
   vim.notify(o.msg, level, { title = 'coder' })

@@ -30,6 +30,10 @@ type taskFront struct {
 	owners map[string]int         // approval id → task (0: the chat)
 	last   map[int]worktree.State // the state last told, per task
 	titles map[int]string         // for labels
+	// notices counts the notices sent, for their ids.
+	notices int
+	waited  map[int]bool // a wait of the current turn was told
+
 }
 
 // manager is the task manager, made on first use.
@@ -53,7 +57,7 @@ func (h *host) manager() (*worktree.Manager, error) {
 		return nil, err
 	}
 	h.tasks.m = m
-	h.tasks.owners, h.tasks.last, h.tasks.titles = map[string]int{}, map[int]worktree.State{}, map[int]string{}
+	h.tasks.owners, h.tasks.last, h.tasks.titles, h.tasks.waited = map[string]int{}, map[int]worktree.State{}, map[int]string{}, map[int]bool{}
 	return m, nil
 }
 
@@ -166,6 +170,9 @@ func (h *host) taskChanged(rec worktree.Record) {
 	m := h.tasks.m
 	prev := h.tasks.last[rec.N]
 	h.tasks.last[rec.N] = rec.State
+	if !rec.State.Active() {
+		delete(h.tasks.waited, rec.N) // the next turn's wait is news again
+	}
 	h.tasks.titles[rec.N] = rec.Title
 	h.tasks.mu.Unlock()
 	if m == nil {
@@ -182,6 +189,9 @@ func (h *host) taskChanged(rec worktree.Record) {
 	case worktree.Failed:
 		kind, msg = "task_done", fmt.Sprintf("task %d failed: %s — %s", rec.N, rec.Title, rec.Error)
 	case worktree.Waiting:
+		if h.waitedBefore(rec.N) {
+			return // said once a turn: the float holds the rest
+		}
 		kind, msg = "task_waiting", fmt.Sprintf("task %d waits for your answer: %s", rec.N, rec.Title)
 	default:
 		return
@@ -189,9 +199,25 @@ func (h *host) taskChanged(rec worktree.Record) {
 	h.renderMu.Lock()
 	shown := h.shownTask == rec.N
 	h.renderMu.Unlock()
-	h.out.add(op{"t": "notice", "kind": kind, "msg": "coder: " + msg, "shown": shown,
+	h.tasks.mu.Lock()
+	h.tasks.notices++
+	id := fmt.Sprintf("task-%d-%d", rec.N, h.tasks.notices)
+	h.tasks.mu.Unlock()
+	h.out.add(op{"t": "notice", "id": id, "kind": kind, "msg": "coder: " + msg, "shown": shown,
 		"data": map[string]any{"n": rec.N, "title": rec.Title, "state": string(rec.State), "branch": rec.Branch, "path": rec.Path, "session": rec.Session}}, true)
 	h.notificationHook(rec, kind, msg)
+}
+
+// waitedBefore reports whether task n's wait was told in this turn, and
+// records that it is now.
+func (h *host) waitedBefore(n int) bool {
+	h.tasks.mu.Lock()
+	defer h.tasks.mu.Unlock()
+	if h.tasks.waited[n] {
+		return true
+	}
+	h.tasks.waited[n] = true
+	return false
 }
 
 // notificationHook runs the user's notification hooks for a task notice.
