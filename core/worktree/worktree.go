@@ -25,6 +25,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
@@ -131,6 +132,8 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		live:  map[int]*live{},
 	}
 	m.life, m.stop = context.WithCancel(context.Background())
+	// What git keeps of worktrees removed behind its back goes.
+	gitsnap.Git(ctx, r.top, nil, "worktree", "prune") //nolint:errcheck // best effort
 	return m, nil
 }
 

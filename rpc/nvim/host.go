@@ -214,7 +214,6 @@ func (h *host) onEvent(ev event.Event) {
 		// what needs the user reaches them.
 		h.renderMu.Unlock()
 		h.backgroundEvent(0, ev)
-		h.sendQueued(ev)
 		return
 	}
 	switch {

@@ -99,7 +99,9 @@ func (h *host) taskEvent(n int, ev event.Event) {
 	h.renderMu.Unlock()
 	if !shown {
 		h.backgroundEvent(n, ev)
+		return
 	}
+	h.sendQueued(ev) // input typed while it was busy goes to it
 }
 
 // ownApproval remembers whose an approval is, so the answer reaches it.

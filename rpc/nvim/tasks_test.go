@@ -256,3 +256,45 @@ func TestTwoTasksFromTheChat(t *testing.T) {
 		t.Errorf("git still lists task 1's worktree:\n%s", out)
 	}
 }
+
+// TestTaskInterruptedByHostDeath: a host killed mid-task leaves the task
+// interrupted; the next host lists it so and gc continues it to its end.
+func TestTaskInterruptedByHostDeath(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	writeFile(t, filepath.Join(e.dir, "main.txt"), "one\n")
+	writeFile(t, filepath.Join(e.dir, ".gitignore"), ".coder/\n")
+	gitOut(t, e.dir, "add", "-A")
+	gitOut(t, e.dir, "commit", "-qm", "start")
+	script := &taskScript{gates: map[string]chan struct{}{}}
+	gate := make(chan struct{})
+	script.gates["TASK-C"] = gate
+	e.llm.SetScript(script.reply)
+	e.start()
+	e.lua(`require('coder').send('/task --mode yolo TASK-C survive')`, nil)
+	e.waitTask(1, "running")
+	e.waitFor("the task's request", 10*time.Second, func() bool {
+		for _, r := range e.llm.Requests() {
+			for _, m := range r.Messages {
+				if strings.Contains(m.Content, "TASK-C") {
+					return true
+				}
+			}
+		}
+		return false
+	})
+	e.killHost()
+	e.waitFor("the host to exit", 10*time.Second, func() bool { return !e.boolLua(`return require('coder.host').running()`) })
+	close(gate)
+	e.cmd("Coder tasks")
+	e.waitFor("the new host's list", 10*time.Second, func() bool { return e.taskState(1) == "interrupted" })
+	e.lua(`vim.api.nvim_win_set_cursor(0, {4, 0})`, nil)
+	e.input("gc")
+	e.waitTask(1, "done")
+	items := e.tasks()
+	if data, err := os.ReadFile(filepath.Join(items[0].Path, "task-c.txt")); err != nil || string(data) != "TASK-C was here\n" {
+		t.Errorf("the continued task did not finish its work: %q %v", data, err)
+	}
+	if st := gitOut(t, e.dir, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+		t.Errorf("the user's tree changed:\n%s", st)
+	}
+}
