@@ -284,7 +284,8 @@ func (h *host) submit(text string, items []mention.Item) {
 // saved sessions; the choice comes back as `/resume ID`.
 func (h *host) pickSession(sess *agent.Session) {
 	list, err := sess.OtherSessions()
-	if err != nil || len(list) == 0 {
+	tasks := h.taskSessions()
+	if (err != nil || len(list) == 0) && len(tasks) == 0 {
 		// The engine's own /resume explains (usage, no sessions, errors).
 		if _, err := sess.Submit("/resume"); err != nil {
 			h.out.add(op{"t": "input_rejected", "text": "/resume", "msg": "coder: " + err.Error()}, true)
@@ -295,7 +296,7 @@ func (h *host) pickSession(sess *agent.Session) {
 	for _, s := range list {
 		items = append(items, map[string]any{"id": s.ID, "label": sessionLabel(s)})
 	}
-	h.out.add(op{"t": "pick_session", "items": items}, true)
+	h.out.add(op{"t": "pick_session", "items": append(items, tasks...)}, true)
 }
 
 // maxPromptRunes is how much of a session's first prompt the picker shows.

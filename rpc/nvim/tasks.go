@@ -446,10 +446,41 @@ func (h *host) taskHealth() []string {
 	return append(out, worktree.Total(list))
 }
 
-// taskCommand runs /task and /tasks typed in the chat; false: text is
-// neither.
+// taskSessions are the tasks' sessions for the /resume picker, whose
+// choice comes back as `/resume task:N`.
+func (h *host) taskSessions() []map[string]any {
+	h.tasks.mu.Lock()
+	m := h.tasks.m
+	h.tasks.mu.Unlock()
+	if m == nil {
+		var err error
+		if m, err = h.manager(); err != nil {
+			return nil // not in a repository: no tasks
+		}
+	}
+	var items []map[string]any
+	for _, r := range m.List() {
+		if r.Session != "" {
+			items = append(items, map[string]any{"id": fmt.Sprintf("task:%d", r.N),
+				"label": fmt.Sprintf("task %d  %s  (%s, %s)", r.N, r.Title, worktree.StateLabel(r.State), r.Branch)})
+		}
+	}
+	return items
+}
+
+// taskCommand runs /task, /tasks and a /resume of a task's session typed
+// in the chat; false: text is none of them.
 func (h *host) taskCommand(text string) bool {
 	t := strings.TrimSpace(text)
+	var n int
+	if _, err := fmt.Sscanf(t, "/resume task:%d", &n); err == nil {
+		go func() {
+			if _, err := h.showTask(n); err != nil {
+				h.notify("error", err.Error())
+			}
+		}()
+		return true
+	}
 	switch {
 	case t == "/tasks":
 		h.out.add(op{"t": "open_tasks"}, true)

@@ -297,4 +297,17 @@ func TestTaskInterruptedByHostDeath(t *testing.T) {
 	if st := gitOut(t, e.dir, "status", "--porcelain"); strings.TrimSpace(st) != "" {
 		t.Errorf("the user's tree changed:\n%s", st)
 	}
+	// /resume lists the task's session too; choosing it shows it.
+	e.lua(`vim.ui.select = function(items, opts, cb)
+			_G.picked = vim.tbl_map(function(i) return i.label end, items)
+			for _, i in ipairs(items) do if i.id:find('^task:') then cb(i) return end end
+			cb(nil)
+		end`, nil)
+	e.lua(`require('coder').send('/resume')`, nil)
+	e.waitFor("the task's transcript", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "── task 1: TASK-C survive ──") })
+	var picked []string
+	e.lua(`return _G.picked`, &picked)
+	if len(picked) == 0 || !strings.Contains(strings.Join(picked, "\n"), "task 1  TASK-C survive  (done") {
+		t.Errorf("/resume offered %q", picked)
+	}
 }
