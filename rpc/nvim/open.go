@@ -234,7 +234,7 @@ func (h *host) readyLocked(resumed bool) {
 	}
 	st := h.sess.Status()
 	id := string(h.sess.ID())
-	h.out.add(op{"t": "ready", "version": h.version, "commands": command.Names(), "command_help": command.Help(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
+	h.out.add(op{"t": "ready", "version": h.version, "commands": append(command.Names(), editorCommands...), "command_help": commandHelp(), "session_id": id, "demo": st.Demo, "cwd": st.Cwd}, true)
 	h.renderMu.Lock()
 	h.render.header(h.version, st, id, resumed)
 	h.out.add(h.render.statusOp(), true)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
+	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/hooks"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -444,6 +445,18 @@ func (h *host) taskHealth() []string {
 		out = append(out, worktree.Line(r, time.Now()))
 	}
 	return append(out, worktree.Total(list))
+}
+
+// editorCommands are the / commands the editor's host runs itself
+// (taskCommand), offered for completion beside the engine's.
+var editorCommands = []string{"task", "tasks"}
+
+// commandHelp is the engine's command help with the editor's.
+func commandHelp() map[string]string {
+	help := command.Help()
+	help["task"] = "start a task in a new git worktree beside the chat: /task [--mode MODE] [--from REF] PROMPT"
+	help["tasks"] = "open the task list (:help coder-tasks)"
+	return help
 }
 
 // taskSessions are the tasks' sessions for the /resume picker, whose
