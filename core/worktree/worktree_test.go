@@ -20,7 +20,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/provider"
 )
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -32,7 +32,7 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -52,7 +52,7 @@ func readFile(t *testing.T, path string) string {
 }
 
 // newRepo is a repository with one commit: main.txt and .gitignore.
-func newRepo(t *testing.T) string {
+func newRepo(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")

@@ -182,13 +182,9 @@ function M.start(args, ctx)
   if ctx then
     args = args .. '\n\n' .. table.concat(ctx, '\n')
   end
-  host().ensure()
-  local msg, err = host().request('coder_task', args)
-  if not msg then
-    return notify(err, vim.log.levels.ERROR)
-  end
-  notify(msg)
-  M.changed()
+  -- A notification: Neovim does not wait while git makes the worktree;
+  -- the host says how it went.
+  host().notify('coder_task_start', args)
 end
 
 return M

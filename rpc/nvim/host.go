@@ -30,6 +30,11 @@
 //	coder_inline_cancel                 stop the inline edit asking the model
 //	coder_inline_result id decision accepted (rpcrequest)  the reviewed selection's lines
 //	coder_lua_done id json              the answer of a coder.lsp call that waited
+//	coder_task_start line               :Coder task: start a task (/task's arguments)
+//	coder_task line (rpcrequest)        the same, answered with what it did
+//	coder_tasks (rpcrequest)            the task list buffer's lines
+//	coder_task_action n action (rpcrequest)   a key of the task list (open, diff, stop, …)
+//	coder_task_review n / coder_task_verdict n id keep reason (rpcrequest)  a task's merge review
 //
 // Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
 // ~30 times per second for streamed text, at once for anything else; and
@@ -170,6 +175,7 @@ func (h *host) register() error {
 		"coder_inline_cancel":    h.inlineCancel,
 		"coder_inline_result":    h.inlineResult,
 		"coder_task":             h.taskRequest,
+		"coder_task_start":       h.taskStart,
 		"coder_tasks":            h.tasksRequest,
 		"coder_task_action":      h.taskActionRequest,
 		"coder_task_review":      h.taskReviewRequest,

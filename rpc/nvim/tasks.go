@@ -271,10 +271,24 @@ func (h *host) startTask(line string) (string, error) {
 	return fmt.Sprintf("task %d started on %s (%s mode) in %s; :Coder tasks lists it", rec.N, rec.Branch, rec.Mode, rec.Path), nil
 }
 
-// taskRequest is coder_task: start a task from :Coder task.
+// taskRequest is coder_task (rpcrequest): start a task and say how.
 func (h *host) taskRequest(line string) (string, error) {
 	h.waitOpened()
 	return h.startTask(line)
+}
+
+// taskStart is coder_task_start (rpcnotify, :Coder task): Neovim does not
+// wait while git makes the worktree; the outcome comes as a notice.
+func (h *host) taskStart(line string) {
+	go func() {
+		h.waitOpened()
+		msg, err := h.startTask(line)
+		if err != nil {
+			h.notify("error", err.Error())
+			return
+		}
+		h.notify("info", msg)
+	}()
 }
 
 // tasksRequest is coder_tasks: the list buffer's lines.

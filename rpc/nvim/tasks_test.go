@@ -59,7 +59,7 @@ func (s *taskScript) reply(req fakellm.Request) fakellm.Reply {
 	return fakellm.Reply{Content: marker + " done."}
 }
 
-func gitOut(t *testing.T, dir string, args ...string) string {
+func gitOut(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
 	if err != nil {
