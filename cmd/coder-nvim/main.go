@@ -22,6 +22,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/sandbox"
 	"github.com/coder-nvim/coder-nvim/core/store"
+	"github.com/coder-nvim/coder-nvim/core/worktree"
 	"github.com/coder-nvim/coder-nvim/rpc/acp"
 	"github.com/coder-nvim/coder-nvim/rpc/acp/termfollow"
 	"github.com/coder-nvim/coder-nvim/rpc/cli"
@@ -64,6 +65,8 @@ func run(args []string) int {
 		return runTrust(args)
 	case "export":
 		return runExport(args)
+	case "tasks":
+		return runTasks(args)
 	case "nvim":
 		return serve("nvim", nvimhost.Serve)
 	case "acp":
@@ -101,6 +104,10 @@ func stopSignals() (context.Context, context.CancelFunc) {
 const usage = `usage:
   coder-nvim                 serve the Neovim plugin (msgpack-RPC on stdio)
   coder-nvim exec [--cwd DIR] [--mode MODE] [--model M] [--resume ID] [--yes] PROMPT
+  coder-nvim exec --worktree [--from REF] [--cwd DIR] [--mode MODE] [--yes] PROMPT
+                             run the turn as a task in a new git worktree; prints its path and branch last
+  coder-nvim tasks [--cwd DIR]
+                             list the workspace's tasks (parallel work in git worktrees)
   coder-nvim acp             Agent Client Protocol agent on stdio
   coder-nvim trust [--cwd DIR] [--revoke]
                              trust (or stop trusting) the workspace's .coder/config.json as it is now
@@ -116,6 +123,8 @@ func runExec(args []string) int {
 	model := fs.String("model", "", "model name")
 	resume := fs.String("resume", "", "continue the saved session with this id")
 	yes := fs.Bool("yes", false, "allow every tool call that would ask for approval")
+	inWorktree := fs.Bool("worktree", false, "run the turn as a task in a new git worktree on its own branch; its path and branch are printed last")
+	from := fs.String("from", "", "with --worktree: the commit the task's branch starts from (default HEAD)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -165,6 +174,9 @@ func runExec(args []string) int {
 
 	printer := &cli.Printer{Out: os.Stdout, Err: os.Stderr, Demo: be.Demo}
 	opts := agent.Options{Config: cfg, Root: root, Provider: be.Provider, Demo: be.Demo, OnEvent: printer.Handle, AllowAsks: *yes, ModeFromFlag: *mode != "", Models: be.Models, Launcher: launcher()}
+	if *inWorktree {
+		return execWorktree(opts, printer, worktree.StartArgs{Prompt: prompt, Mode: cfg.Mode, ModeFromUser: *mode != "", From: *from})
+	}
 	var sess *agent.Session
 	if *resume != "" {
 		sess, err = agent.Resume(opts, agent.SessionID(*resume))

@@ -19,8 +19,9 @@ import (
 // launcher start that becomes the fork server of the session's mode;
 // waited for by the first command.
 type sandboxState struct {
-	ready chan struct{} // closed once box is set
-	box   *sandbox.Box  // nil: off (config, flag) or no launcher (tests)
+	ready chan struct{}  // closed once box and guard are set
+	box   *sandbox.Box   // nil: off (config, flag) or no launcher (tests)
+	guard *sandbox.Guard // the workspace's own guards, made once
 }
 
 // startSandbox probes the sandbox unless the user's config turned it off
@@ -32,7 +33,8 @@ func (s *Session) startSandbox() {
 		return
 	}
 	go func() {
-		ensureProtectedDirs(s.root)
+		s.sandbox.guard = sandbox.GuardWorkspace(s.life, s.guardSpec())
+		s.ws.SetAfterConfined(s.sandbox.guard.AfterCall)
 		p := s.sandboxPolicy(s.Mode())
 		box, srv := sandbox.Open(s.life, s.opts.Launcher, *p)
 		s.sandbox.box = box
@@ -49,21 +51,14 @@ func (s *Session) startSandbox() {
 	}()
 }
 
-// ensureProtectedDirs makes the protected directories of the workspace
-// that are missing (a repository made without git's template, a fresh
-// workspace), empty, as git and the session store would: a path is kept
-// read-only by a mount, which needs it to exist when the sandbox starts,
-// and the fork server's mounts are made once, so a command could
-// otherwise create a hook there. Best effort: one that cannot be made
-// stays guarded by the shell analysis alone.
-func ensureProtectedDirs(root string) {
-	dirs := []string{filepath.Join(root, ".coder")}
-	if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
-		dirs = append(dirs, filepath.Join(root, ".git", "hooks"), filepath.Join(root, ".git", "info"))
-	}
-	for _, d := range dirs {
-		os.Mkdir(d, 0o755) //nolint:errcheck // an existing one is kept; see above
-	}
+// guardSpec is what the workspace's guard is built from: the writable
+// roots of the session's most open mode, the user's own directories and
+// .coder (made when missing, so that a mount guards them).
+func (s *Session) guardSpec() sandbox.GuardSpec {
+	home, _ := os.UserHomeDir()
+	return sandbox.GuardSpec{Root: s.root, Writable: s.sandboxPolicy(policy.ModeAutoEdit).Writable,
+		Protected: s.userDirs, Dirs: append([]string{filepath.Join(s.root, ".coder")}, config.UserDirs(os.Getenv)...),
+		Home: home, Getenv: os.Getenv}
 }
 
 // sandboxBox waits for the probe; nil when the sandbox is off.
@@ -114,12 +109,9 @@ func (s *Session) confinement(ctx context.Context, mode policy.Mode) *sandbox.Po
 // sandboxPolicy is what a bash command in mode may do, confined.
 func (s *Session) sandboxPolicy(mode policy.Mode) *sandbox.Policy {
 	cfg := s.opts.Config.Sandbox
-	git := filepath.Join(s.root, ".git")
-	p := &sandbox.Policy{
-		Protected: append([]string{filepath.Join(git, "config"), filepath.Join(git, "hooks"), filepath.Join(git, "info"),
-			filepath.Join(s.root, ".coder")}, s.userDirs...),
-		Pinned:  []string{git},
-		Network: cfg.Network || mode == policy.ModeYolo,
+	p := &sandbox.Policy{Network: cfg.Network || mode == policy.ModeYolo}
+	if s.sandbox.guard == nil { // the guard holds these
+		p.Protected = append([]string{filepath.Join(s.root, ".coder")}, s.userDirs...)
 	}
 	temps := []string{os.TempDir(), "/dev/shm"}
 	// The user's caches are not writable (a poisoned build cache would
@@ -129,9 +121,10 @@ func (s *Session) sandboxPolicy(mode policy.Mode) *sandbox.Policy {
 	p.Env = []string{"XDG_CACHE_HOME=" + filepath.Join(os.TempDir(), fmt.Sprintf("coder-nvim-cache-%d", os.Getuid()))}
 	if mode == policy.ModePlan {
 		p.Writable = temps
-		return p
+	} else {
+		p.Writable = append(append([]string{s.root}, temps...), cfg.WritableRoots...)
 	}
-	p.Writable = append(append([]string{s.root}, temps...), cfg.WritableRoots...)
+	s.sandbox.guard.Apply(p, mode != policy.ModePlan)
 	return p
 }
 

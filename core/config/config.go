@@ -67,6 +67,7 @@ type Config struct {
 	Sandbox        Sandbox       `json:"sandbox"`
 	Web            Web           `json:"web"`
 	AgentsMD       AgentsMD      `json:"agents_md"`
+	Tasks          Tasks         `json:"tasks"`
 
 	// MCPServers are the MCP servers, in the shape Claude Desktop and
 	// Codex use; a later file replaces a server of the same name.

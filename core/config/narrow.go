@@ -85,6 +85,7 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 		proj.MCPServers = cfg.MCPServers
 		proj.AddMCPServers(servers)
 		proj.Hooks = cfg.Hooks.Add(proj.Hooks)
+		addTasks(cfg.Tasks, &proj.Tasks)
 		*cfg = proj
 		cfg.Workspace.Ignored = ignored
 		return nil
@@ -272,6 +273,7 @@ func narrowKeys(out, cur, proj *Config, ignore func(string, any), rules []policy
 	lowerBound(&out.History.MaxItems, cur.History.MaxItems, proj.History.MaxItems, "history.max_items", ignore)
 	lowerBound(&out.History.MaxTokens, cur.History.MaxTokens, proj.History.MaxTokens, "history.max_tokens", ignore)
 	narrowAgentsMD(out, cur, proj, ignore)
+	narrowTasks(out, cur, proj, ignore)
 	lower(&out.Conversations.MaxInterruptChainDepth, cur.Conversations.MaxInterruptChainDepth, proj.Conversations.MaxInterruptChainDepth, "conversations.max_interrupt_chain_depth", ignore)
 	lower(&out.MCP.Concurrent, orDefault(cur.MCP.Concurrent, mcp.DefaultConcurrent), orDefault(proj.MCP.Concurrent, mcp.DefaultConcurrent), "mcp.concurrent", ignore)
 	lower(&out.MCP.CallsPerMinute, orDefault(cur.MCP.CallsPerMinute, mcp.DefaultCallsPerMinute), orDefault(proj.MCP.CallsPerMinute, mcp.DefaultCallsPerMinute), "mcp.calls_per_minute", ignore)

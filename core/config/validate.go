@@ -152,6 +152,7 @@ func (c Config) validate(providerUnset bool) error {
 		bad("storage.ttl", "want a positive duration such as \"72h\", got %q", c.Storage.TTL)
 	}
 	c.validateAgentsMD(bad)
+	c.validateTasks(bad)
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}

@@ -25,10 +25,13 @@ const (
 	PreToolUse       Event = "pre_tool_use"
 	PostToolUse      Event = "post_tool_use"
 	Stop             Event = "stop"
+	// Notification is a front end's notice to the user (a task done or
+	// waiting for an answer): Claude Code's Notification event.
+	Notification Event = "notification"
 )
 
 // Events lists every event, in order.
-var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop}
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, Notification}
 
 // claudeNames are the hook_event_name values Claude Code sends, so that
 // scripts written for it recognise the event.
@@ -38,6 +41,7 @@ var claudeNames = map[Event]string{
 	PreToolUse:       "PreToolUse",
 	PostToolUse:      "PostToolUse",
 	Stop:             "Stop",
+	Notification:     "Notification",
 }
 
 // Timeout bounds: a hook gets DefaultTimeout unless it names its own, at

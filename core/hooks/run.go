@@ -46,6 +46,10 @@ type Input struct {
 	StopHookActive *bool `json:"stop_hook_active,omitempty"`
 	// LastAssistantMessage is stop's: the turn's final answer.
 	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
+	// Message and NotificationType are notification's: the notice's text
+	// and what it is about (task_done, task_waiting).
+	Message          string `json:"message,omitempty"`
+	NotificationType string `json:"notification_type,omitempty"`
 }
 
 // ToolResponse is post_tool_use's result of the call.

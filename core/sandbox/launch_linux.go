@@ -59,7 +59,7 @@ func launch(req request, prog []string) error {
 // process's own namespace): what it then starts or becomes keeps it.
 func confine(req request) error {
 	if req.Use.Protect {
-		if err := protect(req.Pinned, req.Protected); err != nil {
+		if err := protect(req.Policy); err != nil {
 			return err
 		}
 	}
@@ -80,12 +80,13 @@ func confine(req request) error {
 	return nil
 }
 
-// protect keeps each protected path read-only, and each pinned one in
-// place, by bind mounts in this process's own mount namespace (the host
-// started it in new user and mount namespaces). A path that does not
-// exist has nothing to protect. A pinned directory (.git) cannot be
-// renamed or removed while mounted, so a new one cannot take its place.
-func protect(pinned, paths []string) error {
+// protect keeps each protected path read-only, each pinned one in place
+// and each reopened one writable, by bind mounts in this process's own
+// mount namespace (the host started it in new user and mount
+// namespaces), made outermost first (mounts.go). A path that does not
+// exist has nothing to protect. A mount point cannot be renamed or
+// removed, so no other directory takes a pinned one's place.
+func protect(p Policy) error {
 	if err := ownNamespaces(); err != nil {
 		return err
 	}
@@ -93,18 +94,16 @@ func protect(pinned, paths []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
-	for i, list := range [][]string{pinned, paths} {
-		for _, p := range list {
-			real, err := filepath.EvalSymlinks(p)
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("protect %s: %w", p, err)
-			}
-			if err := bindSelf(real, i == 1); err != nil {
-				return fmt.Errorf("protect %s: %w", p, err)
-			}
+	for _, m := range mountPlan(p) {
+		real, err := filepath.EvalSymlinks(m.path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			err = bindMode(real, m.mode)
+		}
+		if err != nil {
+			return fmt.Errorf("protect %s: %w", m.path, err)
 		}
 	}
 	return nil

@@ -26,8 +26,11 @@ type Policy struct {
 	Protected []string `json:"protected,omitempty"`
 	// Pinned stay writable but cannot be renamed or removed, so that no
 	// other directory takes their place (.git, whose config is protected).
-	Pinned  []string `json:"pinned,omitempty"`
-	Network bool     `json:"network,omitempty"`
+	Pinned []string `json:"pinned,omitempty"`
+	// Reopened are writable again inside a protected directory (a
+	// linked worktree's own directory in the common dir's worktrees/).
+	Reopened []string `json:"reopened,omitempty"`
+	Network  bool     `json:"network,omitempty"`
 	// Env is added to the command's environment: where it may keep
 	// caches, since the user's own are not writable.
 	Env []string `json:"env,omitempty"`

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,4 +175,23 @@ func (w *Workspace) checkWritable(path, lexRel, rel, abs string) (ask bool, err 
 func errAgentFiles(path string) error {
 	return fmt.Errorf("%s is the agent's own configuration or session data (.coder/); file tools never change it, in any mode. "+
 		"Ask the user to change the setting (/model switches the model); only skills (.coder/skills/<name>/...) can be written, after asking", path)
+}
+
+// SetAfterConfined has after run as each confined bash call ends, its
+// note (if any) added to the call's result: the sandbox's host-side
+// checks.
+func (w *Workspace) SetAfterConfined(after func(context.Context) string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.afterConfined = after
+}
+
+func (w *Workspace) afterConfinedCall(ctx context.Context) string {
+	w.mu.Lock()
+	after := w.afterConfined
+	w.mu.Unlock()
+	if after == nil {
+		return ""
+	}
+	return after(ctx)
 }

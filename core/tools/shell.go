@@ -168,6 +168,12 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 				res.Summary += ", the sandbox may have refused it"
 				res.Err = ErrSandboxRefused
 			}
+			if inv.Confine != nil {
+				if note := ws.afterConfinedCall(context.WithoutCancel(ctx)); note != "" {
+					res.Output += "\n" + note
+					res.Display += "\n" + note
+				}
+			}
 			return res
 		},
 	}, nil

@@ -41,6 +41,8 @@ type Workspace struct {
 	// userDirs are the user's own directories no file tool writes (see
 	// SetUserDirs), as given and by real path.
 	userDirs []string
+	// afterConfined runs as a confined bash call ends (SetAfterConfined).
+	afterConfined func(context.Context) string
 
 	rgOnce    sync.Once
 	rg        string // rg's path; "" for the built-in search

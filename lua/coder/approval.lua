@@ -39,6 +39,11 @@ local function render_lines()
   if r.tool and r.tool ~= '' and title:sub(1, #r.tool + 1) ~= r.tool .. ' ' and title ~= r.tool then
     title = r.tool .. ' · ' .. title
   end
+  -- Another session's request (a task's, or the chat's while a task is
+  -- shown) says whose it is first.
+  if r.label and r.label ~= '' then
+    add('⚑ ' .. one_line(r.label))
+  end
   add(title)
   if r.command and r.command ~= '' then
     add('command: ' .. one_line(r.command))

@@ -218,6 +218,21 @@ end
 
 function handlers.review_comments_sent()
   require('coder.comments').sent()
+-- tasks: the tasks at work changed (o.segment, for the status line) or
+-- the transcript shows another session (o.shown: its label, '' the chat).
+function handlers.tasks(o)
+  statusline.set_tasks(o)
+  require('coder.tasks').changed()
+end
+
+-- notice: something needs the user while they are elsewhere (a task done
+-- or waiting): coder.notify says it, once.
+function handlers.notice(o)
+  require('coder.notify').notice(o)
+end
+
+function handlers.open_tasks(_)
+  require('coder.tasks').open()
 end
 
 function handlers.notify(o)

@@ -18,6 +18,13 @@ local defaults = {
   focus_approval = true,
   -- Reload unmodified buffers of files the agent changed.
   reload = true,
+  -- Notices that need you while you are elsewhere (a task done, failed or
+  -- waiting for an answer): vim.notify, once each (:help coder-notify).
+  notify = true,
+  -- Also tell the terminal, through Neovim's stdout, so it or tmux shows
+  -- a desktop notification: false, 'osc9' (iTerm2, WezTerm, kitty,
+  -- Windows Terminal) or 'osc777' (foot, rxvt-unicode, Ghostty).
+  notify_terminal = false,
   -- How far below Neovim the host, and the tools it runs, take the CPU on
   -- a busy machine: a nice value, 0 (level with Neovim) to 19.
   host_nice = 10,
@@ -195,6 +202,12 @@ local checks = {
   end,
   focus_approval = typ('boolean'),
   reload = typ('boolean'),
+  notify = typ('boolean'),
+  notify_terminal = function(v)
+    if v ~= false and v ~= 'osc9' and v ~= 'osc777' then
+      return ("expected false, 'osc9' or 'osc777', got %s"):format(vim.inspect(v))
+    end
+  end,
 }
 
 local function copy(t)

@@ -175,6 +175,15 @@ function M.check()
     end
   end
 
+  -- The parallel tasks in git worktrees, one line each (:help coder-tasks).
+  local tasks = info.tasks or {}
+  if #tasks > 0 then
+    r.start(section('tasks'))
+    for _, l in ipairs(tasks) do
+      r.info(l)
+    end
+  end
+
   -- One line per MCP server: state, tools, last error (:help coder-mcp).
   local servers = info.mcp_servers or {}
   if #servers > 0 then

@@ -100,7 +100,7 @@ function M.state()
   return require('coder.ui').state.status
 end
 
-local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust', 'edit', 'rewind', 'review' }
+local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust', 'edit', 'rewind', 'review', 'task', 'tasks' }
 
 local function notify_err(err)
   vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
@@ -237,6 +237,12 @@ function M.command(opts)
     return
   end
   -- :Coder #buffer … from a file means that file.
+  if args == 'tasks' then
+    host().ensure()
+    require('coder.tasks').open()
+    return
+  end
+  local task = args == 'task' or args:match('^task%s') ~= nil
   require('coder.context').remember(vim.api.nvim_get_current_buf())
   local ctx = nil
   if opts.range and opts.range > 0 then
@@ -244,6 +250,10 @@ function M.command(opts)
     if vim.bo[buf].filetype ~= 'coder' and vim.bo[buf].filetype ~= 'coder-input' then
       ctx = selection_context(opts.line1, opts.line2)
     end
+  end
+  if task then
+    require('coder.tasks').start(args:sub(#'task' + 1), ctx)
+    return
   end
   if ctx then
     if args == '' then

@@ -107,7 +107,33 @@ function M.status_text(width)
     table.insert(parts, '⇄ conversation ' .. s.conversation)
     table.insert(prio, 1)
   end
+  -- The transcript shows a task's session, and the tasks at work.
+  if st.shown_task and st.shown_task ~= '' then
+    table.insert(parts, 1, '⚑ ' .. st.shown_task)
+    table.insert(prio, 1, 0)
+  end
+  if st.tasks_segment and st.tasks_segment ~= '' then
+    table.insert(parts, st.tasks_segment)
+    table.insert(prio, 1)
+  end
   return fit(parts, prio, width)
+end
+
+-- tasks_text is the tasks at work ("⚑ 2 running · 1 waiting"; '' none),
+-- for a status line of the user's own.
+function M.tasks_text()
+  return st.tasks_segment or ''
+end
+
+-- set_tasks takes the host's tasks op: segment and/or shown.
+function M.set_tasks(o)
+  if o.segment ~= nil then
+    st.tasks_segment = o.segment
+  end
+  if o.shown ~= nil then
+    st.shown_task = o.shown
+  end
+  M.render_status()
 end
 
 -- short_path is p as "~/…/proj": the directory's name with its place.

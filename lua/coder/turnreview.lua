@@ -2,16 +2,27 @@
 -- diff view of the hunk under the cursor; in the quickfix window `ga`
 -- keeps a hunk, `gr` rejects it (the host reverts it and tells the model,
 -- with the reason asked here). The hunks and every decision are the
--- host's (:help coder-review).
+-- host's (:help coder-review). A task's change before its merge is
+-- reviewed the same way (open_task): its hunks, kept or rejected, decide
+-- what gm applies (:help coder-tasks).
 local M = {}
 
-local st = { n = nil, hunks = {}, title = nil, diffbuf = nil }
+-- kind: 'turn' or 'task', what st.n numbers; verdict: its request.
+local st = { n = nil, hunks = {}, title = nil, diffbuf = nil, kind = 'turn' }
+
+local requests = {
+  turn = { list = 'coder_review', verdict = 'coder_review_verdict' },
+  task = { list = 'coder_task_review', verdict = 'coder_task_verdict' },
+}
 
 local function notify(msg, level)
   vim.notify('coder: ' .. msg, level or vim.log.levels.INFO, { title = 'coder' })
 end
 
 local function root()
+  if st.kind == 'task' then
+    return vim.fn.getcwd() -- a task's hunks are merged into the user's tree
+  end
   local s = require('coder').state()
   return (s and s.cwd) or vim.fn.getcwd()
 end
@@ -51,7 +62,7 @@ end
 -- fill replaces the quickfix list by review rv, the cursor kept.
 local function fill(rv, action)
   st.n, st.hunks = rv.n, rv.hunks
-  st.title = ('coder review: turn %d — %s'):format(rv.n, rv.input)
+  st.title = ('coder review: %s %d — %s'):format(st.kind, rv.n, rv.input)
   local items = {}
   for _, h in ipairs(rv.hunks) do
     table.insert(items, { filename = root() .. '/' .. h.path, lnum = h.line, text = label(h) })
@@ -76,7 +87,7 @@ local function decide(idx, keep, reason)
   if not h or vim.fn.getqflist({ title = 0 }).title ~= st.title then
     return notify('no coder review in the quickfix list (:Coder review)', vim.log.levels.WARN)
   end
-  local rv, err = require('coder.host').request('coder_review_verdict', st.n, h.id, keep, reason or '')
+  local rv, err = require('coder.host').request(requests[st.kind].verdict, st.n, h.id, keep, reason or '')
   if not rv then
     return notify(tostring(err), vim.log.levels.ERROR)
   end
@@ -133,13 +144,24 @@ function M.open(arg)
   if not n then
     return notify('usage: :Coder review [N] (N: the turn, as /rewind numbers them)', vim.log.levels.ERROR)
   end
-  local rv, err = require('coder.host').request('coder_review', n)
+  M.show('turn', n)
+end
+
+-- open_task reviews task n's change before gm merges it.
+function M.open_task(n)
+  M.show('task', n)
+end
+
+-- show lists the hunks of turn or task n in the quickfix window.
+function M.show(kind, n)
+  local rv, err = require('coder.host').request(requests[kind].list, n)
   if not rv then
     return notify(tostring(err), vim.log.levels.ERROR)
   end
   if #rv.hunks == 0 then
-    return notify(('turn %d changed no lines'):format(rv.n))
+    return notify(('%s %d changed no lines'):format(kind, rv.n))
   end
+  st.kind = kind
   fill(rv, ' ')
   vim.cmd('botright copen')
   local qfbuf = vim.api.nvim_get_current_buf()

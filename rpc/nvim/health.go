@@ -37,6 +37,9 @@ func (h *host) healthRequest() (map[string]any, error) {
 		return out, nil
 	}
 	st := sess.Status()
+	if tasks := h.taskHealth(); len(tasks) > 0 {
+		out["tasks"] = tasks
+	}
 	out["provider"] = cfg.Provider
 	out["provider_reason"] = cfg.ProviderReason
 	if be != nil {

@@ -30,6 +30,11 @@
 //	coder_inline_cancel                 stop the inline edit asking the model
 //	coder_inline_result id decision accepted (rpcrequest)  the reviewed selection's lines
 //	coder_lua_done id json              the answer of a coder.lsp call that waited
+//	coder_task_start line               :Coder task: start a task (/task's arguments)
+//	coder_task line (rpcrequest)        the same, answered with what it did
+//	coder_tasks (rpcrequest)            the task list buffer's lines
+//	coder_task_action n action (rpcrequest)   a key of the task list (open, diff, stop, …)
+//	coder_task_review n / coder_task_verdict n id keep reason (rpcrequest)  a task's merge review
 //
 // Go → Lua: nvim_exec_lua of require('coder.bridge').apply(ops), at most
 // ~30 times per second for streamed text, at once for anything else; and
@@ -74,8 +79,12 @@ type host struct {
 	ctx      context.Context
 	out      *outbox
 
-	mu     sync.Mutex
+	mu sync.Mutex
+	// sess is the session the transcript shows and input goes to: chat,
+	// the chat's own, or a task's opened from the task list (tasks.go).
 	sess   *agent.Session
+	chat   *agent.Session
+	tasks  taskFront
 	be     *backend.Backend
 	cfg    config.Config
 	cfgErr error
@@ -98,6 +107,10 @@ type host struct {
 
 	renderMu sync.Mutex
 	early    []event.Event // notices from before the renderer existed (guarded by renderMu)
+	// shownTask is the task whose session the transcript shows (0: the
+	// chat's); guarded by renderMu, so an event is rendered by the
+	// renderer of the session it comes from.
+	shownTask int
 }
 
 // maxEarly bounds the notices kept from before the transcript existed.
@@ -164,6 +177,12 @@ func (h *host) register() error {
 		"coder_inline":           h.inlineEdit,
 		"coder_inline_cancel":    h.inlineCancel,
 		"coder_inline_result":    h.inlineResult,
+		"coder_task":             h.taskRequest,
+		"coder_task_start":       h.taskStart,
+		"coder_tasks":            h.tasksRequest,
+		"coder_task_action":      h.taskActionRequest,
+		"coder_task_review":      h.taskReviewRequest,
+		"coder_task_verdict":     h.taskVerdictRequest,
 	}
 	for name, fn := range handlers {
 		if err := h.v.RegisterHandler(name, fn); err != nil {
@@ -174,9 +193,10 @@ func (h *host) register() error {
 }
 
 func (h *host) shutdown() {
+	h.closeTasks()
 	h.mu.Lock()
-	sess, be := h.sess, h.be
-	h.sess, h.be = nil, nil
+	sess, be := h.chat, h.be
+	h.sess, h.chat, h.be = nil, nil, nil
 	h.mu.Unlock()
 	if sess != nil {
 		sess.Close()
@@ -196,7 +216,15 @@ func (h *host) onEvent(ev event.Event) {
 	if ev.Kind == event.Error && ev.Reason == event.ReasonSessionLocked {
 		h.notify("warn", ev.Text)
 	}
+	h.ownApproval(0, ev)
 	h.renderMu.Lock()
+	if h.shownTask != 0 {
+		// A task is shown: the chat's events wait in its history, but
+		// what needs the user reaches them.
+		h.renderMu.Unlock()
+		h.backgroundEvent(0, ev)
+		return
+	}
 	switch {
 	case h.render != nil:
 		h.render.event(ev)
@@ -240,6 +268,9 @@ func (h *host) submit(text string, items []mention.Item) {
 		h.pickSession(sess)
 		return
 	}
+	if h.taskCommand(text) {
+		return
+	}
 	h.renderMu.Lock()
 	target := h.render.target
 	h.renderMu.Unlock()
@@ -262,7 +293,8 @@ func (h *host) submit(text string, items []mention.Item) {
 // saved sessions; the choice comes back as `/resume ID`.
 func (h *host) pickSession(sess *agent.Session) {
 	list, err := sess.OtherSessions()
-	if err != nil || len(list) == 0 {
+	tasks := h.taskSessions()
+	if (err != nil || len(list) == 0) && len(tasks) == 0 {
 		// The engine's own /resume explains (usage, no sessions, errors).
 		if _, err := sess.Submit("/resume"); err != nil {
 			h.out.add(op{"t": "input_rejected", "text": "/resume", "msg": "coder: " + err.Error()}, true)
@@ -273,7 +305,7 @@ func (h *host) pickSession(sess *agent.Session) {
 	for _, s := range list {
 		items = append(items, map[string]any{"id": s.ID, "label": sessionLabel(s)})
 	}
-	h.out.add(op{"t": "pick_session", "items": items}, true)
+	h.out.add(op{"t": "pick_session", "items": append(items, tasks...)}, true)
 }
 
 // maxPromptRunes is how much of a session's first prompt the picker shows.
@@ -302,7 +334,7 @@ func (h *host) cancel() {
 // answer resolves an approval. accepted is a map from path to a list of
 // booleans, one per hunk; Lua sends an empty list for an empty map.
 func (h *host) answer(id, decision string, accepted any) {
-	sess, err := h.session()
+	sess, err := h.approvalSession(id)
 	if err != nil {
 		h.notify("error", err.Error())
 		return
@@ -377,7 +409,7 @@ func (h *host) commandsRequest() ([]string, error) {
 // commandList is the built-in commands and the prompt files' (which
 // change as files come and go), with their one-line help.
 func commandList(sess *agent.Session) ([]string, map[string]string) {
-	names, help := command.Names(), command.Help()
+	names, help := append(command.Names(), editorCommands...), commandHelp()
 	for _, p := range sess.PromptCommands() {
 		names = append(names, p.Name)
 		help[p.Name] = p.Description

@@ -126,7 +126,7 @@ func (h *host) openLocked(resume string, untrusted *config.Config) {
 			return
 		}
 	}
-	h.sess, h.be = sess, be
+	h.sess, h.chat, h.be = sess, sess, be
 	// An Ollama that answers after start-up: from the next turn.
 	be.Follow(sess, func(nb *backend.Backend) {
 		h.mu.Lock()
@@ -192,6 +192,9 @@ func (h *host) trustRequest(hash string) (string, error) {
 	if h.sess != nil && h.sess.Status().Busy {
 		return "", errors.New("trust: a turn is running; stop it or wait, then trust again (:Coder trust)")
 	}
+	if h.sess != h.chat {
+		return "", errors.New("trust: a task's transcript is shown; go back to the chat first (:Coder tasks, then <CR> on the chat line)")
+	}
 	if err := config.TrustShown(h.root, os.Getenv, hash); err != nil {
 		if errors.Is(err, config.ErrChangedSinceShown) {
 			if cfg, lerr := config.Load(h.root, os.Getenv); lerr == nil && cfg.Workspace.Restricted() {
@@ -205,7 +208,7 @@ func (h *host) trustRequest(hash string) (string, error) {
 	if h.sess != nil {
 		resume = string(h.sess.ID())
 		h.sess.Close()
-		h.sess = nil
+		h.sess, h.chat = nil, nil
 	}
 	if h.be != nil && h.be.Close != nil {
 		h.be.Close()
