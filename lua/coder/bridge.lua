@@ -77,8 +77,18 @@ function handlers.ready(o)
 end
 
 function handlers.turn_start(o)
+  require('coder.notify').turn_started(o.input)
   autocmd('CoderTurnStart', { task = o.task, input = o.input })
 end
+
+-- turn_words are what a turn's end says in a notice, by its reason (a
+-- command's end and a hand-over say nothing).
+local turn_words = {
+  interrupted = { 'turn_interrupted', 'the turn was interrupted' },
+  error = { 'turn_failed', 'the turn failed' },
+  max_steps = { 'turn_done', 'the turn stopped at max_steps' },
+  refusal = { 'turn_failed', 'the provider refused the answer' },
+}
 
 function handlers.turn_done(o)
   -- Files may have changed: @ completion asks the host again.
@@ -87,6 +97,10 @@ function handlers.turn_done(o)
     M.reload(nil)
   end
   autocmd('CoderTurnDone', { task = o.task, reason = o.reason })
+  if o.reason ~= 'command' and o.reason ~= 'replaced' then
+    local w = turn_words[o.reason] or { 'turn_done', 'the turn is done' }
+    require('coder.notify').turn('turn:' .. tostring(o.task), w[1], w[2])
+  end
 end
 
 function handlers.approval(o)
@@ -96,6 +110,9 @@ function handlers.approval(o)
     require('coder.approval').push(o.approval)
   end
   local a = o.approval
+  if (a.label or '') == '' then -- a task's approval has its own notice
+    require('coder.notify').turn('approval:' .. tostring(a.id), 'turn_waiting', 'waiting for your answer: ' .. tostring(a.title or a.tool))
+  end
   autocmd('CoderApproval', {
     id = a.id,
     tool = a.tool,
@@ -218,6 +235,8 @@ end
 
 function handlers.review_comments_sent()
   require('coder.comments').sent()
+end
+
 -- tasks: the tasks at work changed (o.segment, for the status line) or
 -- the transcript shows another session (o.shown: its label, '' the chat).
 function handlers.tasks(o)

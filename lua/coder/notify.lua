@@ -44,12 +44,14 @@ function M.notice(o)
   local cfg = require('coder.config').current
   local data = o.data or {}
   local key = o.id or o.msg
-  local opts = { pattern = 'CoderTask', modeline = false }
-  if vim.fn.has('nvim-0.8') == 1 then
-    opts.data = vim.tbl_extend('force', { kind = o.kind, message = o.msg }, data)
+  if o.autocmd ~= false then
+    local opts = { pattern = 'CoderTask', modeline = false }
+    if vim.fn.has('nvim-0.8') == 1 then
+      opts.data = vim.tbl_extend('force', { kind = o.kind, message = o.msg }, data)
+    end
+    require('coder').last_event = { pattern = 'CoderTask', data = vim.tbl_extend('force', { kind = o.kind, message = o.msg }, data) }
+    pcall(vim.api.nvim_exec_autocmds, 'User', opts)
   end
-  require('coder').last_event = { pattern = 'CoderTask', data = vim.tbl_extend('force', { kind = o.kind, message = o.msg }, data) }
-  pcall(vim.api.nvim_exec_autocmds, 'User', opts)
   if o.shown and require('coder.ui').is_open() then
     return
   end
@@ -64,6 +66,29 @@ function M.notice(o)
   if cfg.notify_terminal then
     terminal(cfg.notify_terminal, o.msg)
   end
+end
+
+-- title is the chat session's title for notices: its first message, cut.
+local title = nil
+
+-- turn_started keeps the session's title (its first input).
+function M.turn_started(input)
+  if not title and type(input) == 'string' and vim.trim(input) ~= '' then
+    title = vim.trim(input):gsub('%s+', ' ')
+    if vim.fn.strchars(title) > 40 then
+      title = vim.fn.strcharpart(title, 0, 39) .. '…'
+    end
+  end
+end
+
+-- turn says once that the chat's turn ended, failed or waits for an
+-- answer, when the chat is not visible in the current tab (the
+-- User CoderTurnDone and CoderApproval autocmds fire as always).
+function M.turn(id, kind, what)
+  if require('coder.ui').visible_here() then
+    return
+  end
+  M.notice({ id = id, kind = kind, msg = ('coder: %s: %s'):format(title or 'chat', what), autocmd = false })
 end
 
 M._osc = osc

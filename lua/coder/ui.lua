@@ -107,6 +107,18 @@ function M.is_open()
   return valid_win(st.twin) or valid_win(st.iwin)
 end
 
+-- visible_here reports whether the chat shows in a window of the current
+-- tab page.
+function M.visible_here()
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    local b = api.nvim_win_get_buf(w)
+    if b == st.tbuf or b == st.ibuf then
+      return true
+    end
+  end
+  return false
+end
+
 -- win_opts sets the options of a chat window (or a conversation's view).
 function M.win_opts(w, fixed_height)
   local o = vim.wo[w]
