@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"io"
 	"strings"
 	"sync"
@@ -209,7 +210,7 @@ func (s *Session) tellMissingBash() {
 	if s.opts.Tools != nil {
 		return
 	}
-	if why := tools.BashMissing(); why != "" {
+	if why := tools.BashMissing(s.ws.Programs()); why != "" {
 		s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: why})
 	}
 }
@@ -263,7 +264,7 @@ func newSession(opts Options) (*Session, error) {
 		approvals: map[string]chan Answer{},
 		newID:     opts.NewID,
 		ep:        &endpoint{provider: opts.Provider, models: opts.Models, demo: opts.Demo, cfg: opts.Config},
-		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root())},
+		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root(), ws.Programs())},
 	}
 	ws.SetUserDirs(s.userDirs)
 	s.life, s.stopLife = context.WithCancel(context.Background())
@@ -274,8 +275,9 @@ func newSession(opts Options) (*Session, error) {
 		// Outside git, checkpoints go to a shadow repository there.
 		s.git = gitsnap.NewShadowedRepo(s.root, opts.Config.StateDir)
 	}
+	s.git.UseGit(ws.Programs())
 	if s.tools == nil {
-		s.tools = append(tools.Builtins(), todoTool{s}, skillTool{s})
+		s.tools = append(tools.Builtins(ws.Programs()), todoTool{s}, skillTool{s})
 	}
 	// The conversation tools come after the built-ins, in a fixed order.
 	names := map[string]bool{}
@@ -339,6 +341,10 @@ func (s *Session) ID() SessionID {
 
 // Root is the workspace root.
 func (s *Session) Root() string { return s.root }
+
+// Programs are the host's own programs, resolved as the session opened
+// from a PATH without the workspace's directories (hostpath).
+func (s *Session) Programs() hostpath.Programs { return s.ws.Programs() }
 
 // Workspace is the session's workspace (front ends set guards and file
 // systems on it).
