@@ -1,11 +1,8 @@
 package tools
 
 import (
-	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 )
 
 // commandReader: as on Unix (bash_unix.go), but the command comes on
