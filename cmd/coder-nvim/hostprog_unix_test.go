@@ -18,18 +18,7 @@ import (
 // PATH entries name the workspace's directories) with env.
 func execIn(t *testing.T, bin, dir string, env []string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"exec", "--cwd", dir}, args...)...)
-	cmd.Dir, cmd.Env = dir, env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return execFrom(t, dir, bin, dir, env, args...)
 }
 
 func writeExec(t *testing.T, path, body string) {
