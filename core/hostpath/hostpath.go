@@ -28,13 +28,17 @@ type Programs struct {
 	BashMissing string
 	// Dropped are the PATH entries left out, for :checkhealth.
 	Dropped []string
+	// roots are the workspace, as given and by real path: a program on
+	// a kept directory that is a link into it (a dotfiles repository
+	// stowed into ~/bin) is not taken either.
+	roots []string
 }
 
 // Resolve cleans pathList (a PATH value) for workspace and looks the
 // host's programs up on what is left.
 func Resolve(pathList, workspace string) Programs {
 	clean, dropped := Clean(pathList, workspace)
-	p := Programs{Path: clean, Dropped: dropped}
+	p := Programs{Path: clean, Dropped: dropped, roots: roots(workspace)}
 	p.Git = p.Look("git")
 	p.Ripgrep = p.Look("rg")
 	p.Sh = p.Look("sh")
@@ -47,13 +51,7 @@ func Resolve(pathList, workspace string) Programs {
 // dropped; entries that are no directory are dropped as well. workspace
 // "" drops only those and the relative ones.
 func Clean(pathList, workspace string) (clean string, dropped []string) {
-	var ws []string
-	if workspace != "" {
-		ws = append(ws, filepath.Clean(workspace))
-		if real, err := filepath.EvalSymlinks(workspace); err == nil {
-			ws = append(ws, real)
-		}
-	}
+	ws := roots(workspace)
 	var keep []string
 	for _, e := range filepath.SplitList(pathList) {
 		if e == "" || !filepath.IsAbs(e) || !isDir(e) || inside(ws, e) {
@@ -63,6 +61,18 @@ func Clean(pathList, workspace string) (clean string, dropped []string) {
 		keep = append(keep, e)
 	}
 	return strings.Join(keep, string(os.PathListSeparator)), dropped
+}
+
+// roots is the workspace by name and by real path; none for "".
+func roots(workspace string) []string {
+	if workspace == "" {
+		return nil
+	}
+	ws := []string{filepath.Clean(workspace)}
+	if real, err := filepath.EvalSymlinks(workspace); err == nil {
+		ws = append(ws, real)
+	}
+	return ws
 }
 
 // isDir: an entry that is no directory (yet) is dropped too, so that a
@@ -105,7 +115,7 @@ func (p Programs) Look(name string) string {
 		if dir == "" {
 			continue
 		}
-		if path, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+		if path, err := exec.LookPath(filepath.Join(dir, name)); err == nil && !inside(p.roots, path) {
 			return path
 		}
 	}

@@ -71,6 +71,14 @@ func TestResolveSkipsWorkspaceGit(t *testing.T) {
 	if !slices.Equal(env, []string{"HOME=/h", "PATH=" + p.Path}) {
 		t.Errorf("Env = %q", env)
 	}
+	// A program linked into the workspace from a kept directory (stow).
+	stow := t.TempDir()
+	if err := os.Symlink(filepath.Join(bin, "git"), filepath.Join(stow, "git")); err != nil {
+		t.Fatal(err)
+	}
+	if got := Resolve(stow+sep+os.Getenv("PATH"), ws).Git; got == filepath.Join(stow, "git") {
+		t.Errorf("git = %q: a link into the workspace", got)
+	}
 	cmd := p.Command("git", "--version")
 	if cmd.Path != p.Git {
 		t.Errorf("Command path = %q", cmd.Path)
