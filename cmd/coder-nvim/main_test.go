@@ -64,8 +64,14 @@ func execNoSandbox(t *testing.T, bin, dir, baseURL string, args ...string) resul
 // and its exit code.
 func execWithEnv(t *testing.T, bin, dir string, env []string, args ...string) result {
 	t.Helper()
+	return execFrom(t, "", bin, dir, env, args...)
+}
+
+// execFrom is execWithEnv run from cwd ("": the test's own).
+func execFrom(t *testing.T, cwd, bin, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(bin, append([]string{"exec", "--cwd", dir}, args...)...)
-	cmd.Env = env
+	cmd.Dir, cmd.Env = cwd, env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func TestConvCloseTimeout(t *testing.T) {
 	t.Cleanup(release)
 	f := newFixture(t, func(c *config.Config, o *Options) {
 		c.Conversations.CloseTimeout = "200ms"
-		o.Tools = append(tools.Builtins(), st)
+		o.Tools = append(tools.Builtins(hostpath.Resolve(os.Getenv("PATH"), "")), st)
 		o.NewID = seqIDs()
 	})
 	f.srv.Enqueue(

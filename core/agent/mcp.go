@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
@@ -39,6 +41,8 @@ func (s *Session) openMCP(log io.Writer) {
 	s.mcp.pool = mcp.New(mcp.Options{
 		Servers:       servers,
 		Root:          s.root,
+		Dir:           filepath.Dir(config.UserFile()),
+		Programs:      s.ws.Programs(),
 		StartTimeout:  s.opts.Config.MCPStartTimeout(),
 		CallTimeout:   s.opts.Config.MCPCallTimeout(),
 		IdleTimeout:   s.opts.Config.MCPIdleTimeout(),

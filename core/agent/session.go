@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"io"
 	"os"
 	"strings"
@@ -215,7 +216,7 @@ func (s *Session) tellMissingBash() {
 	if s.opts.Tools != nil {
 		return
 	}
-	if why := tools.BashMissing(); why != "" {
+	if why := tools.BashMissing(s.ws.Programs()); why != "" {
 		s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: why})
 	}
 }
@@ -269,7 +270,7 @@ func newSession(opts Options) (*Session, error) {
 		approvals: map[string]chan Answer{},
 		newID:     opts.NewID,
 		ep:        &endpoint{provider: opts.Provider, models: opts.Models, demo: opts.Demo, cfg: opts.Config},
-		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root())},
+		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root(), ws.Programs())},
 	}
 	ws.SetUserDirs(s.userDirs)
 	s.life, s.stopLife = context.WithCancel(context.Background())
@@ -280,12 +281,13 @@ func newSession(opts Options) (*Session, error) {
 		// Outside git, checkpoints go to a shadow repository there.
 		s.git = gitsnap.NewShadowedRepo(s.root, opts.Config.StateDir)
 	}
+	s.git.UseGit(ws.Programs())
 	if s.tools == nil {
 		wt, err := web.ForConfig(opts.Config.Web, opts.Version, os.Getenv, opts.Now)
 		if err != nil {
 			return nil, err
 		}
-		s.tools = append(append(tools.Builtins(), todoTool{s}, skillTool{s}), wt...)
+		s.tools = append(append(tools.Builtins(ws.Programs()), todoTool{s}, skillTool{s}), wt...)
 	}
 	// The conversation tools come after the built-ins, in a fixed order.
 	names := map[string]bool{}
@@ -349,6 +351,10 @@ func (s *Session) ID() SessionID {
 
 // Root is the workspace root.
 func (s *Session) Root() string { return s.root }
+
+// Programs are the host's own programs, resolved as the session opened
+// from a PATH without the workspace's directories (hostpath).
+func (s *Session) Programs() hostpath.Programs { return s.ws.Programs() }
 
 // Workspace is the session's workspace (front ends set guards and file
 // systems on it).

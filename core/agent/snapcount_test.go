@@ -17,7 +17,8 @@ import (
 // gitCalls puts a git first on PATH that logs each invocation's
 // subcommand, then runs the real one; the returned function counts them
 // by subcommand and starts the count again. PATH is the process's: the
-// test cannot run in parallel.
+// test cannot run in parallel. The host resolves its git as a session
+// opens: call it before.
 func gitCalls(t *testing.T) func() map[string]int {
 	t.Helper()
 	log := testrepo.GitLog(t)
@@ -39,12 +40,13 @@ func gitCalls(t *testing.T) func() map[string]int {
 // most four git processes; the repository's facts are learned once per
 // session; /undo still takes back what they changed.
 func TestCommandSnapshots(t *testing.T) {
+	calls := gitCalls(t)
 	f := newFixture(t, func(c *config.Config, _ *Options) { c.Mode = "default" })
 	writeFile(t, filepath.Join(f.root, "kept.txt"), "kept\n")
 	// The session learns the repository here, not in the first turn's
 	// snapshot, which that turn may cancel before it has learned anything.
 	f.run(t, "/diff")
-	calls := gitCalls(t)
+	calls()
 
 	var echoes []llm.ToolCall
 	for i := range 5 {
@@ -110,6 +112,7 @@ func TestCommandSnapshots(t *testing.T) {
 func TestEditPrefetchesSnapshot(t *testing.T) {
 	var atBegin map[string]int
 	var calls func() map[string]int
+	logged := gitCalls(t)
 	f := newFixture(t, func(c *config.Config, o *Options) {
 		c.Mode = "yolo"
 		next := o.OnEvent
@@ -121,7 +124,8 @@ func TestEditPrefetchesSnapshot(t *testing.T) {
 		}
 	})
 	f.run(t, "/diff") // learns the repository
-	calls = gitCalls(t)
+	logged()
+	calls = logged
 	args := map[string]any{"path": "new.txt", "content": strings.Repeat("streamed slowly\n", 20)}
 	// ~35 chunks of arguments 40 ms apart: over a second after the name.
 	f.srv.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", args)}, Chunk: 10, Interval: 40 * time.Millisecond}, fakellm.Reply{Content: "done"})

@@ -73,7 +73,10 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
 	var res tools.ShellResult
 	s.trackCommand(ctx, t, func() {
-		res = s.ws.Shells().RunConfined(ctx, confine, choice.Command, verifyTimeout, 0, nil, nil)
+		// In the workspace, but on the host's cleaned PATH: a verify
+		// command's `go` or `make` is never the repository's bin/ one.
+		path := []string{"PATH=" + s.ws.Programs().Path}
+		res = s.ws.Shells().RunConfined(ctx, confine, choice.Command, verifyTimeout, 0, path, nil)
 	})
 	out := res.Output()
 	info.Output = verify.Cap(out, verify.CapHead, verify.CapTail)

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,5 +159,35 @@ func TestPlanModeNeverVerifies(t *testing.T) {
 	f.run(t, "plan Add and run the tests")
 	if runs := verifyRuns(f); len(runs) != 0 {
 		t.Errorf("plan mode verified: %+v", runs)
+	}
+}
+
+// TestAutoVerifyRunsTheHostsGo: with the workspace's bin/ on PATH (a
+// dotfiles or scripts repository), auto-verify's `go test ./...` runs the
+// go outside the workspace, never a bin/go the model wrote.
+func TestAutoVerifyRunsTheHostsGo(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go")
+	}
+	marker := filepath.Join(t.TempDir(), "workspace-go-ran")
+	f := newFixture(t, func(c *config.Config, o *Options) {
+		c.Mode = "auto-edit"
+		o.AllowAsks = true
+		bin := filepath.Join(o.Root, "bin")
+		writeFile(t, filepath.Join(bin, "go"), "#!/bin/sh\ntouch "+marker+"\nexit 1\n")
+		if err := os.Chmod(filepath.Join(bin, "go"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	})
+	goProject(t, f)
+	f.srv.Enqueue(writeCall("w", "calc.go", goodGo), fakellm.Reply{Content: "done"})
+	f.run(t, "add Add")
+	runs := verifyRuns(f)
+	if len(runs) != 1 || runs[0].Tool.Status != event.ToolCompleted {
+		t.Fatalf("verify runs = %+v; notices:\n%s", runs, notices(f))
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("auto-verify ran the workspace's bin/go")
 	}
 }

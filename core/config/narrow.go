@@ -82,6 +82,10 @@ func mergeWorkspace(cfg *Config, data []byte, isTrusted bool) error {
 	})
 	if isTrusted {
 		servers := proj.MCPServers
+		for name, sc := range servers {
+			sc.FromProject = true
+			servers[name] = sc
+		}
 		proj.MCPServers = cfg.MCPServers
 		proj.AddMCPServers(servers)
 		proj.Hooks = cfg.Hooks.Add(proj.Hooks)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"io"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func executedFiles(root string, data []byte) []string {
 	found := map[string]bool{}
 	add := func(dir string, words []string) {
 		for i, w := range words {
-			w = strings.Trim(w, `'"`)
+			w = strings.ReplaceAll(strings.Trim(w, `'"`), mcp.WorkspaceVar, realRoot)
 			if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
 				w = v
 			}
@@ -94,11 +95,13 @@ func executedFiles(root string, data []byte) []string {
 		}
 	}
 	for _, sc := range doc.MCPServers {
+		// A project file's server starts in the workspace unless its
+		// cwd says otherwise.
 		dir := realRoot
-		if sc.Cwd != "" {
-			dir = filepath.Join(realRoot, sc.Cwd)
-			if filepath.IsAbs(sc.Cwd) {
-				dir = sc.Cwd
+		if cwd := strings.ReplaceAll(sc.Cwd, mcp.WorkspaceVar, realRoot); cwd != "" {
+			dir = filepath.Join(realRoot, cwd)
+			if filepath.IsAbs(cwd) {
+				dir = cwd
 			}
 		}
 		add(dir, append([]string{sc.Command}, sc.Args...))

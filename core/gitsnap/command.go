@@ -8,9 +8,10 @@ import "context"
 // env added. Other packages that drive git for the user's repository
 // (core/worktree) use it so that none runs a repository's program.
 func Git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	guard, _, err := driverGuard(ctx, dir, env)
+	prog := hostGit(dir) // never a git the workspace put on PATH
+	guard, _, err := driverGuard(ctx, prog, dir, env)
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, dir, runOpts{env: env}, append(guard, args...)...)
+	return run(ctx, prog, dir, runOpts{env: env}, append(guard, args...)...)
 }

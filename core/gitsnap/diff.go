@@ -69,7 +69,7 @@ func (r *repo) diff(ctx context.Context) (Changes, error) {
 
 // DiffBetween summarises what changed from snapshot before to snapshot after.
 func DiffBetween(ctx context.Context, root, before, after string) (Changes, error) {
-	r, err := open(ctx, root)
+	r, err := open(ctx, hostGit(root), root)
 	if err != nil {
 		return Changes{}, err
 	}

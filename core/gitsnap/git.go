@@ -36,6 +36,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"io"
 	"os"
 	"os/exec"
@@ -104,8 +105,8 @@ var driverKey = sync.OnceValue(func() *regexp.Regexp {
 // also returns the configuration files those settings came from (stamp), so
 // that a session can keep the guard until one of them changes, and whether
 // the repository wants objects written with shared permissions.
-func driverGuard(ctx context.Context, dir string, env []string) (guard []string, cfg configInfo, err error) {
-	out, err := run(ctx, dir, runOpts{okExit: 1, env: env}, "config", "--null", "--show-origin", "--list")
+func driverGuard(ctx context.Context, prog gitProg, dir string, env []string) (guard []string, cfg configInfo, err error) {
+	out, err := run(ctx, prog, dir, runOpts{okExit: 1, env: env}, "config", "--null", "--show-origin", "--list")
 	if err != nil {
 		return nil, cfg, fmt.Errorf("reading the repository's filter and diff drivers: %w", err)
 	}
@@ -137,6 +138,7 @@ func driverGuard(ctx context.Context, dir string, env []string) (guard []string,
 
 // repo is a workspace root inside a git work tree.
 type repo struct {
+	prog   gitProg
 	root   string // absolute workspace root, the cwd of every command
 	top    string // the work tree's top level
 	prefix string // root relative to top, "" or ending in "/"
@@ -173,10 +175,14 @@ type runOpts struct {
 	okExit int
 }
 
-func run(ctx context.Context, dir string, o runOpts, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append(slicesClone(globalArgs), args...)...)
+func run(ctx context.Context, prog gitProg, dir string, o runOpts, args ...string) ([]byte, error) {
+	if prog.bin == "" {
+		return nil, errNoGit
+	}
+	cmd := exec.CommandContext(ctx, prog.bin, append(slicesClone(globalArgs), args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(cleanEnv(os.Environ()),
+		"PATH="+prog.path, // what git starts in turn: never the workspace's
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_OPTIONAL_LOCKS=0", // status-like reads must not rewrite the user's index
 		// git's messages are read (addAll): untranslated, whatever the
@@ -267,28 +273,43 @@ func (r *repo) git(ctx context.Context, o runOpts, args ...string) ([]byte, erro
 		dir = r.root
 	}
 	o.env = append(slicesClone(r.env), o.env...)
-	return run(ctx, dir, o, append(slicesClone(r.guard), args...)...)
+	return run(ctx, r.prog, dir, o, append(slicesClone(r.guard), args...)...)
 }
 
 // Available reports whether git is installed and root is inside a git work
 // tree; the error says why not in words a user understands.
 func Available(ctx context.Context, root string) error {
-	_, err := open(ctx, root)
+	_, err := open(ctx, hostGit(root), root)
 	return err
 }
+
+// gitProg is the git the host runs and the PATH it runs with, from
+// hostpath: never a git the workspace put on PATH.
+type gitProg struct{ bin, path string }
+
+func progOf(p hostpath.Programs) gitProg { return gitProg{bin: p.Git, path: p.Path} }
+
+// hostGit resolves git for root, for the package-level functions; a
+// session's Repo is given its programs once (UseGit).
+func hostGit(root string) gitProg {
+	abs, _ := filepath.Abs(root)
+	return progOf(hostpath.Resolve(os.Getenv("PATH"), abs))
+}
+
+var errNoGit = errors.New("git is not installed (not found in PATH)")
 
 // errNotRepo: the root is in no git work tree (a shadow repository may
 // serve instead).
 var errNotRepo = errors.New("not a git work tree")
 
-func open(ctx context.Context, root string) (*repo, error) {
-	return openEnv(ctx, root, nil)
+func open(ctx context.Context, prog gitProg, root string) (*repo, error) {
+	return openEnv(ctx, prog, root, nil)
 }
 
 // openEnv is open with env pointing git at the repository (shadow.go).
-func openEnv(ctx context.Context, root string, env []string) (*repo, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, errors.New("git is not installed (not found in PATH)")
+func openEnv(ctx context.Context, prog gitProg, root string, env []string) (*repo, error) {
+	if prog.bin == "" {
+		return nil, errNoGit
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -301,7 +322,7 @@ func openEnv(ctx context.Context, root string, env []string) (*repo, error) {
 	}
 	// One rev-parse for every fact the session keeps; --show-prefix
 	// comes last as its line may be empty.
-	out, err := run(ctx, abs, runOpts{env: env}, "rev-parse", "--is-inside-work-tree", "--show-toplevel",
+	out, err := run(ctx, prog, abs, runOpts{env: env}, "rev-parse", "--is-inside-work-tree", "--show-toplevel",
 		"--absolute-git-dir", "--git-common-dir", "--git-path", "index", "--git-path", "objects",
 		"--show-object-format", "--show-prefix")
 	if err != nil {
@@ -330,11 +351,11 @@ func openEnv(ctx context.Context, root string, env []string) (*repo, error) {
 	case "sha256":
 		facts.hashLen = 32
 	}
-	guard, cfg, err := driverGuard(ctx, abs, env)
+	guard, cfg, err := driverGuard(ctx, prog, abs, env)
 	if err != nil {
 		return nil, err
 	}
-	return &repo{root: abs, top: lines[1], prefix: lines[7], guard: guard, env: env, facts: facts, cfg: cfg}, nil
+	return &repo{prog: prog, root: abs, top: lines[1], prefix: lines[7], guard: guard, env: env, facts: facts, cfg: cfg}, nil
 }
 
 var commitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })

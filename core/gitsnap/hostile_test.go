@@ -107,7 +107,7 @@ func TestSettingsThatRunProgramsAreOverridden(t *testing.T) {
 	for _, k := range []string{"core.pager", "core.editor", "core.sshCommand", "core.askPass", "credential.helper", "gpg.program", "sequence.editor"} {
 		gitT(t, root, "config", k, "evil")
 	}
-	r, err := open(context.Background(), root)
+	r, err := open(context.Background(), hostGit(root), root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"os"
 	"slices"
 	"strings"
@@ -25,6 +26,9 @@ import (
 // time.
 type Repo struct {
 	root string
+	// prog is the git to run (UseGit); zero: resolved for root when
+	// first opened.
+	prog gitProg
 	// shadowBase, when set, holds the shadow repositories of workspaces
 	// outside git (shadow.go); "": outside git there are no snapshots.
 	shadowBase string
@@ -64,9 +68,20 @@ func NewShadowedRepo(root, base string) *Repo {
 	return g
 }
 
+// UseGit has the Repo run p's git with p's PATH (the session resolved
+// them as it opened); call it before the first use.
+func (g *Repo) UseGit(p hostpath.Programs) {
+	g.mu.Lock()
+	g.prog = progOf(p)
+	g.mu.Unlock()
+}
+
 // open returns the repository, learning its facts when they are not known
 // or when its git directory or configuration changed. g.mu must be held.
 func (g *Repo) open(ctx context.Context) (*repo, error) {
+	if g.prog == (gitProg{}) {
+		g.prog = hostGit(g.root)
+	}
 	if g.r != nil {
 		if _, err := os.Stat(g.r.facts.gitDir); err == nil && g.stamp.fresh() {
 			return g.r, nil
@@ -76,10 +91,10 @@ func (g *Repo) open(ctx context.Context) (*repo, error) {
 	var r *repo
 	err := errNotRepo
 	if !g.shadowed {
-		r, err = open(ctx, g.root)
+		r, err = open(ctx, g.prog, g.root)
 	}
 	if errors.Is(err, errNotRepo) && g.shadowBase != "" && ctx.Err() == nil {
-		if r, err = openShadow(ctx, g.shadowBase, g.root); err == nil {
+		if r, err = openShadow(ctx, g.prog, g.shadowBase, g.root); err == nil {
 			g.shadowed = true
 		}
 	}

@@ -44,7 +44,7 @@ func shadowEnv(dir, root string) []string {
 
 // openShadow opens (creating it the first time) root's shadow repository
 // under base.
-func openShadow(ctx context.Context, base, root string) (*repo, error) {
+func openShadow(ctx context.Context, prog gitProg, base, root string) (*repo, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
@@ -63,11 +63,11 @@ func openShadow(ctx context.Context, base, root string) (*repo, error) {
 			return nil, fmt.Errorf("checkpoints outside git: %w", err)
 		}
 		// No template: no sample hooks, nothing but the repository.
-		if _, err := run(ctx, abs, runOpts{env: env}, "init", "-q", "--template="); err != nil {
+		if _, err := run(ctx, prog, abs, runOpts{env: env}, "init", "-q", "--template="); err != nil {
 			return nil, fmt.Errorf("checkpoints outside git: create %s: %w", dir, err)
 		}
 	}
-	r, err := openEnv(ctx, abs, env)
+	r, err := openEnv(ctx, prog, abs, env)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoints outside git (%s): %w", dir, err)
 	}

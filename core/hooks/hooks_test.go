@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -85,7 +86,7 @@ func TestRunOutcomes(t *testing.T) {
 		{"not JSON is context", []Hook{{Command: `echo '{not json'`}}, false, "", "{not json", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := New(Config{PreToolUse: tc.hooks}, t.TempDir())
+			r := newRunner(Config{PreToolUse: tc.hooks}, t.TempDir())
 			out := r.Run(context.Background(), PreToolUse, Input{ToolName: "bash"})
 			if out.Blocked != tc.blocked || !strings.Contains(out.Reason, tc.reason) || out.Context != tc.context {
 				t.Fatalf("got %+v", out)
@@ -99,7 +100,7 @@ func TestRunOutcomes(t *testing.T) {
 
 // session_start has nothing to block: its exit 2 is a warning.
 func TestSessionStartCannotBlock(t *testing.T) {
-	r := New(Config{SessionStart: {{Command: "echo why >&2; exit 2"}}}, t.TempDir())
+	r := newRunner(Config{SessionStart: {{Command: "echo why >&2; exit 2"}}}, t.TempDir())
 	out := r.Run(context.Background(), SessionStart, Input{Source: "startup"})
 	if out.Blocked || len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "exited 2; going on: why") {
 		t.Fatalf("got %+v", out)
@@ -110,7 +111,7 @@ func TestSessionStartCannotBlock(t *testing.T) {
 func TestRunPassesEventJSON(t *testing.T) {
 	dir := t.TempDir()
 	got := filepath.Join(dir, "event.json")
-	r := New(Config{PostToolUse: {{Matcher: "bash", Command: "cat > " + got}}}, dir)
+	r := newRunner(Config{PostToolUse: {{Matcher: "bash", Command: "cat > " + got}}}, dir)
 	in := Input{SessionID: "s1", ConversationID: "c1", TaskID: "t1", ToolName: "bash", ToolUseID: "call_1",
 		ToolInput: json.RawMessage(`{"command":"ls"}`), ToolResponse: &ToolResponse{Status: "completed", Output: "a\nb"}}
 	if out := r.Run(context.Background(), PostToolUse, in); len(out.Warnings) > 0 {
@@ -144,7 +145,7 @@ func TestRunPassesEventJSON(t *testing.T) {
 func TestRunTimeout(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
-	r := New(Config{Stop: {{Command: "sleep 60 & echo $! > " + pidFile + "; wait", Timeout: "2s"}, {Command: "echo next"}}}, dir)
+	r := newRunner(Config{Stop: {{Command: "sleep 60 & echo $! > " + pidFile + "; wait", Timeout: "2s"}, {Command: "echo next"}}}, dir)
 	start := time.Now()
 	out := r.Run(context.Background(), Stop, Input{})
 	if d := time.Since(start); d > 20*time.Second {
@@ -161,7 +162,7 @@ func TestRunTimeout(t *testing.T) {
 func TestRunBackgroundChild(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
-	r := New(Config{Stop: {{Command: "sleep 60 & echo $! > " + pidFile + "; echo done"}}}, dir)
+	r := newRunner(Config{Stop: {{Command: "sleep 60 & echo $! > " + pidFile + "; echo done"}}}, dir)
 	start := time.Now()
 	out := r.Run(context.Background(), Stop, Input{})
 	if d := time.Since(start); d > 20*time.Second {
@@ -175,7 +176,7 @@ func TestRunBackgroundChild(t *testing.T) {
 
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := New(Config{Stop: {{Command: "echo started; sleep 60"}}}, t.TempDir())
+	r := newRunner(Config{Stop: {{Command: "echo started; sleep 60"}}}, t.TempDir())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	out := r.Run(ctx, Stop, Input{})
 	if out.Blocked || len(out.Warnings) > 0 {
@@ -184,7 +185,7 @@ func TestRunCancelled(t *testing.T) {
 }
 
 func TestRunCapsOutput(t *testing.T) {
-	r := New(Config{Stop: {{Command: "head -c 100000 /dev/zero | tr '\\0' x; echo"}}}, t.TempDir())
+	r := newRunner(Config{Stop: {{Command: "head -c 100000 /dev/zero | tr '\\0' x; echo"}}}, t.TempDir())
 	out := r.Run(context.Background(), Stop, Input{})
 	if len(out.Context) > OutputCap+100 || !strings.HasSuffix(out.Context, "[hook output cut at 16 KiB]") {
 		t.Fatalf("context of %d bytes ends %q", len(out.Context), out.Context[max(0, len(out.Context)-40):])
@@ -220,7 +221,7 @@ func assertGone(t *testing.T, file string) {
 
 // A hook that does not read a large event still ends cleanly.
 func TestRunUnreadInput(t *testing.T) {
-	r := New(Config{PostToolUse: {{Command: "echo skipped"}, {Command: "wc -c"}}}, t.TempDir())
+	r := newRunner(Config{PostToolUse: {{Command: "echo skipped"}, {Command: "wc -c"}}}, t.TempDir())
 	in := Input{ToolName: "bash", ToolResponse: &ToolResponse{Output: strings.Repeat("x", 1<<20)}}
 	out := r.Run(context.Background(), PostToolUse, in)
 	if len(out.Warnings) > 0 || !strings.HasPrefix(out.Context, "skipped\n") {
@@ -229,4 +230,9 @@ func TestRunUnreadInput(t *testing.T) {
 	if n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(out.Context, "skipped\n"))); n < 1<<20 {
 		t.Fatalf("the second hook read %d bytes", n)
 	}
+}
+
+// newRunner is New with the host's programs for dir.
+func newRunner(c Config, dir string) *Runner {
+	return New(c, dir, hostpath.Resolve(os.Getenv("PATH"), dir))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"os"
 	"os/exec"
 	"strings"
@@ -76,10 +77,17 @@ type Outcome struct {
 type Runner struct {
 	hooks Config
 	dir   string
+	progs hostpath.Programs // sh (bash on Windows) and the cleaned PATH
 }
 
 // New is the runner of hooks in dir (the workspace root).
-func New(hooks Config, dir string) *Runner { return &Runner{hooks: hooks, dir: dir} }
+//
+// Hooks run in dir (the workspace) with sh and PATH from progs: a PATH
+// without the workspace's directories, so that a hook's `prettier` is
+// never the repository's (or the model's) node_modules/.bin/prettier.
+func New(hooks Config, dir string, progs hostpath.Programs) *Runner {
+	return &Runner{hooks: hooks, dir: dir, progs: progs}
+}
 
 // Has reports whether any hook runs on ev for tool ("" for events
 // without one).
@@ -190,9 +198,9 @@ func (r *Runner) runOne(ctx context.Context, h Hook, stdin []byte) result {
 	if err := ctx.Err(); err != nil {
 		return result{err: err}
 	}
-	cmd := shellCommand(h.Command)
+	cmd := shellCommand(r.progs, h.Command)
 	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "CODER_PROJECT_DIR="+r.dir)
+	cmd.Env = append(r.progs.Env(os.Environ()), "CODER_PROJECT_DIR="+r.dir)
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
 // shellCommand runs command with Git for Windows' bash, where there is
 // one (scripts written for Unix work), else with cmd.exe /C.
-func shellCommand(command string) *exec.Cmd {
-	if bash, err := tools.FindBash(); err == nil {
+func shellCommand(progs hostpath.Programs, command string) *exec.Cmd {
+	if bash, err := tools.FindBash(progs); err == nil {
 		return exec.Command(bash, "-c", command)
 	}
 	comspec := os.Getenv("ComSpec")

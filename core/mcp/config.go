@@ -32,6 +32,10 @@ type ServerConfig struct {
 	// Trusted lets this server's tools annotated readOnlyHint run unasked
 	// under the strict and balanced presets.
 	Trusted bool `json:"trusted,omitempty"`
+	// FromProject: the entry comes from the workspace's own config file,
+	// which the user trusted; such a server starts in the workspace
+	// without a cwd. Never read from JSON.
+	FromProject bool `json:"-"`
 }
 
 // Limits bound MCP calls; zero fields take the defaults.

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -37,18 +35,7 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
 			MaxRetries: -1,
 		}
 	} else {
-		cmd = exec.Command(srv.cfg.Command, srv.cfg.Args...)
-		cmd.Dir = p.opts.Root
-		if srv.cfg.Cwd != "" {
-			cmd.Dir = srv.cfg.Cwd
-			if !filepath.IsAbs(cmd.Dir) {
-				cmd.Dir = filepath.Join(p.opts.Root, cmd.Dir)
-			}
-		}
-		cmd.Env = os.Environ()
-		for _, k := range sortedNames(srv.cfg.Env) {
-			cmd.Env = append(cmd.Env, k+"="+srv.cfg.Env[k])
-		}
+		cmd = p.command(srv.cfg)
 		cmd.Stderr = srv.stderr
 		// A child that keeps stderr open must not keep Wait (and Close)
 		// waiting once the server itself is gone.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -13,8 +15,16 @@ import (
 
 // Options configure a pool.
 type Options struct {
-	Servers      map[string]ServerConfig
-	Root         string        // base of relative cwds; the default cwd
+	Servers map[string]ServerConfig
+	Root    string // the workspace: base of relative cwds, what ${workspace} and a "." argument name
+	// Dir is the neutral directory a server without "cwd" starts in (the
+	// user's config directory): never the workspace, so that no npx or
+	// python -m resolves a module the repository ships. One that does
+	// not exist or lies in Root gives way to the temp directory, then /.
+	Dir string
+	// Programs: the command is looked up on its cleaned PATH, which the
+	// server inherits (hostpath).
+	Programs     hostpath.Programs
 	StartTimeout time.Duration // connect + initialize + first tools/list; 0: DefaultStartTimeout
 	CallTimeout  time.Duration // one tools/call; 0: DefaultCallTimeout
 	Limits       Limits
@@ -125,6 +135,9 @@ func New(opts Options) *Pool {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Programs.Path == "" && opts.Programs.Dropped == nil {
+		opts.Programs = hostpath.Resolve(os.Getenv("PATH"), opts.Root)
 	}
 	if opts.Backoff == nil {
 		opts.Backoff = func(n int) time.Duration {

@@ -1,7 +1,6 @@
 package shellcheck
 
 import (
-	"path/filepath"
 	"strings"
 )
 
@@ -47,15 +46,16 @@ var prefixValueFlags = map[string]map[string]bool{
 // Prefix returns the approval key of a simple command by arity: "git
 // push" rather than "git", "npm run test" rather than "npm", "ls" for ls.
 // Options are skipped while looking for subcommands, and the key stops at
-// a word that is not a plain literal.
+// a word that is not a plain literal. An interpreter keys with its script
+// (interpreterKey), and a one-liner has no key: nil, never remembered.
 func Prefix(args []string) []string {
 	if len(args) == 0 {
 		return nil
 	}
 	name := args[0]
 	key := []string{name}
-	if strings.HasPrefix(filepath.Base(name), "python") && len(args) > 2 && args[1] == "-m" {
-		return []string{name, "-m", args[2]}
+	if k, ok := interpreterKey(args); ok {
+		return k // the interpreter and its script, or nothing
 	}
 	need := arity[name]
 	if need == 0 {

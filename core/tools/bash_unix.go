@@ -3,10 +3,8 @@
 package tools
 
 import (
-	"errors"
 	"os"
 	"os/exec"
-	"runtime"
 )
 
 // commandReader is the script every bash call runs: it reads its command
@@ -24,16 +22,3 @@ const commandReader = `__coder_nvim_command=$(</dev/fd/3); exec 3<&-; eval "$__c
 // passCommand gives bash the read end of the command's pipe as fd 3;
 // stdin stays /dev/null.
 func passCommand(cmd *exec.Cmd, r *os.File) { cmd.ExtraFiles = []*os.File{r} }
-
-// FindBash finds bash on PATH.
-func FindBash() (string, error) {
-	p, err := exec.LookPath("bash")
-	if err != nil {
-		hint := "install it with the system's package manager"
-		if runtime.GOOS == "freebsd" {
-			hint = "FreeBSD has none by default: pkg install bash"
-		}
-		return "", errors.New("no bash on PATH (" + hint + ")")
-	}
-	return p, nil
-}

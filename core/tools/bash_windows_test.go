@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,11 +14,11 @@ import (
 // child ends with the call (the job object); without it, the bash tool is
 // not offered and the reason names Git for Windows.
 func TestWindowsBash(t *testing.T) {
-	if _, err := FindBash(); err != nil {
-		if !strings.Contains(BashMissing(), "Git for Windows") {
-			t.Errorf("BashMissing = %q", BashMissing())
+	if _, err := FindBash(hostpath.Resolve(os.Getenv("PATH"), "")); err != nil {
+		if !strings.Contains(BashMissing(hostpath.Resolve(os.Getenv("PATH"), "")), "Git for Windows") {
+			t.Errorf("BashMissing = %q", BashMissing(hostpath.Resolve(os.Getenv("PATH"), "")))
 		}
-		for _, tool := range Builtins() {
+		for _, tool := range Builtins(hostpath.Resolve(os.Getenv("PATH"), "")) {
 			if tool.Spec().Function.Name == "bash" {
 				t.Error("the bash tool is offered without a bash")
 			}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -34,7 +35,7 @@ func (w *Workspace) listFiles(ctx context.Context, dir string) (files []string, 
 			return files, capped, err
 		}
 	}
-	if files, ok := gitFiles(ctx, dir, w.listLimit()); ok {
+	if files, ok := gitFiles(ctx, w.progs, dir, w.listLimit()); ok {
 		return files, len(files) >= w.listLimit(), nil
 	}
 	files, err = w.walkFiles(ctx, dir)
@@ -53,7 +54,7 @@ func (w *Workspace) listLimit() int {
 func (w *Workspace) ripgrep() string {
 	w.rgOnce.Do(func() {
 		if !w.noRipgrep {
-			w.rg = findRipgrep()
+			w.rg = w.progs.Ripgrep
 		}
 	})
 	return w.rg
@@ -61,11 +62,14 @@ func (w *Workspace) ripgrep() string {
 
 // gitFiles lists files with git; ok is false when git is missing or dir is
 // not in a work tree.
-func gitFiles(ctx context.Context, dir string, limit int) ([]string, bool) {
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+func gitFiles(ctx context.Context, progs hostpath.Programs, dir string, limit int) ([]string, bool) {
+	if progs.Git == "" {
+		return nil, false
+	}
+	cmd := exec.CommandContext(ctx, progs.Git, "-C", dir, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
 	// dir may hold a repository the model wrote (a bare one, or one with
 	// an fsmonitor command): git must not load it or run anything.
-	cmd.Env = append(append(os.Environ(), "GIT_OPTIONAL_LOCKS=0"), shellcheck.ReadOnlyEnv()...)
+	cmd.Env = append(append(progs.Env(os.Environ()), "GIT_OPTIONAL_LOCKS=0"), shellcheck.ReadOnlyEnv()...)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	if err := proc.Run(cmd); err != nil {

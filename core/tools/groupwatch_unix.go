@@ -33,6 +33,7 @@ const watchScript = `while read -r op; do case $op in +*) g[${op#+}]=1 ;; -*) un
 // that is free, and that Linux hands out again only after the whole pid
 // range has been used.
 type groupWatch struct {
+	bash   string // the host's (hostpath)
 	mu     sync.Mutex
 	in     *os.File      // the watcher's input; nil until started
 	pid    int           // the watcher's
@@ -144,9 +145,9 @@ func (g *groupWatch) startLocked() error {
 		g.in.Close()
 		g.in = nil
 	}
-	bash, err := FindBash()
-	if err != nil {
-		return fmt.Errorf("start the process-group watcher: %w", err)
+	bash := g.bash
+	if bash == "" {
+		return errors.New("start the process-group watcher: no bash")
 	}
 	r, w, err := os.Pipe() // close-on-exec: no command holds the write end
 	if err != nil {

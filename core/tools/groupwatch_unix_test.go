@@ -26,7 +26,7 @@ func TestGroupWatch(t *testing.T) {
 		t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
 		return pid
 	}
-	var g groupWatch
+	g := groupWatch{bash: testBash()}
 	a, b := group(), group()
 	for _, pid := range []int{a, b} {
 		if err := g.add(pid); err != nil {
@@ -83,7 +83,7 @@ func TestGroupWatch(t *testing.T) {
 // pipe is full, a write gives up after watchWriteTimeout and a new
 // watcher takes over, rather than every bash call waiting for ever.
 func TestGroupWatchStopped(t *testing.T) {
-	var g groupWatch
+	g := groupWatch{bash: testBash()}
 	defer g.close()
 	cmd := exec.Command("sleep", "300")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

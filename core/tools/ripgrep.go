@@ -222,12 +222,3 @@ func lastFileSize(dir string) func(name string) bool {
 		return large
 	}
 }
-
-// findRipgrep returns rg's path, or "" when it is not installed.
-func findRipgrep() string {
-	p, err := exec.LookPath("rg")
-	if err != nil {
-		return ""
-	}
-	return p
-}

@@ -162,7 +162,12 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 		run: func(ctx context.Context, inv *Invocation) Result {
 			r := ws.shells.RunConfined(ctx, inv.Confine, args.Command, timeout, DefaultOutputCap, inv.Env, inv.Output)
 			res := bashResult(r, timeout)
-			if inv.Confine != nil && sandboxRefused(r) {
+			if ws.shells.blocksNetwork(inv.Confine) && networkRefused(r) {
+				res.Output += "\n" + SandboxNetworkRefusal
+				res.Display += "\n" + SandboxNetworkRefusal
+				res.Summary += ", the sandbox has no network"
+				res.Err = ErrSandboxRefused
+			} else if inv.Confine != nil && sandboxRefused(r) {
 				res.Output += "\n" + SandboxRefusal
 				res.Display += "\n" + SandboxRefusal
 				res.Summary += ", the sandbox may have refused it"

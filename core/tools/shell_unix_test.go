@@ -301,7 +301,7 @@ func BenchmarkRunShell(b *testing.B) {
 		}
 	})
 	b.Run("spare", func(b *testing.B) {
-		s := NewShells(dir)
+		s := NewShells(dir, testBash())
 		defer s.Close()
 		for b.Loop() {
 			b.StopTimer()

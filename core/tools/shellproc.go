@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"io"
 	"os"
 	"os/exec"
@@ -52,10 +53,9 @@ type shellProc struct {
 // startShell starts bash in dir with env, in its own process group, stdin
 // from /dev/null. The whole group is killed when the call ends, when its
 // context ends, and, by watch, when the host dies, even by SIGKILL.
-func startShell(dir string, env []string, split bool, watch *groupWatch, c confinement) (*shellProc, error) {
-	bash, err := FindBash()
-	if err != nil {
-		return nil, err
+func startShell(bash, dir string, env []string, split bool, watch *groupWatch, c confinement) (*shellProc, error) {
+	if bash == "" {
+		return nil, errors.New("no bash to run the command")
 	}
 	p := &shellProc{dir: dir, env: env, split: split, watch: watch, exited: make(chan struct{}), confine: c.key}
 	var host, child []*os.File
@@ -144,7 +144,7 @@ func startShell(dir string, env []string, split bool, watch *groupWatch, c confi
 		p.state = cmd.ProcessState
 		close(p.exited)
 	}()
-	err = <-started
+	err := <-started
 	// The child has its copies; ours would keep the reads from ending.
 	closeAll(child)
 	if err != nil {
@@ -310,10 +310,15 @@ func runShell(ctx context.Context, dir, command string, timeout time.Duration, c
 	if err := checkCommand(command); err != nil {
 		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 	}
-	// A watcher of its own, gone with the call.
-	var watch groupWatch
+	// The host's bash, from a PATH without dir's own directories; a
+	// watcher of its own, gone with the call.
+	bash, err := FindBash(hostpath.Resolve(os.Getenv("PATH"), dir))
+	if err != nil {
+		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
+	}
+	watch := groupWatch{bash: bash}
 	defer watch.close()
-	p, err := startShell(dir, shellEnv(extra), split, &watch, confinement{})
+	p, err := startShell(bash, dir, shellEnv(extra), split, &watch, confinement{})
 	if err != nil {
 		return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 	}
@@ -337,6 +342,7 @@ func checkCommand(command string) error {
 // it, and the spare is killed.
 type Shells struct {
 	dir   string
+	bash  string     // the host's bash (hostpath); "" when there is none
 	watch groupWatch // the calls' process groups, killed if the host dies
 	box   *sandbox.Box
 	// servers are the sandbox's fork servers, one per confinement.
@@ -356,9 +362,10 @@ type Shells struct {
 	starts     sync.WaitGroup
 }
 
-// NewShells returns the shells of calls in dir.
-func NewShells(dir string) *Shells {
-	return &Shells{dir: dir}
+// NewShells returns the shells of calls in dir, run by bash (an absolute
+// path, FindBash).
+func NewShells(dir, bash string) *Shells {
+	return &Shells{dir: dir, bash: bash, watch: groupWatch{bash: bash}}
 }
 
 // SetSandbox has the calls' bash confined by box, as each call says.
@@ -412,7 +419,7 @@ func (s *Shells) Prestart(guess []string, guessConfine func() *sandbox.Policy) {
 		var p *shellProc
 		if err == nil {
 			s.watch.ready()
-			p, err = startShell(s.dir, shellEnv(extra), false, &s.watch, c)
+			p, err = startShell(s.bash, s.dir, shellEnv(extra), false, &s.watch, c)
 		}
 		s.mu.Lock()
 		defer close(started)
@@ -464,7 +471,7 @@ func (s *Shells) RunConfined(ctx context.Context, confine *sandbox.Policy, comma
 	}
 	if p == nil {
 		var err error
-		if p, err = startShell(s.dir, env, false, &s.watch, c); err != nil {
+		if p, err = startShell(s.bash, s.dir, env, false, &s.watch, c); err != nil {
 			return ShellResult{Command: command, ExitCode: -1, Stderr: err.Error()}
 		}
 	}

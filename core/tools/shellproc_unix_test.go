@@ -57,7 +57,7 @@ func waitsForCommand(pid int) bool {
 // for its command; they are closed with the test.
 func warmShells(t *testing.T) *Shells {
 	t.Helper()
-	s := NewShells(t.TempDir())
+	s := NewShells(t.TempDir(), testBash())
 	t.Cleanup(s.Close)
 	s.Prestart(nil, nil)
 	waitSpare(t, s)
@@ -103,7 +103,7 @@ func TestShellsSpare(t *testing.T) {
 			if err := os.Mkdir(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			s := NewShells(dir)
+			s := NewShells(dir, testBash())
 			defer s.Close()
 			s.Prestart(tt.spareExtra, nil)
 			pid := waitSpare(t, s)
@@ -141,7 +141,7 @@ func TestShellsSpare(t *testing.T) {
 
 // Release and Close leave no bash behind; after Close nothing starts.
 func TestShellsReleaseClose(t *testing.T) {
-	s := NewShells(t.TempDir())
+	s := NewShells(t.TempDir(), testBash())
 	s.Prestart(nil, nil)
 	pid := waitSpare(t, s)
 	s.Release()

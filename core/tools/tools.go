@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"io"
 	"io/fs"
 	"strings"
@@ -173,9 +174,9 @@ func diffStat(diff string) (plus, minus int) {
 }
 
 // Builtins returns the built-in tools in their stable order.
-func Builtins() []Tool {
+func Builtins(p hostpath.Programs) []Tool {
 	ts := []Tool{newReadTool(), newWriteTool(), newEditTool(), newPatchTool()}
-	if BashMissing() == "" {
+	if BashMissing(p) == "" {
 		ts = append(ts, newBashTool())
 	}
 	return append(ts, newLsTool(), newGlobTool(), newGrepTool())
@@ -183,11 +184,20 @@ func Builtins() []Tool {
 
 // BashMissing says why the bash tool is not offered (no bash to run it),
 // or "" when it is.
-func BashMissing() string {
-	if _, err := FindBash(); err != nil {
+func BashMissing(p hostpath.Programs) string {
+	if _, err := FindBash(p); err != nil {
 		return "the bash tool is not offered: " + err.Error()
 	}
 	return ""
+}
+
+// FindBash is the bash the host starts for the bash tool, found on the
+// cleaned PATH (hostpath): never one in the workspace.
+func FindBash(p hostpath.Programs) (string, error) {
+	if p.Bash == "" {
+		return "", errors.New(p.BashMissing)
+	}
+	return p.Bash, nil
 }
 
 // Specs returns the tools' specs in order, for the request's tools array.

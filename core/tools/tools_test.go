@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func readFile(t *testing.T, ws *Workspace, rel string) string {
 
 func tool(t *testing.T, name string) Tool {
 	t.Helper()
-	for _, tl := range Builtins() {
+	for _, tl := range Builtins(hostpath.Resolve(os.Getenv("PATH"), "")) {
 		if tl.Spec().Function.Name == name {
 			return tl
 		}
@@ -87,7 +88,7 @@ func run(t *testing.T, ws *Workspace, name string, args any) Result {
 type m = map[string]any
 
 func TestSpecs(t *testing.T) {
-	specs := Specs(Builtins())
+	specs := Specs(Builtins(hostpath.Resolve(os.Getenv("PATH"), "")))
 	var names []string
 	valid := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	for _, s := range specs {
@@ -115,7 +116,7 @@ func TestSpecs(t *testing.T) {
 		t.Errorf("tool specs are %d chars of JSON, budget 6000", len(b))
 	}
 	kinds := map[string]Kind{"read": KindRead, "write": KindEdit, "edit": KindEdit, "patch": KindEdit, "bash": KindExecute, "ls": KindRead, "glob": KindSearch, "grep": KindSearch}
-	for _, tl := range Builtins() {
+	for _, tl := range Builtins(hostpath.Resolve(os.Getenv("PATH"), "")) {
 		if k := kinds[tl.Spec().Function.Name]; tl.Kind() != k {
 			t.Errorf("%s kind %s, want %s", tl.Spec().Function.Name, tl.Kind(), k)
 		}

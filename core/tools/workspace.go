@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,7 +28,8 @@ type FS interface {
 // Workspace is the root every file tool resolves against, plus the
 // session's read tracking for the stale-edit guard.
 type Workspace struct {
-	root string
+	root  string
+	progs hostpath.Programs
 
 	applyMu sync.Mutex // one change set at a time
 
@@ -67,8 +69,13 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("workspace root %s is not a directory", root)
 	}
-	return &Workspace{root: abs, seen: map[string][sha256.Size]byte{}, shells: NewShells(abs)}, nil
+	// The host's programs, once, from a PATH the workspace is not on.
+	progs := hostpath.Resolve(os.Getenv("PATH"), abs)
+	return &Workspace{root: abs, progs: progs, seen: map[string][sha256.Size]byte{}, shells: NewShells(abs, progs.Bash)}, nil
 }
+
+// Programs are the host's own programs for this workspace (hostpath).
+func (w *Workspace) Programs() hostpath.Programs { return w.progs }
 
 // Root returns the absolute, symlink-free workspace root.
 func (w *Workspace) Root() string { return w.root }

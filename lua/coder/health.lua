@@ -145,6 +145,18 @@ function M.check()
   elseif info.bash then
     r.ok('bash: ' .. info.bash)
   end
+  -- The host's own programs, found on a PATH without the workspace's
+  -- directories or relative entries (:help coder-host-programs).
+  for _, p in ipairs(info.programs or {}) do
+    r.info('host program ' .. p)
+  end
+  if type(info.path_dropped) == 'table' and #info.path_dropped > 0 then
+    local shown = {}
+    for _, d in ipairs(info.path_dropped) do
+      table.insert(shown, d == '' and '(empty: the current directory)' or d)
+    end
+    r.info('PATH entries the host does not use: ' .. table.concat(shown, ', '))
+  end
   for _, d in ipairs(info.platform_differences or {}) do
     r.info(d)
   end

@@ -16,6 +16,10 @@ local function close()
   if cur and api.nvim_win_is_valid(cur.win) then
     api.nvim_win_close(cur.win, true)
   end
+  if cur and cur.more and api.nvim_win_is_valid(cur.more) then
+    api.nvim_win_close(cur.more, true)
+  end
+  pcall(api.nvim_del_augroup_by_name, 'coder_trust_float')
   cur = nil
 end
 
@@ -59,6 +63,55 @@ local function rows(lines, width)
   return n
 end
 
+-- bottom is the last line of the float entirely on screen (a line taller
+-- than the float counts once it is the top one).
+local function bottom(c)
+  local info = vim.fn.getwininfo(c.win)[1]
+  local width = math.max(1, info.width - (info.textoff or 0))
+  local used, last = 0, info.topline
+  for i = info.topline, #c.lines do
+    used = used + rows({ c.lines[i] }, width)
+    if used > info.height and i > info.topline then
+      break
+    end
+    last = i
+  end
+  return last, info
+end
+
+-- follow records how far the list has been on screen and keeps the
+-- "N more lines" note on the float's bottom border while lines remain
+-- below.
+local function follow()
+  local c = cur
+  if not c or not api.nvim_win_is_valid(c.win) then
+    return
+  end
+  local last, info = bottom(c)
+  c.seen = math.max(c.seen or 0, last)
+  local left = #c.lines - last
+  if left <= 0 then
+    if c.more and api.nvim_win_is_valid(c.more) then
+      api.nvim_win_close(c.more, true)
+    end
+    c.more = nil
+    return
+  end
+  local text = ' ' .. left .. ' more line' .. (left == 1 and '' or 's') .. ': scroll with j/k '
+  if not (c.more and api.nvim_win_is_valid(c.more)) then
+    local mbuf = api.nvim_create_buf(false, true)
+    vim.bo[mbuf].bufhidden = 'wipe'
+    c.more = api.nvim_open_win(mbuf, false, {
+      relative = 'editor', row = info.winrow - 1 + info.height, col = info.wincol,
+      width = math.min(#text, info.width), height = 1, style = 'minimal', focusable = false, zindex = 101,
+    })
+    vim.wo[c.more].winhighlight = 'Normal:CoderApprovalBorder'
+  end
+  local mbuf = api.nvim_win_get_buf(c.more)
+  api.nvim_buf_set_lines(mbuf, 0, -1, false, { text })
+  api.nvim_win_set_config(c.more, { relative = 'editor', row = info.winrow - 1 + info.height, col = info.wincol, width = math.min(#text, info.width) })
+end
+
 -- set_keys replaces the float's key line (the second: always in view,
 -- however long the list under it).
 local function set_keys(buf, line)
@@ -99,15 +152,30 @@ function M.show(req, force)
   vim.wo[win].wrap = true
   vim.wo[win].winhighlight = 'FloatBorder:CoderApprovalBorder'
   vim.bo[buf].filetype = 'coder-trust'
-  cur = { win = win, req = req }
+  cur = { win = win, req = req, lines = lines }
+  -- The list may be longer than the float: what is below is announced,
+  -- and trusting waits until every line has been on screen.
+  local group = api.nvim_create_augroup('coder_trust_float', { clear = true })
+  api.nvim_create_autocmd({ 'CursorMoved', 'WinScrolled', 'VimResized' }, { group = group, callback = function()
+    vim.schedule(follow)
+  end })
+  follow()
   local function map(lhs, what)
     vim.keymap.set('n', lhs, function() choose(what) end, { buffer = buf, nowait = true })
   end
   -- t only asks, Enter then trusts: a key typed for another window as
   -- the float opened (t, then a motion's character) trusts nothing.
   vim.keymap.set('n', 't', function()
+    follow()
+    local left = #cur.lines - (cur.seen or 0)
+    if left > 0 then
+      vim.notify('coder: read the whole list before trusting it: ' .. left .. ' more line' .. (left == 1 and '' or 's')
+        .. ' below; scroll with j/k (or G)', vim.log.levels.WARN, { title = 'coder' })
+      return
+    end
     cur.confirming = not cur.confirming
-    set_keys(buf, cur.confirming and CONFIRM or KEYS)
+    cur.lines[2] = cur.confirming and CONFIRM or KEYS
+    set_keys(buf, cur.lines[2])
   end, { buffer = buf, nowait = true })
   vim.keymap.set('n', '<CR>', function()
     if cur and cur.confirming then

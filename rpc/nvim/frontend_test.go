@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,6 +211,13 @@ func TestHealthStartsTheHost(t *testing.T) {
 	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
 	if strings.Contains(report, "ERROR") || !strings.Contains(report, "provider openai at "+e.llm.URL()) {
 		t.Fatalf("health report:\n%s", report)
+	}
+	// The host's own programs, with the paths it runs.
+	if git, err := exec.LookPath("git"); err == nil && !strings.Contains(report, "host program git: "+git) {
+		t.Errorf("the report does not name the host's git (%s):\n%s", git, report)
+	}
+	if !strings.Contains(report, "host program sandbox launcher: /") {
+		t.Errorf("the report does not name the sandbox launcher:\n%s", report)
 	}
 }
 

@@ -2,9 +2,11 @@ package nvimhost
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/backend"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"github.com/coder-nvim/coder-nvim/core/platform"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
@@ -23,11 +25,16 @@ func (h *host) healthRequest() (map[string]any, error) {
 	h.mu.Unlock()
 	out := map[string]any{"version": h.version, "priority": priority,
 		"platform": platform.Name(), "platform_differences": append([]string{}, platform.Differences()...)}
-	if bash, err := tools.FindBash(); err != nil {
-		out["bash_missing"] = tools.BashMissing()
+	progs := hostpath.Resolve(os.Getenv("PATH"), h.root)
+	if sess != nil {
+		progs = sess.Programs()
+	}
+	if bash, err := tools.FindBash(progs); err != nil {
+		out["bash_missing"] = tools.BashMissing(progs)
 	} else {
 		out["bash"] = bash
 	}
+	out["programs"], out["path_dropped"] = hostPrograms(progs, h.launcher), append([]string{}, progs.Dropped...)
 	if cfgErr != nil {
 		out["error"] = cfgErr.Error()
 		return out, nil
@@ -79,4 +86,19 @@ func reach(ctx context.Context, be *backend.Backend) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
 	defer cancel()
 	return be.Check(ctx)
+}
+
+// hostPrograms lists the host's own programs with the paths it runs, for
+// :checkhealth (a missing one says so).
+func hostPrograms(p hostpath.Programs, launcher string) []string {
+	var out []string
+	for _, e := range []struct{ name, path string }{
+		{"git", p.Git}, {"rg", p.Ripgrep}, {"sh (hooks)", p.Sh}, {"bash", p.Bash}, {"sandbox launcher", launcher},
+	} {
+		if e.path == "" {
+			e.path = "not found"
+		}
+		out = append(out, e.name+": "+e.path)
+	}
+	return out
 }

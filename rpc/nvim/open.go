@@ -7,6 +7,7 @@ package nvimhost
 import (
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/text"
 	"os"
 	"path/filepath"
 	"time"
@@ -176,9 +177,26 @@ func (h *host) openLocked(resume string, untrusted *config.Config) {
 // trustOp asks the plugin to show the trust question: what the file asks
 // for, and the hash of the content that list was made from, which the
 // answer names.
+//
+// Every item is listed, each long value in it cut ("… (N more
+// characters)"), so that one value cannot push the others out of the
+// float; `v` there shows the file whole.
 func trustOp(cfg config.Config, root string) op {
-	return op{"t": "trust", "file": cfg.Workspace.File, "ignored": cfg.Workspace.Ignored, "root": root, "hash": cfg.Workspace.Hash}
+	ignored := make([]string, len(cfg.Workspace.Ignored))
+	for i, item := range cfg.Workspace.Ignored {
+		ignored[i] = text.CutRuns(item, trustRun, trustRunKeep, trustItemMax)
+	}
+	return op{"t": "trust", "file": cfg.Workspace.File, "ignored": ignored, "root": root, "hash": cfg.Workspace.Hash}
 }
+
+// The trust float's cuts: a run (a value, a word, whitespace) longer
+// than trustRun characters keeps trustRunKeep; an item at most
+// trustItemMax characters (a few rows even on a narrow screen).
+const (
+	trustRun     = 80
+	trustRunKeep = 60
+	trustItemMax = 600
+)
 
 // trustRequest records the user's trust in the workspace's config file as
 // the float showed it (hash: its content then) and reopens the session

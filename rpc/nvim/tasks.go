@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent/command"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/hooks"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/worktree"
@@ -228,7 +230,7 @@ func (h *host) notificationHook(rec worktree.Record, kind, msg string) {
 	h.mu.Lock()
 	cfg := h.cfg
 	h.mu.Unlock()
-	run := hooks.New(cfg.Hooks, rec.Root)
+	run := hooks.New(cfg.Hooks, rec.Root, hostpath.Resolve(os.Getenv("PATH"), rec.Root))
 	if !run.Has(hooks.Notification, "") {
 		return
 	}

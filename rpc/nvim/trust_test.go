@@ -1,6 +1,7 @@
 package nvimhost
 
 import (
+	"fmt"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"os"
 	"path/filepath"
@@ -218,4 +219,68 @@ func TestTrustRefusedWhileTurnRuns(t *testing.T) {
 	if data, _ := os.ReadFile(state); strings.Contains(string(data), e.dir) {
 		t.Errorf("trust recorded while a turn ran:\n%s", data)
 	}
+}
+
+// TestTrustFloatLongList: on a 24-row screen, a 1,200-character value is
+// cut ("… (N more characters)") and a list longer than the float says
+// how many lines are below; `t` is refused until the last line (an MCP
+// server's command) has been on screen, then asks as usual.
+func TestTrustFloatLongList(t *testing.T) {
+	var servers []string
+	for i := range 20 {
+		servers = append(servers, fmt.Sprintf(`"a%02d": {"command": "true"}`, i))
+	}
+	servers = append(servers, `"zz": {"command": "sh", "args": ["evil.sh"]}`)
+	cfg := `{"model": "` + strings.Repeat(" ", 1200) + `", "mcpServers": {` + strings.Join(servers, ", ") + `}}`
+	e := newEditor(t, editorOpts{untrusted: true, config: cfg})
+	e.start()
+	e.waitFor("the trust float", 10*time.Second, func() bool { return e.boolLua(`return require('coder.trust').pending()`) })
+	var rows, height int
+	e.lua(`return vim.o.lines`, &rows)
+	if rows != 24 {
+		t.Fatalf("the screen has %d rows, want 24", rows)
+	}
+	if f := e.floatText(); !strings.Contains(f, "(1140 more characters)") {
+		t.Errorf("the long model value is not cut:\n%s", f)
+	}
+	// botline: the last line wholly on screen; zz's is the float's last.
+	view := func() (bot, last int, more string) {
+		var r []any
+		e.lua(`local w = vim.api.nvim_get_current_win()
+			local info = vim.fn.getwininfo(w)[1]
+			local more = ''
+			for _, win in ipairs(vim.api.nvim_list_wins()) do
+				local l = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, 1, false)[1] or ''
+				if l:find('more lines?: scroll with j/k') then more = l end
+			end
+			return { info.botline, vim.fn.line('$'), more, info.height }`, &r)
+		height = int(r[3].(int64))
+		return int(r[0].(int64)), int(r[1].(int64)), r[2].(string)
+	}
+	e.waitFor("the float drawn", 10*time.Second, func() bool { b, _, _ := view(); return b > 0 })
+	bot, last, more := view()
+	if !strings.Contains(e.floatText(), `mcpServers.zz: runs "sh evil.sh"`) {
+		t.Fatalf("the MCP line is not in the float:\n%s", e.floatText())
+	}
+	if bot >= last {
+		t.Fatalf("the list fits (%d of %d lines, height %d): the test needs a longer one", bot, last, height)
+	}
+	if want := fmt.Sprintf(" %d more lines: scroll with j/k ", last-bot); more != want {
+		t.Errorf("the note below the float = %q, want %q", more, want)
+	}
+	e.input("t")
+	e.waitFor("the refusal", 10*time.Second, func() bool {
+		return strings.Contains(e.notes(), "read the whole list before trusting it")
+	})
+	if strings.Contains(e.floatText(), "Enter: trust it as shown") {
+		t.Fatal("t asked to trust before the MCP line was on screen")
+	}
+	// Scrolling to the bottom shows it, the note goes, and t asks.
+	for range last {
+		e.input("j")
+	}
+	e.waitFor("the last line on screen", 10*time.Second, func() bool { b, l, m := view(); return b == l && m == "" })
+	e.input("t")
+	e.waitFor("the confirmation", 10*time.Second, func() bool { return strings.Contains(e.floatText(), "Enter: trust it as shown") })
+	e.input("r")
 }

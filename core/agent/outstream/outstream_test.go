@@ -3,6 +3,8 @@ package outstream
 import (
 	"context"
 	"encoding/json"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -87,7 +89,7 @@ func BenchmarkBashFlood(b *testing.B) {
 				b.Fatal(err)
 			}
 			var bash tools.Tool
-			for _, t := range tools.Builtins() {
+			for _, t := range tools.Builtins(hostpath.Resolve(os.Getenv("PATH"), "")) {
 				if t.Spec().Function.Name == "bash" {
 					bash = t
 				}

@@ -136,6 +136,19 @@ func TestSanitize(t *testing.T) {
 		{"other controls", []string{"a\x00\x07\x7fb"}, "ab"},
 		{"an overlong SGR", []string{"\x1b[" + strings.Repeat("1;", 40) + "mz"}, "z"},
 		{"UTF-8", []string{"héllo ✓"}, "héllo ✓"},
+		// C1 controls, 8-bit and as UTF-8 (U+0080–U+009F).
+		{"8-bit OSC 52 (0x9D), BEL", []string{"x\x9d52;c;cHduZWQ=\x07y"}, "xy"},
+		{"8-bit OSC 52, 8-bit ST", []string{"x\x9d52;c;cHduZWQ=\x9cy"}, "xy"},
+		{"UTF-8 OSC 52 (U+009D), UTF-8 ST", []string{"x\u009d52;c;cHduZWQ=\u009cy"}, "xy"},
+		{"UTF-8 OSC title, split inside the character", []string{"x\xc2", "\x9d0;pwned\x1b\\y"}, "xy"},
+		{"8-bit title, ESC ST", []string{"x\x9d2;pwned\x1b\\y"}, "xy"},
+		{"8-bit CSI DSR query", []string{"a\x9b6nb\x9b5nc"}, "abc"},
+		{"UTF-8 CSI DSR and DA queries", []string{"a\u009b6nb\u009bcc"}, "abc"},
+		{"8-bit CSI SGR kept as 7-bit", []string{"\x9b31mred"}, "\x1b[31mred"},
+		{"8-bit DCS, APC, PM, SOS", []string{"a\x90q\x9cb\x9fx\x9cc\x9ex\x9cd\x98x\x9ce"}, "abcde"},
+		{"other C1 (IND, NEL, SS2)", []string{"a\x84b\u0085c\x8ed"}, "abcd"},
+		{"UTF-8 beside C1 bytes", []string{"€ é \xe2\x82\xac"}, "€ é €"},
+		{"a broken UTF-8 lead", []string{"a\xc2b"}, "ab"},
 	} {
 		var z sanitizer
 		var got []byte
