@@ -301,16 +301,25 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
+	// Queued behind the running turn from here on (queue.go); the work
+	// below runs on the turn's context, which a later prompt leaves alone.
+	t := s.newTurn(ctx)
+	defer s.leave(t)
+	ctx = t.ctx
 	input, typed, images, err := fold(p.Prompt)
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	command := isCommand(p.Prompt)
+	if line, ok := wrappedCommand(p.Prompt); ok && len(images) == 0 {
+		input, typed, command = line, "", true // a command inside a client's wrapper (wrappers.go)
 	}
 	// "@path" and "#diff" typed in the prompt's text (a client that sends
 	// plain text) are resolved here, with the workspace's path rules, and
 	// so are the workspace files it links (codecompanion's /file, avante's
 	// attachments): read through the client when it offers reads, so an
 	// unsaved buffer wins. Embedded resources are already in input.
-	if !isCommand(p.Prompt) {
+	if !command {
 		items := s.eng.ResolveMentions(ctx, promptWords(p.Prompt))
 		items = append(items, notMentioned(s.eng.ResolveFiles(ctx, linkedFiles(p.Prompt)), items)...)
 		if len(items) > 0 {
@@ -320,7 +329,7 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		}
 	}
 	s.lineOpen.Store(false) // a new turn's text starts a new message
-	stop, err := s.prompt(ctx, input, typed, images)
+	stop, err := s.prompt(t, input, typed, images)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
@@ -358,9 +367,7 @@ func (a *server) Cancel(_ context.Context, p sdk.CancelNotification) error {
 	if err != nil {
 		return nil // a notification: nothing to answer, nothing to stop
 	}
-	if t := s.currentTurn(); t != nil {
-		t.cancel()
-	}
+	s.cancelTurn()
 	return nil
 }
 
@@ -409,7 +416,7 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		for _, sum := range list {
 			info := sdk.SessionInfo{Cwd: root, SessionId: sdk.SessionId(sum.ID), UpdatedAt: sdk.Ptr(sum.UpdatedAt.UTC().Format(time.RFC3339))}
 			if sum.FirstPrompt != "" {
-				info.Title = sdk.Ptr(shorten(sum.FirstPrompt, 80))
+				info.Title = sdk.Ptr(sessionTitle(sum.FirstPrompt))
 			}
 			markInUse(&info, store.Holder(store.Dir(root), sum.ID))
 			out.Sessions = append(out.Sessions, info)

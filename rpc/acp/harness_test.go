@@ -91,6 +91,7 @@ type proc struct {
 
 	mu       sync.Mutex
 	badLines []string
+	lines    []string // every line of stdout, in order
 	exited   chan struct{}
 	exitErr  error
 }
@@ -137,11 +138,12 @@ func startProc(t testing.TB, llm *fakellm.Server, root string, setup func(*exec.
 			var msg struct {
 				JSONRPC string `json:"jsonrpc"`
 			}
+			p.mu.Lock()
 			if err := json.Unmarshal(line, &msg); err != nil || msg.JSONRPC != "2.0" {
-				p.mu.Lock()
 				p.badLines = append(p.badLines, string(line))
-				p.mu.Unlock()
 			}
+			p.lines = append(p.lines, string(line))
+			p.mu.Unlock()
 			pw.Write(append(append([]byte(nil), line...), '\n'))
 		}
 		pw.Close()
@@ -152,6 +154,13 @@ func startProc(t testing.TB, llm *fakellm.Server, root string, setup func(*exec.
 	}()
 	t.Cleanup(p.stop)
 	return p
+}
+
+// output is every line the agent wrote so far, in order.
+func (p *proc) output() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.lines...)
 }
 
 // stop closes stdin and expects a clean exit with protocol-only stdout.

@@ -13,8 +13,8 @@ import (
 )
 
 // TestPlanApprovedAndCarriedOut: in plan mode the plan comes as a
-// permission request with the plan's options; "Approve — auto-edit"
-// switches the mode (current_mode_update, config_option_update), the
+// permission request with the plan's options, then a second one asks for
+// auto-edit; approving both switches the mode (current_mode_update, config_option_update), the
 // steps go out as the plan, and the write that follows runs unasked in
 // the same session/prompt.
 func TestPlanApprovedAndCarriedOut(t *testing.T) {
@@ -24,7 +24,7 @@ func TestPlanApprovedAndCarriedOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.client.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-		return selectOption("plan_auto_edit"), nil
+		return selectOption("allow_once"), nil
 	}
 	const plan = "1. Write done.txt\n2. Say so"
 	e.llm.Enqueue(
@@ -36,15 +36,15 @@ func TestPlanApprovedAndCarriedOut(t *testing.T) {
 	e.mustPrompt(sid, "plan then do it", sdk.StopReasonEndTurn)
 
 	perms := e.client.permissions()
-	if len(perms) != 1 {
-		t.Fatalf("%d permission requests, want 1 (the plan; the write runs unasked in auto-edit)", len(perms))
+	if len(perms) != 2 {
+		t.Fatalf("%d permission requests, want 2 (the plan, auto-edit; the write runs unasked in auto-edit)", len(perms))
 	}
 	p := perms[0]
 	var opts []string
 	for _, o := range p.Options {
 		opts = append(opts, string(o.Kind)+":"+o.Name)
 	}
-	if got, want := strings.Join(opts, "|"), "allow_once:Approve — ask before edits|allow_always:Approve — auto-edit|reject_once:Keep planning"; got != want {
+	if got, want := strings.Join(opts, "|"), "allow_once:Approve the plan|reject_once:Keep planning"; got != want {
 		t.Errorf("options %q, want %q", got, want)
 	}
 	if p.ToolCall.ToolCallId != "call_p" || len(p.ToolCall.Content) != 1 || p.ToolCall.Content[0].Content == nil ||
@@ -87,7 +87,7 @@ func TestPlanKeepPlanning(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.client.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-		return selectOption("plan_keep_planning"), nil
+		return selectOption("reject_once"), nil
 	}
 	e.llm.Enqueue(
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_p", "propose_plan", map[string]string{"plan": "1. Write x"})}},
