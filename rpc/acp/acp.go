@@ -110,10 +110,24 @@ func (a *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 	}, nil
 }
 
-// Authenticate accepts anything: the provider key comes from the
-// environment or the config files, not from the client.
-func (a *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
-	return sdk.AuthenticateResponse{}, nil
+// Authenticate refuses every method id: none is advertised, since the
+// provider key comes from the environment or the config files.
+func (a *server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, sdk.NewInvalidParams(map[string]any{"methodId": p.MethodId,
+		"error": fmt.Sprintf("methodId %q: this agent advertises no authentication methods; the model provider's key comes from the environment or the config files", p.MethodId)})
+}
+
+// UnstableSetSessionModel is session/set_model (unstable; avante falls
+// back to it): the same as setting the model config option.
+func (a *server) UnstableSetSessionModel(_ context.Context, p sdk.UnstableSetSessionModelRequest) (sdk.UnstableSetSessionModelResponse, error) {
+	s, err := a.lookup(p.SessionId)
+	if err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	if err := s.setConfigOption(optModel, string(p.ModelId)); err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	return sdk.UnstableSetSessionModelResponse{}, nil
 }
 
 func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
@@ -234,7 +248,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 		}
 		if errors.Is(err, store.ErrLocked) {
 			// The message names the process; data carries it for a client.
-			return nil, &sdk.RequestError{Code: -32603, Message: err.Error(), Data: map[string]any{"error": err.Error(), "sessionId": id, "inUseBy": store.Holder(store.Dir(root), id)}}
+			return nil, &sdk.RequestError{Code: codeSessionLocked, Message: err.Error(), Data: map[string]any{"error": err.Error(), "reason": "locked", "sessionId": id, "inUseBy": store.Holder(store.Dir(root), id)}}
 		}
 		return nil, failure(err.Error())
 	}
@@ -407,6 +421,10 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		a.mu.Unlock()
 		sort.Strings(roots)
 	}
+	start, err := listCursor(p.Cursor)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, err
+	}
 	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
 	for _, root := range roots {
 		list, err := store.List(store.Dir(root))
@@ -418,11 +436,10 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 			if sum.FirstPrompt != "" {
 				info.Title = sdk.Ptr(sessionTitle(sum.FirstPrompt))
 			}
-			markInUse(&info, store.Holder(store.Dir(root), sum.ID))
 			out.Sessions = append(out.Sessions, info)
 		}
 	}
-	return out, nil
+	return page(out.Sessions, start), nil
 }
 
 // markInUse marks a listed session another process holds (pid, or -1 when
@@ -504,8 +521,12 @@ func noExtraRoots(dirs []string) error {
 	return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories (%s) are not supported: this agent's workspace is the cwd alone; open a session in a directory that holds them all", strings.Join(dirs, ", ")), "additionalDirectories": dirs})
 }
 
-// codeNotFound is ACP's "resource not found".
-const codeNotFound = -32002
+// codeNotFound is ACP's "resource not found"; codeSessionLocked, in the
+// server range, says another process has the session open.
+const (
+	codeNotFound      = -32002
+	codeSessionLocked = -32010
+)
 
 func notFound(id sdk.SessionId, detail string) *sdk.RequestError {
 	return &sdk.RequestError{Code: codeNotFound, Message: fmt.Sprintf("session %q not found", id), Data: map[string]any{"sessionId": id, "error": detail}}
