@@ -43,4 +43,3 @@ func page(all []sdk.SessionInfo, start int) sdk.ListSessionsResponse {
 	}
 	return out
 }
-
