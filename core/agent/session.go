@@ -438,6 +438,9 @@ func (s *Session) start(convID ConversationID, input, typed string, images ...ll
 	if err != nil {
 		return "", nil, fmt.Errorf("no conversation %q in this session: %w", convID, err)
 	}
+	if err := s.checkPromptSize(input); err != nil {
+		return "", nil, err
+	}
 	id := TaskID(s.newID())
 	done, err := s.sched.submit(&taskPlan{id: id, kind: planInput, conv: c.ID, input: input, typed: typed, images: images, turn: id})
 	if err != nil {

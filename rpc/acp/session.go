@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -240,6 +241,10 @@ func (s *session) prompt(t *turn, input, typed string, images []llm.Image) (sdk.
 		s.mu.Lock()
 		s.turn = nil
 		s.mu.Unlock()
+		if errors.Is(err, agent.ErrPromptTooLarge) {
+			// The message itself says it: clients show the message.
+			return "", &sdk.RequestError{Code: codeInvalidParams, Message: err.Error(), Data: map[string]any{"error": err.Error(), "field": "prompt"}}
+		}
 		return "", sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	var r result
