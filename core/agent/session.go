@@ -124,6 +124,9 @@ type Session struct {
 	mode      policy.Mode
 	policy    policy.Policy
 	memory    *policy.Memory
+	// verifySkip is the reason auto-verify last did not run, stated once
+	// until it changes (seed 001 §6: stated, not repeated).
+	verifySkip string
 	convs     map[ConversationID]*Conversation
 	order     []*Conversation // root first, then in creation order
 	rootConv  *Conversation
