@@ -169,7 +169,7 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 	for _, u := range replay(s.root, s.eng.History("")) {
 		s.send(u)
 	}
-	if todos := s.eng.Todos(); len(todos) > 0 {
+	if todos := s.eng.ShownTodos(); len(todos) > 0 {
 		var plan []event.Todo
 		for _, td := range todos {
 			plan = append(plan, event.Todo{Content: td.Content, Status: td.Status})

@@ -3,6 +3,7 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -425,6 +426,9 @@ func TestLoadSession(t *testing.T) {
 			}
 		case x.ToolCallUpdate != nil:
 			kinds = append(kinds, "tool_call_update:"+string(x.ToolCallUpdate.ToolCallId))
+		case x.Plan != nil:
+			// The complex task's quiet start was never shown live.
+			kinds = append(kinds, fmt.Sprint("plan:", len(x.Plan.Entries)))
 		}
 	}
 	liveTitle := ""
