@@ -104,3 +104,62 @@ func TestPlanKeepPlanning(t *testing.T) {
 		}
 	}
 }
+
+// planEntries is the statuses of the last plan update, "content:status".
+func planEntries(updates []sdk.SessionNotification) []string {
+	var out []string
+	for _, u := range updates {
+		if p := u.Update.Plan; p != nil {
+			out = out[:0]
+			for _, e := range p.Entries {
+				out = append(out, e.Content+":"+string(e.Status))
+			}
+		}
+	}
+	return out
+}
+
+// TestPlanStepStatuses: the plan update keeps its steps current: the first
+// in progress once approved, all completed when the turn that carried the
+// plan out ends, unless the model kept the list itself.
+func TestPlanStepStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		middle []fakellm.Reply
+		want   string
+	}{
+		{"model silent", nil, "Write done.txt:completed|Say so:completed"},
+		{"model keeps the list", []fakellm.Reply{{ToolCalls: []llm.ToolCall{call("call_t", "todo", map[string]any{"todos": []map[string]string{
+			{"content": "Write done.txt", "status": "completed"}, {"content": "Say so", "status": "in_progress"}}})}}},
+			"Write done.txt:completed|Say so:in_progress"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, envOptions{})
+			sid, _ := e.newSession()
+			if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
+				t.Fatal(err)
+			}
+			e.client.permit = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+				return selectOption("allow_once"), nil
+			}
+			replies := []fakellm.Reply{
+				{ToolCalls: []llm.ToolCall{call("call_p", "propose_plan", map[string]string{"plan": "1. Write done.txt\n2. Say so"})}},
+				{ToolCalls: []llm.ToolCall{call("call_w", "write", map[string]string{"path": "done.txt", "content": "x\n"})}},
+			}
+			replies = append(append(replies, tc.middle...), fakellm.Reply{Content: "Done."})
+			e.llm.Enqueue(replies...)
+			e.mustPrompt(sid, "plan then do it", sdk.StopReasonEndTurn)
+			if got := strings.Join(planEntries(e.client.snapshot()), "|"); got != tc.want {
+				t.Errorf("plan at the end %q, want %q", got, tc.want)
+			}
+			for _, u := range e.client.snapshot() {
+				if u.Update.Plan != nil {
+					if got := strings.Join(planEntries([]sdk.SessionNotification{u}), "|"); got != "Write done.txt:in_progress|Say so:pending" {
+						t.Errorf("plan once approved %q, want the first step in progress", got)
+					}
+					break
+				}
+			}
+		})
+	}
+}
