@@ -69,4 +69,3 @@ func TestRewindListsImageTurnsByText(t *testing.T) {
 		t.Errorf("/rewind answered %q, want the image turn listed by its text", text)
 	}
 }
-
