@@ -330,6 +330,9 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		Diffs:   diffs(inv.Changes),
 		Always:  policy.OffersAlways(v, inv.OutsideSandbox),
 	}
+	if !req.Always {
+		req.Scope = policy.OnceScope(v, inv.OutsideSandbox)
+	}
 	switch {
 	case inv.OutsideSandbox:
 		req.Sandbox = event.SandboxOutside

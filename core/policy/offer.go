@@ -27,3 +27,17 @@ func AlwaysAnswer(offered bool) Answer {
 	}
 	return AnswerOnce
 }
+
+// OnceScope is what "always" covers where it is not offered: this call
+// only, and why, for front ends that still show the key.
+func OnceScope(v Verdict, outsideSandbox bool) string {
+	switch {
+	case outsideSandbox:
+		return "this call only: runs outside the sandbox are asked every time"
+	case v.Dangerous || v.Analysis != nil && v.Analysis.Class == shellcheck.Dangerous:
+		return "this call only: dangerous commands are never remembered"
+	case len(v.Keys) == 0 && v.Scope != "":
+		return v.Scope
+	}
+	return "this call only: it cannot be remembered"
+}

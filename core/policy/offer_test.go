@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/coder-nvim/coder-nvim/core/shellcheck"
@@ -27,6 +28,23 @@ func TestOffersAlways(t *testing.T) {
 		}
 		if got := AlwaysAnswer(tc.want); (got == AnswerAlways) != tc.want {
 			t.Errorf("%s: AlwaysAnswer = %v", tc.name, got)
+		}
+	}
+}
+
+func TestOnceScope(t *testing.T) {
+	keys := []Key{{Tool: "bash:outside", Path: []string{"touch"}}}
+	for _, tc := range []struct {
+		v       Verdict
+		outside bool
+		want    string
+	}{
+		{Verdict{Decision: Ask, Keys: keys}, true, "outside the sandbox are asked every time"},
+		{Verdict{Decision: Ask, Keys: keys, Dangerous: true}, false, "dangerous commands are never remembered"},
+		{Verdict{Decision: Ask, Scope: "this call only: writes to skills are never remembered"}, false, "skills"},
+	} {
+		if got := OnceScope(tc.v, tc.outside); !strings.Contains(got, tc.want) || !strings.HasPrefix(got, "this call only") {
+			t.Errorf("OnceScope(%+v, %v) = %q, want %q", tc.v, tc.outside, got, tc.want)
 		}
 	}
 }
