@@ -165,8 +165,15 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	// The history goes out before the response, as the protocol asks.
-	for _, u := range replay(s.root, s.eng.History("")) {
+	// The history goes out before the response, as the protocol asks. A
+	// load that would replay nothing is no success: a client would show an
+	// empty chat as resumed.
+	history := s.eng.History("")
+	if len(history) == 0 {
+		a.forget(s)
+		return sdk.LoadSessionResponse{}, notFound(p.SessionId, "the session holds no messages: there is nothing to load; start a new session")
+	}
+	for _, u := range replay(s.root, history) {
 		s.send(u)
 	}
 	if todos := s.eng.ShownTodos(); len(todos) > 0 {
@@ -432,6 +439,9 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 			return sdk.ListSessionsResponse{}, failure(err.Error())
 		}
 		for _, sum := range list {
+			if sum.Messages == 0 {
+				continue // nothing to load
+			}
 			info := sdk.SessionInfo{Cwd: root, SessionId: sdk.SessionId(sum.ID), UpdatedAt: sdk.Ptr(sum.UpdatedAt.UTC().Format(time.RFC3339))}
 			if sum.FirstPrompt != "" {
 				info.Title = sdk.Ptr(sessionTitle(sum.FirstPrompt))
@@ -459,6 +469,16 @@ func markInUse(info *sdk.SessionInfo, pid int) {
 	}
 	info.Title = sdk.Ptr(fmt.Sprintf("%s [open in %s]", title, who))
 	info.Meta = map[string]any{"coder-nvim": map[string]any{"inUseBy": pid}}
+}
+
+// forget closes s and drops it from the live sessions.
+func (a *server) forget(s *session) {
+	a.mu.Lock()
+	if a.sessions[s.id] == s {
+		delete(a.sessions, s.id)
+	}
+	a.mu.Unlock()
+	s.close()
 }
 
 func (a *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {

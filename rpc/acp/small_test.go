@@ -40,3 +40,31 @@ func TestSmallProtocolAnswers(t *testing.T) {
 		t.Errorf("session/list: %+v %v, want one session and no next page", resp, err)
 	}
 }
+
+// TestLoadEmptySession: a saved session that holds no messages (its only
+// turn rewound) is not listed,
+// and loading it is an error, not a success that replays nothing (a
+// client shows that as an empty chat "resumed").
+func TestLoadEmptySession(t *testing.T) {
+	llmSrv := fakellm.New()
+	t.Cleanup(llmSrv.Close)
+	first := newEnv(t, envOptions{llm: llmSrv})
+	sid, _ := first.newSession()
+	llmSrv.Enqueue(fakellm.Reply{Content: "hi"})
+	first.mustPrompt(sid, "hello", sdk.StopReasonEndTurn)
+	first.mustPrompt(sid, "/rewind 1", sdk.StopReasonEndTurn) // saved, and empty
+	first.proc.stop()
+	second := newEnv(t, envOptions{llm: llmSrv, root: first.root})
+	list, err := second.conn.ListSessions(ctxT(t), sdk.ListSessionsRequest{Cwd: sdk.Ptr(first.root)})
+	if err != nil || len(list.Sessions) != 0 {
+		t.Errorf("session/list: %+v %v, want no session", list, err)
+	}
+	_, err = second.conn.LoadSession(ctxT(t), sdk.LoadSessionRequest{SessionId: sid, Cwd: first.root, McpServers: []sdk.McpServer{}})
+	if requestCode(err) != -32002 {
+		t.Errorf("session/load of an empty session: %v, want -32002", err)
+	}
+	// The session can still be started afresh.
+	sid2, _ := second.newSession()
+	llmSrv.Enqueue(fakellm.Reply{Content: "hi"})
+	second.mustPrompt(sid2, "hello", sdk.StopReasonEndTurn)
+}
