@@ -385,6 +385,9 @@ func (s *Session) ask(ctx context.Context, t *task, req *event.Approval) (ans An
 		t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: "cancelled"})
 		return Answer{}, false
 	}
+	if ans.Decision == AllowAlways && !req.Always {
+		ans.Decision = AllowOnce // "always" where it was not offered (policy.OffersAlways)
+	}
 	t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: string(ans.Decision)})
 	return ans, true
 }
