@@ -272,9 +272,7 @@ func TestCancel(t *testing.T) {
 	}
 
 	// 3. With a shell command running (yolo: no approval).
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "yolo")
 	e.llm.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_s", "bash", map[string]string{"command": "touch started && sleep 20"})}})
 	go func() {
 		r, err := e.prompt(sid, "wait a while")
@@ -324,9 +322,7 @@ func TestCancel(t *testing.T) {
 func TestPlanModeRefusesWrite(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "plan")
 	e.client.waitFor(t, "current_mode_update plan", func() bool {
 		for _, u := range e.client.snapshot() {
 			if m := u.Update.CurrentModeUpdate; m != nil && m.CurrentModeId == "plan" {

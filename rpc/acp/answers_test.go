@@ -114,9 +114,7 @@ func TestAvantePlanApproval(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{})
 			sid, _ := e.newSession()
-			if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
-				t.Fatal(err)
-			}
+			e.setMode(sid, "plan")
 			n := 0
 			av := &avante{click: func(req sdk.RequestPermissionRequest) string {
 				if n >= len(tc.clicks) {
@@ -197,9 +195,7 @@ func TestAlwaysNotOfferedWhereUnsafe(t *testing.T) {
 
 	// The plan: asked without "always"; then in auto-edit a dangerous
 	// command is still asked.
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "plan")
 	e.llm.Enqueue(
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("p", "propose_plan", map[string]string{"plan": "1. Remove x"})}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("r3", "bash", map[string]string{"command": "rm -f src/a.txt"})}},
@@ -262,9 +258,7 @@ func TestAvanteAlwaysContained(t *testing.T) {
 func TestPlanVisible(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "plan")
 	e.client.permit = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 		return selectOption("reject_once"), nil
 	}

@@ -462,6 +462,14 @@ func (e *env) newSession() (sdk.SessionId, sdk.NewSessionResponse) {
 	return resp.SessionId, resp
 }
 
+// setMode switches the session's mode with session/set_mode.
+func (e *env) setMode(sid sdk.SessionId, mode string) {
+	e.t.Helper()
+	if _, err := e.conn.SetSessionMode(ctxT(e.t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: sdk.SessionModeId(mode)}); err != nil {
+		e.t.Fatalf("session/set_mode %s: %v", mode, err)
+	}
+}
+
 func (e *env) prompt(sid sdk.SessionId, text string) (sdk.PromptResponse, error) {
 	return e.conn.Prompt(ctxT(e.t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
 }

@@ -20,9 +20,7 @@ import (
 func TestPlanApprovedAndCarriedOut(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "plan")
 	e.client.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 		return selectOption("allow_once"), nil
 	}
@@ -83,9 +81,7 @@ func TestPlanApprovedAndCarriedOut(t *testing.T) {
 func TestPlanKeepPlanning(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "plan")
 	e.client.permit = func(_ context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 		return selectOption("reject_once"), nil
 	}
@@ -136,9 +132,7 @@ func TestPlanStepStatuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, envOptions{})
 			sid, _ := e.newSession()
-			if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
-				t.Fatal(err)
-			}
+			e.setMode(sid, "plan")
 			e.client.permit = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
 				return selectOption("allow_once"), nil
 			}

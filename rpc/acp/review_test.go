@@ -22,9 +22,7 @@ import (
 func TestCancelDuringClientWrite(t *testing.T) {
 	e := newEnv(t, envOptions{fs: true})
 	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "yolo")
 	a, b := filepath.Join(e.root, "a.txt"), filepath.Join(e.root, "b.txt")
 	for path, text := range map[string]string{a: "one\n", b: "two\n"} {
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {

@@ -15,9 +15,7 @@ import (
 func TestVerifyNoteOnce(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "auto-edit"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "auto-edit")
 	e.llm.Enqueue(
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("w1", "write", map[string]string{"path": "a.go", "content": "package a\n"})}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("w2", "write", map[string]string{"path": "b.go", "content": "package a\n"})}},
