@@ -26,8 +26,8 @@ func (s *session) newTurn(req context.Context) *turn {
 }
 
 // acquire waits until t is the turn to run and makes it the running
-// one; false when it was cancelled
-// first (it then leaves the queue).
+// one; false when it was cancelled first (it then leaves the queue).
+// Blocked sends on a channel are served in order: first come, first run.
 func (s *session) acquire(t *turn) bool {
 	ok := false
 	select {
