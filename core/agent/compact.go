@@ -94,7 +94,11 @@ func (s *Session) compact(ctx context.Context, t *task, all bool) (string, error
 	s.mu.Unlock()
 	s.reportSave(rerr)
 	t.emit(event.Event{Kind: event.StatusChanged, Status: &st})
-	t.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("conversation compacted: %d messages sent as a summary, %d after it (about %d tokens); the full history is kept", base+cut, len(hist)-cut, tokensNow)})
+	whole := ""
+	if lastUser(hist) >= from && lastUser(hist) < cut {
+		whole = "; your last message is sent whole beside it"
+	}
+	t.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("conversation compacted: %d messages sent as a summary, %d after it (about %d tokens)%s; the full history is kept", base+cut, len(hist)-cut, tokensNow, whole)})
 	return summary, nil
 }
 
@@ -125,4 +129,14 @@ func (c slash) Compact(ctx context.Context, _ string) (string, error) {
 		return "", err
 	}
 	return "Summary:\n" + summary, nil
+}
+
+// lastUser is the index in hist of its last user message, -1 without one.
+func lastUser(hist []llm.Message) int {
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Role == llm.RoleUser {
+			return i
+		}
+	}
+	return -1
 }

@@ -183,6 +183,7 @@ func (s *Session) modelLoop(ctx context.Context, t *task, input string) {
 		case done && s.stopHooks(ctx, t):
 			continue // a stop hook sent the model back to work
 		case done:
+			s.finishPlanTodos(t)
 			s.endTurn(t)
 			reason := event.StopEndTurn
 			if t.refused {

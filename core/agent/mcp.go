@@ -7,7 +7,9 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -28,6 +30,11 @@ type mcpState struct {
 	// Guarded by Session.mu.
 	waited bool                         // the first turn waited for starting servers
 	views  map[ConversationID]*mcp.View // per conversation: allowlist and limits
+	// failed is each server's latest failure not told yet: said once, in
+	// the next turn, not per attempt and outside any turn (issue 48). Its
+	// own lock: the pool may call OnNotice under Session.mu.
+	failMu sync.Mutex
+	failed map[string]string
 }
 
 // openMCP starts the configured servers in the background; nothing waits
@@ -37,7 +44,7 @@ func (s *Session) openMCP(log io.Writer) {
 	if len(servers) == 0 {
 		return
 	}
-	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}}
+	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}, failed: map[string]string{}}
 	s.mcp.pool = mcp.New(mcp.Options{
 		Servers:       servers,
 		Root:          s.root,
@@ -52,8 +59,16 @@ func (s *Session) openMCP(log io.Writer) {
 		ClientVersion: s.opts.Version,
 		OnNotice: func(n mcp.Notice) {
 			switch n.Kind {
-			case mcp.NoticeFailed, mcp.NoticeExited, mcp.NoticeCloseFailed:
+			case mcp.NoticeCloseFailed: // at close too, when no turn follows
 				s.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", n.Server, n.Text)})
+			case mcp.NoticeFailed, mcp.NoticeExited:
+				s.mcp.failMu.Lock()
+				s.mcp.failed[n.Server] = n.Text
+				s.mcp.failMu.Unlock()
+			case mcp.NoticeStarted:
+				s.mcp.failMu.Lock()
+				delete(s.mcp.failed, n.Server) // it recovered before anyone was told
+				s.mcp.failMu.Unlock()
 			}
 		},
 	})
@@ -93,6 +108,7 @@ func (s *Session) mcpBoundary(t *task) *mcp.Catalog {
 		s.mcp.pool.WaitStarted(ctx)
 		cancel()
 	}
+	s.tellMCPFailures(t)
 	cat, changed := s.mcp.pool.Advance()
 	if changed {
 		text := fmt.Sprintf("MCP tools: %d available", len(cat.Tools))
@@ -102,6 +118,23 @@ func (s *Session) mcpBoundary(t *task) *mcp.Catalog {
 		t.emit(event.Event{Kind: event.Notice, Text: text})
 	}
 	return cat
+}
+
+// tellMCPFailures puts the servers' failures since the last turn into
+// this one, one notice per server.
+func (s *Session) tellMCPFailures(t *task) {
+	s.mcp.failMu.Lock()
+	failed := s.mcp.failed
+	s.mcp.failed = map[string]string{}
+	s.mcp.failMu.Unlock()
+	names := make([]string, 0, len(failed))
+	for name := range failed {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", name, failed[name])})
+	}
 }
 
 // mcpView is a conversation's view; created on first use.

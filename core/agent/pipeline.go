@@ -328,6 +328,10 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 		Scope:   v.Scope,
 		Danger:  v.Dangerous,
 		Diffs:   diffs(inv.Changes),
+		Always:  policy.OffersAlways(v, inv.OutsideSandbox),
+	}
+	if !req.Always {
+		req.Scope = policy.OnceScope(v, inv.OutsideSandbox)
 	}
 	switch {
 	case inv.OutsideSandbox:
@@ -343,11 +347,11 @@ func (s *Session) approve(ctx context.Context, t *task, call llm.ToolCall, inv *
 	case AllowOnce:
 	case AllowAlways:
 		// The keys carry the scope and TTL of the policy (approval.scope,
-		// approval.ttl); dangerous calls are approved once only.
+		// approval.ttl); where "always" was not offered it counts as once.
 		s.mu.Lock()
 		mem := s.memory
 		s.mu.Unlock()
-		mem.Apply(policy.AnswerAlways, v)
+		mem.Apply(policy.AlwaysAnswer(req.Always), v)
 	default: // deny, or a plan's answer to a call's request: no
 		return false, "denied by the user: do not retry this call unchanged; adapt the approach or ask the user what they want"
 	}
@@ -380,6 +384,9 @@ func (s *Session) ask(ctx context.Context, t *task, req *event.Approval) (ans An
 		s.mu.Unlock()
 		t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: "cancelled"})
 		return Answer{}, false
+	}
+	if ans.Decision == AllowAlways && !req.Always {
+		ans.Decision = AllowOnce // "always" where it was not offered (policy.OffersAlways)
 	}
 	t.emit(event.Event{Kind: event.ApprovalResolved, Approval: req, Reason: string(ans.Decision)})
 	return ans, true

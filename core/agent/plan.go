@@ -11,12 +11,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/agent/todo"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 	"github.com/google/uuid"
@@ -164,7 +166,9 @@ func (s *Session) approvePlan(t *task, d Decision, plan string, edited bool) too
 	s.SetMode(mode) // the user's own answer: the one thing that widens
 	steps := ""
 	if todos := todo.FromPlan(plan); len(todos) > 0 && t.conv.Tools.Plan {
+		todos[0].Status = todo.InProgress // the model starts on it now
 		s.setTodos(t, todos)
+		t.planTodos = todos
 		steps = " Its numbered steps are now the todo list: keep it current with the todo tool as you go."
 	}
 	as := ""
@@ -214,4 +218,21 @@ func (s *Session) skipAfterPlan(t *task, rest []llm.ToolCall) {
 		s.appendMessage(t.conv, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, Name: call.Function.Name, Content: msg})
 		t.emit(event.Event{Kind: event.ToolCallEnd, Tool: &event.Tool{CallID: call.ID, Name: call.Function.Name, Status: event.ToolAborted, Summary: "not run: plan hand-off"}})
 	}
+}
+
+// finishPlanTodos marks the steps of the plan approved in this turn
+// completed when the turn ends with the model's answer and the model never
+// updated the list itself: its answer says the plan was carried out, and
+// the list must not show the steps pending ever after (issue 48). A list
+// the model kept current is left as it is.
+func (s *Session) finishPlanTodos(t *task) {
+	if t.planTodos == nil || !slices.Equal(t.conv.todoList(), t.planTodos) {
+		return
+	}
+	done := make([]store.Todo, len(t.planTodos))
+	for i, td := range t.planTodos {
+		done[i] = store.Todo{Content: td.Content, Status: todo.Completed}
+	}
+	t.planTodos = nil
+	s.setTodos(t, done)
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/agent/compact"
+	"github.com/coder-nvim/coder-nvim/core/agent/todo"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -63,7 +65,7 @@ func (s *Session) RewindTurns(ctx context.Context) []RewindTurn {
 	out := make([]RewindTurn, 0, len(live))
 	for n, i := range live {
 		t := turns[i]
-		out = append(out, RewindTurn{N: n + 1, Started: t.Started, First: text.Truncate(text.FirstLine(t.Input), 60), Files: s.turnFiles(ctx, t)})
+		out = append(out, RewindTurn{N: n + 1, Started: t.Started, First: text.Truncate(turnLabel(t.Input), 60), Files: s.turnFiles(ctx, t)})
 	}
 	return out
 }
@@ -94,7 +96,7 @@ func (s *Session) rewindList(ctx context.Context) string {
 		var firsts []string
 		for _, id := range br.Turns {
 			if j := slices.IndexFunc(turns, func(t store.Turn) bool { return t.Task == id }); j >= 0 {
-				firsts = append(firsts, fmt.Sprintf("%q", text.Truncate(text.FirstLine(turns[j].Input), 40)))
+				firsts = append(firsts, fmt.Sprintf("%q", text.Truncate(turnLabel(turns[j].Input), 40)))
 			}
 		}
 		fmt.Fprintf(&b, "abandoned at %s: %d message(s), turns %s\n", br.Time.Local().Format("15:04:05"), len(br.Messages), strings.Join(firsts, ", "))
@@ -153,7 +155,7 @@ func (s *Session) rewindTo(ctx context.Context, t *task, n int) (string, error) 
 	case n > 2:
 		holds = fmt.Sprintf("turns 1–%d", n-1)
 	}
-	out := fmt.Sprintf("rewound to just before turn %d %q: the conversation now holds %s; the later turns are kept as an abandoned branch (/rewind lists it)", n, text.Truncate(text.FirstLine(turn.Input), 60), holds)
+	out := fmt.Sprintf("rewound to just before turn %d %q: the conversation now holds %s; the later turns are kept as an abandoned branch (/rewind lists it)", n, text.Truncate(turnLabel(turn.Input), 60), holds)
 	if err := s.git.Available(ctx); err != nil {
 		out += "\nfiles were not taken back, there are no snapshots here: " + err.Error()
 	}
@@ -207,7 +209,7 @@ func (s *Session) undoFrom(ctx context.Context, first int) (gitsnap.Report, erro
 		}
 		rep, err := s.undoTurn(ctx, turn)
 		if err != nil {
-			return all, fmt.Errorf("/rewind failed while taking back %q (later turns are undone already): %w", text.Truncate(text.FirstLine(turn.Input), 60), err)
+			return all, fmt.Errorf("/rewind failed while taking back %q (later turns are undone already): %w", text.Truncate(turnLabel(turn.Input), 60), err)
 		}
 		s.mu.Lock()
 		s.turns[i].Undone = true
@@ -316,4 +318,19 @@ func (s *Session) CheckpointMode(ctx context.Context) string {
 		return "git: snapshots in the workspace's repository (refs/coder-nvim/snapshots)"
 	}
 	return "outside git: snapshots in the shadow repository " + strings.TrimPrefix(mode, "shadow ") + " (nothing is written into the workspace)"
+}
+
+// imageMarker is how a picture is named in a turn's input ("[image 1]").
+var imageMarker = regexp.MustCompile(`\[image \d+\]`)
+
+// turnLabel is the first line of what the user wrote in a turn: without
+// image markers and the context a front end attached, so a turn that
+// starts with a picture is listed by its words.
+func turnLabel(input string) string {
+	for _, line := range strings.Split(todo.TypedText(input), "\n") {
+		if line = strings.TrimSpace(imageMarker.ReplaceAllString(line, "")); line != "" {
+			return line
+		}
+	}
+	return text.FirstLine(input)
 }

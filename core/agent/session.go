@@ -121,19 +121,22 @@ type Session struct {
 	git *gitsnap.Repo
 	bg  sync.WaitGroup // background snapshot work, waited for by Close
 
-	mu        sync.Mutex // guards the fields below; taken before any Conversation.mu
-	id        SessionID
-	created   time.Time
-	model     string
-	mode      policy.Mode
-	policy    policy.Policy
-	memory    *policy.Memory
-	convs     map[ConversationID]*Conversation
-	order     []*Conversation // root first, then in creation order
-	rootConv  *Conversation
-	approvals map[string]chan Answer
-	turns     []store.Turn
-	abandoned []store.Branch // what /rewind cut off, kept on disk (rewind.go)
+	mu      sync.Mutex // guards the fields below; taken before any Conversation.mu
+	id      SessionID
+	created time.Time
+	model   string
+	mode    policy.Mode
+	policy  policy.Policy
+	memory  *policy.Memory
+	// verifySkip is the reason auto-verify last did not run, stated once
+	// until it changes (seed 001 §6: stated, not repeated).
+	verifySkip string
+	convs      map[ConversationID]*Conversation
+	order      []*Conversation // root first, then in creation order
+	rootConv   *Conversation
+	approvals  map[string]chan Answer
+	turns      []store.Turn
+	abandoned  []store.Branch // what /rewind cut off, kept on disk (rewind.go)
 	// reviewNotes are the hunks the user rejected (turnreview.go), told
 	// to the model with the next message.
 	reviewNotes []string
@@ -454,6 +457,9 @@ func (s *Session) start(convID ConversationID, input, typed string, images ...ll
 	c, err := s.conversation(convID)
 	if err != nil {
 		return "", nil, fmt.Errorf("no conversation %q in this session: %w", convID, err)
+	}
+	if err := s.checkPromptSize(input); err != nil {
+		return "", nil, err
 	}
 	id := TaskID(s.newID())
 	done, err := s.sched.submit(&taskPlan{id: id, kind: planInput, conv: c.ID, input: input, typed: typed, images: images, turn: id})

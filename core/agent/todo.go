@@ -106,6 +106,29 @@ func (s *Session) startComplexTask(t *task, input string) {
 	// Quietly: the list shows once the model writes its steps with the
 	// todo tool; a list holding only the request, and a notice, made
 	// every longer question look like a project (issue 39, newcomer run 6).
-	s.storeTodos(t, []store.Todo{{Content: text.Truncate(text.FirstLine(strings.TrimSpace(typed)), 120), Status: todo.InProgress}})
+	s.storeTodos(t, []store.Todo{quietStart(typed)})
 	t.complex = true
+}
+
+// quietStart is the one item a complex task's list starts with, unseen.
+func quietStart(typed string) store.Todo {
+	return store.Todo{Content: text.Truncate(text.FirstLine(strings.TrimSpace(typed)), 120), Status: todo.InProgress}
+}
+
+// ShownTodos is the root conversation's todo list as the user saw it: none
+// while it is only the quiet start of a complex task (a replay must not
+// show what never was).
+func (s *Session) ShownTodos() []store.Todo {
+	todos := s.Todos()
+	if len(todos) != 1 || todos[0].Status != todo.InProgress {
+		return todos
+	}
+	item := strings.TrimSuffix(todos[0].Content, "…")
+	for _, m := range s.History("") {
+		// A complex task's message carries its note for the model.
+		if shown := todo.Shown(m.Content); m.Role == llm.RoleUser && shown != m.Content && strings.Contains(shown, item) {
+			return nil
+		}
+	}
+	return todos
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -33,6 +34,7 @@ type task struct {
 	call       llm.ToolCall       // the tool call running now
 	ranDurable bool               // the last call's start was recorded durably: it may have changed something
 	planEnd    planEnd            // set by a plan hand-off: the step (or turn) ends after it (plan.go)
+	planTodos  []store.Todo       // the todo list an approved plan seeded in this turn (plan.go)
 	usage      event.TurnUsage    // the model calls' tokens so far
 	images     []llm.Image        // attached to the user message of the turn
 	// stopHookRuns counts the stop hooks that sent the model back to work

@@ -37,13 +37,13 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	t.edited = nil
 	if !ok {
 		if why != verify.NoEditReason && (mode == policy.ModeAutoEdit || mode == policy.ModeYolo || verify.UserAskedToVerify(input)) {
-			s.notice(t, verify.SkipNotice(why))
+			s.skipNotice(t, why)
 		}
 		return false
 	}
 	choice := verify.Choose(s.root, input, cfg.VerifyCommands)
 	if choice.Command == "" {
-		s.notice(t, verify.SkipNotice(choice.Reason))
+		s.skipNotice(t, choice.Reason)
 		return false
 	}
 
@@ -57,18 +57,21 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 		v := policy.Evaluate(mode, s.policyFor(t.conv), action, s.root)
 		switch v.Decision {
 		case policy.Deny:
-			s.notice(t, verify.SkipNotice("bash may not run `"+choice.Command+"`: "+v.Reason))
+			s.skipNotice(t, "bash may not run `"+choice.Command+"`: "+v.Reason)
 			return false
 		case policy.Ask:
 			inv := &tools.Invocation{Tool: "bash", Kind: tools.KindExecute, Title: "verify: " + choice.Command, Command: choice.Command, Confine: confine}
 			if ok, _ := s.approve(ctx, t, llm.ToolCall{ID: callID}, inv, action, v); !ok {
-				s.notice(t, verify.SkipNotice("running `"+choice.Command+"` was not approved"))
+				s.skipNotice(t, "running `"+choice.Command+"` was not approved")
 				return false
 			}
 		}
 	}
 
 	t.verifyRuns++
+	s.mu.Lock()
+	s.verifySkip = "" // it runs: a later skip is news again
+	s.mu.Unlock()
 	info := &event.Tool{CallID: callID, Name: "bash", Kind: string(tools.KindExecute), Title: "verify: " + choice.Command, Arguments: choice.Reason}
 	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
 	var res tools.ShellResult
@@ -104,6 +107,18 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	t.emit(event.Event{Kind: event.ToolCallEnd, Tool: info})
 	s.appendMessage(t.conv, llm.Message{Role: llm.RoleUser, Content: verify.FixPrompt(choice.Command, out, t.verifyRuns, limit)})
 	return true
+}
+
+// skipNotice says why auto-verify did not run, unless the last turn that
+// edited said the same.
+func (s *Session) skipNotice(t *task, why string) {
+	s.mu.Lock()
+	same := s.verifySkip == why
+	s.verifySkip = why
+	s.mu.Unlock()
+	if !same {
+		s.notice(t, verify.SkipNotice(why))
+	}
 }
 
 func (s *Session) notice(t *task, text string) {

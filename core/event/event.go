@@ -207,6 +207,11 @@ type Approval struct {
 	// (propose_plan): the user approves the plan (possibly edited), keeps
 	// planning with a comment or cancels; see agent.PlanApprove.
 	Plan *Plan `json:"plan,omitempty" msgpack:"plan,omitempty"`
+	// Always says "always" may be offered: the answer would be
+	// remembered, and nothing about the call makes remembering unsafe
+	// (policy.OffersAlways). An "always" answer to a request without it
+	// counts as once.
+	Always bool `json:"always,omitempty" msgpack:"always,omitempty"`
 }
 
 // Plan is a plan put to the user.

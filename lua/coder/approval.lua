@@ -84,7 +84,10 @@ local function render_lines()
   end
   add(table.concat(choices, ' · '))
   local always = key('always', 'always: ' .. one_line((r.scope or '') ~= '' and r.scope or 'this action'))
-  if always and not r.inline then
+  if r.always == false and not r.inline then
+    -- The host does not offer "always" here: no key, only why.
+    add(one_line((r.scope or '') ~= '' and r.scope or 'this call only'))
+  elseif always and not r.inline then
     add(always)
   end
   if #rv.hunks > 0 then
@@ -241,7 +244,7 @@ local function show(req)
     end
   end
   bmap(k.approve, function() M.answer('once') end, 'allow once')
-  if not req.inline then
+  if not req.inline and req.always ~= false then
     bmap(k.always, function() M.answer('always') end, 'allow always')
   end
   bmap(k.deny, function() M.answer('deny') end, 'deny')

@@ -110,10 +110,24 @@ func (a *server) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Ini
 	}, nil
 }
 
-// Authenticate accepts anything: the provider key comes from the
-// environment or the config files, not from the client.
-func (a *server) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
-	return sdk.AuthenticateResponse{}, nil
+// Authenticate refuses every method id: none is advertised, since the
+// provider key comes from the environment or the config files.
+func (a *server) Authenticate(_ context.Context, p sdk.AuthenticateRequest) (sdk.AuthenticateResponse, error) {
+	return sdk.AuthenticateResponse{}, sdk.NewInvalidParams(map[string]any{"methodId": p.MethodId,
+		"error": fmt.Sprintf("methodId %q: this agent advertises no authentication methods; the model provider's key comes from the environment or the config files", p.MethodId)})
+}
+
+// UnstableSetSessionModel is session/set_model (unstable; avante falls
+// back to it): the same as setting the model config option.
+func (a *server) UnstableSetSessionModel(_ context.Context, p sdk.UnstableSetSessionModelRequest) (sdk.UnstableSetSessionModelResponse, error) {
+	s, err := a.lookup(p.SessionId)
+	if err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	if err := s.setConfigOption(optModel, string(p.ModelId)); err != nil {
+		return sdk.UnstableSetSessionModelResponse{}, err
+	}
+	return sdk.UnstableSetSessionModelResponse{}, nil
 }
 
 func (a *server) NewSession(_ context.Context, p sdk.NewSessionRequest) (sdk.NewSessionResponse, error) {
@@ -151,11 +165,18 @@ func (a *server) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.L
 	if err != nil {
 		return sdk.LoadSessionResponse{}, err
 	}
-	// The history goes out before the response, as the protocol asks.
-	for _, u := range replay(s.root, s.eng.History("")) {
+	// The history goes out before the response, as the protocol asks. A
+	// load that would replay nothing is no success: a client would show an
+	// empty chat as resumed.
+	history := s.eng.History("")
+	if len(history) == 0 {
+		a.forget(s)
+		return sdk.LoadSessionResponse{}, notFound(p.SessionId, "the session holds no messages: there is nothing to load; start a new session")
+	}
+	for _, u := range replay(s.root, history) {
 		s.send(u)
 	}
-	if todos := s.eng.Todos(); len(todos) > 0 {
+	if todos := s.eng.ShownTodos(); len(todos) > 0 {
 		var plan []event.Todo
 		for _, td := range todos {
 			plan = append(plan, event.Todo{Content: td.Content, Status: td.Status})
@@ -234,7 +255,7 @@ func (a *server) open(root, id string, mcp []sdk.McpServer) (*session, error) {
 		}
 		if errors.Is(err, store.ErrLocked) {
 			// The message names the process; data carries it for a client.
-			return nil, &sdk.RequestError{Code: -32603, Message: err.Error(), Data: map[string]any{"error": err.Error(), "sessionId": id, "inUseBy": store.Holder(store.Dir(root), id)}}
+			return nil, &sdk.RequestError{Code: codeSessionLocked, Message: err.Error(), Data: map[string]any{"error": err.Error(), "reason": "locked", "sessionId": id, "inUseBy": store.Holder(store.Dir(root), id)}}
 		}
 		return nil, failure(err.Error())
 	}
@@ -301,16 +322,25 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
+	// Queued behind the running turn from here on (queue.go); the work
+	// below runs on the turn's context, which a later prompt leaves alone.
+	t := s.newTurn(ctx)
+	defer s.leave(t)
+	ctx = t.ctx
 	input, typed, images, err := fold(p.Prompt)
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	command := isCommand(p.Prompt)
+	if line, ok := wrappedCommand(p.Prompt); ok && len(images) == 0 {
+		input, typed, command = line, "", true // a command inside a client's wrapper (wrappers.go)
 	}
 	// "@path" and "#diff" typed in the prompt's text (a client that sends
 	// plain text) are resolved here, with the workspace's path rules, and
 	// so are the workspace files it links (codecompanion's /file, avante's
 	// attachments): read through the client when it offers reads, so an
 	// unsaved buffer wins. Embedded resources are already in input.
-	if !isCommand(p.Prompt) {
+	if !command {
 		items := s.eng.ResolveMentions(ctx, promptWords(p.Prompt))
 		items = append(items, notMentioned(s.eng.ResolveFiles(ctx, linkedFiles(p.Prompt)), items)...)
 		if len(items) > 0 {
@@ -320,7 +350,7 @@ func (a *server) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRes
 		}
 	}
 	s.lineOpen.Store(false) // a new turn's text starts a new message
-	stop, err := s.prompt(ctx, input, typed, images)
+	stop, err := s.prompt(t, input, typed, images)
 	if err != nil {
 		return sdk.PromptResponse{}, err
 	}
@@ -358,9 +388,7 @@ func (a *server) Cancel(_ context.Context, p sdk.CancelNotification) error {
 	if err != nil {
 		return nil // a notification: nothing to answer, nothing to stop
 	}
-	if t := s.currentTurn(); t != nil {
-		t.cancel()
-	}
+	s.cancelTurn()
 	return nil
 }
 
@@ -400,6 +428,10 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 		a.mu.Unlock()
 		sort.Strings(roots)
 	}
+	start, err := listCursor(p.Cursor)
+	if err != nil {
+		return sdk.ListSessionsResponse{}, err
+	}
 	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
 	for _, root := range roots {
 		list, err := store.List(store.Dir(root))
@@ -407,15 +439,17 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 			return sdk.ListSessionsResponse{}, failure(err.Error())
 		}
 		for _, sum := range list {
+			if sum.Messages == 0 {
+				continue // nothing to load
+			}
 			info := sdk.SessionInfo{Cwd: root, SessionId: sdk.SessionId(sum.ID), UpdatedAt: sdk.Ptr(sum.UpdatedAt.UTC().Format(time.RFC3339))}
 			if sum.FirstPrompt != "" {
-				info.Title = sdk.Ptr(shorten(sum.FirstPrompt, 80))
+				info.Title = sdk.Ptr(sessionTitle(sum.FirstPrompt))
 			}
-			markInUse(&info, store.Holder(store.Dir(root), sum.ID))
 			out.Sessions = append(out.Sessions, info)
 		}
 	}
-	return out, nil
+	return page(out.Sessions, start), nil
 }
 
 // markInUse marks a listed session another process holds (pid, or -1 when
@@ -435,6 +469,16 @@ func markInUse(info *sdk.SessionInfo, pid int) {
 	}
 	info.Title = sdk.Ptr(fmt.Sprintf("%s [open in %s]", title, who))
 	info.Meta = map[string]any{"coder-nvim": map[string]any{"inUseBy": pid}}
+}
+
+// forget closes s and drops it from the live sessions.
+func (a *server) forget(s *session) {
+	a.mu.Lock()
+	if a.sessions[s.id] == s {
+		delete(a.sessions, s.id)
+	}
+	a.mu.Unlock()
+	s.close()
 }
 
 func (a *server) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.CloseSessionResponse, error) {
@@ -497,8 +541,12 @@ func noExtraRoots(dirs []string) error {
 	return sdk.NewInvalidParams(map[string]any{"error": fmt.Sprintf("additionalDirectories (%s) are not supported: this agent's workspace is the cwd alone; open a session in a directory that holds them all", strings.Join(dirs, ", ")), "additionalDirectories": dirs})
 }
 
-// codeNotFound is ACP's "resource not found".
-const codeNotFound = -32002
+// codeNotFound is ACP's "resource not found"; codeSessionLocked, in the
+// server range, says another process has the session open.
+const (
+	codeNotFound      = -32002
+	codeSessionLocked = -32010
+)
 
 func notFound(id sdk.SessionId, detail string) *sdk.RequestError {
 	return &sdk.RequestError{Code: codeNotFound, Message: fmt.Sprintf("session %q not found", id), Data: map[string]any{"sessionId": id, "error": detail}}

@@ -3,6 +3,7 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,9 +272,7 @@ func TestCancel(t *testing.T) {
 	}
 
 	// 3. With a shell command running (yolo: no approval).
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "yolo"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "yolo")
 	e.llm.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{call("call_s", "bash", map[string]string{"command": "touch started && sleep 20"})}})
 	go func() {
 		r, err := e.prompt(sid, "wait a while")
@@ -323,9 +322,7 @@ func TestCancel(t *testing.T) {
 func TestPlanModeRefusesWrite(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "plan"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "plan")
 	e.client.waitFor(t, "current_mode_update plan", func() bool {
 		for _, u := range e.client.snapshot() {
 			if m := u.Update.CurrentModeUpdate; m != nil && m.CurrentModeId == "plan" {
@@ -425,6 +422,9 @@ func TestLoadSession(t *testing.T) {
 			}
 		case x.ToolCallUpdate != nil:
 			kinds = append(kinds, "tool_call_update:"+string(x.ToolCallUpdate.ToolCallId))
+		case x.Plan != nil:
+			// The complex task's quiet start was never shown live.
+			kinds = append(kinds, fmt.Sprint("plan:", len(x.Plan.Entries)))
 		}
 	}
 	liveTitle := ""

@@ -348,9 +348,7 @@ func TestRefusedCallTitle(t *testing.T) {
 func TestNoticeOnItsOwnLine(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	sid, _ := e.newSession()
-	if _, err := e.conn.SetSessionMode(ctxT(t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: "auto-edit"}); err != nil {
-		t.Fatal(err)
-	}
+	e.setMode(sid, "auto-edit")
 	if err := os.WriteFile(filepath.Join(e.root, "a.txt"), []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

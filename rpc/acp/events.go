@@ -140,6 +140,9 @@ func (s *session) approvalEvent(ev event.Event) {
 			s.answer(ev.Approval.ID, agent.Deny) // nobody waits for this turn
 			return
 		}
+		if ev.Approval.Plan != nil {
+			s.send(planMessage(ev.Approval)) // before its request, on the pump
+		}
 		go s.askPermission(t, ev.Approval)
 	case event.ApprovalResolved:
 		if approved(ev.Reason) {

@@ -91,6 +91,7 @@ type proc struct {
 
 	mu       sync.Mutex
 	badLines []string
+	lines    []string // every line of stdout, in order
 	exited   chan struct{}
 	exitErr  error
 }
@@ -137,11 +138,12 @@ func startProc(t testing.TB, llm *fakellm.Server, root string, setup func(*exec.
 			var msg struct {
 				JSONRPC string `json:"jsonrpc"`
 			}
+			p.mu.Lock()
 			if err := json.Unmarshal(line, &msg); err != nil || msg.JSONRPC != "2.0" {
-				p.mu.Lock()
 				p.badLines = append(p.badLines, string(line))
-				p.mu.Unlock()
 			}
+			p.lines = append(p.lines, string(line))
+			p.mu.Unlock()
 			pw.Write(append(append([]byte(nil), line...), '\n'))
 		}
 		pw.Close()
@@ -152,6 +154,13 @@ func startProc(t testing.TB, llm *fakellm.Server, root string, setup func(*exec.
 	}()
 	t.Cleanup(p.stop)
 	return p
+}
+
+// output is every line the agent wrote so far, in order.
+func (p *proc) output() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.lines...)
 }
 
 // stop closes stdin and expects a clean exit with protocol-only stdout.
@@ -451,6 +460,14 @@ func (e *env) newSession() (sdk.SessionId, sdk.NewSessionResponse) {
 		e.t.Fatalf("session/new: %v\nstderr:\n%s", err, e.proc.stderr.String())
 	}
 	return resp.SessionId, resp
+}
+
+// setMode switches the session's mode with session/set_mode.
+func (e *env) setMode(sid sdk.SessionId, mode string) {
+	e.t.Helper()
+	if _, err := e.conn.SetSessionMode(ctxT(e.t), sdk.SetSessionModeRequest{SessionId: sid, ModeId: sdk.SessionModeId(mode)}); err != nil {
+		e.t.Fatalf("session/set_mode %s: %v", mode, err)
+	}
 }
 
 func (e *env) prompt(sid sdk.SessionId, text string) (sdk.PromptResponse, error) {

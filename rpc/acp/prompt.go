@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -118,20 +117,10 @@ func fold(blocks []sdk.ContentBlock) (input, typed string, images []llm.Image, e
 	if own > 0 {
 		typed = strings.TrimSpace(out.String()[own:])
 	}
-	if strings.Contains(out.String(), "<previous") {
-		if typed == "" {
-			typed = out.String()
-		}
-		typed = strings.TrimSpace(resentMessages().ReplaceAllString(typed, ""))
+	if words, ok := unwrapped(out.String()); ok {
+		typed = words // the newest of the messages a client resends (wrappers.go)
 	}
 	return strings.Join(append([]string{out.String()}, attached...), "\n\n"), typed, images, nil
-}
-
-// resentMessages matches the earlier messages a client sends again with
-// each prompt (avante: <previous_user_message>…</previous_user_message>):
-// not the user's newest words, so not what makes a task complex.
-func resentMessages() *regexp.Regexp {
-	return regexp.MustCompile(`(?s)<previous[\w-]*>.*?</previous[\w-]*>`)
 }
 
 // contextPrefix starts the line naming a context item that stands alone.

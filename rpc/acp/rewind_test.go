@@ -52,3 +52,20 @@ func TestACPRewind(t *testing.T) {
 		}
 	}
 }
+
+// TestRewindListsImageTurnsByText: a turn that starts with a picture is
+// listed by the user's words, not as "[image 1]".
+func TestRewindListsImageTurnsByText(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	e.llm.Enqueue(fakellm.Reply{Content: "a cat"})
+	if _, err := e.conn.Prompt(ctxT(t), sdk.PromptRequest{SessionId: sid, Prompt: []sdk.ContentBlock{
+		sdk.ImageBlock("iVBORw0KGgo=", "image/png"), sdk.TextBlock("what animal is this")}}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(e.client.snapshot())
+	e.mustPrompt(sid, "/rewind", sdk.StopReasonEndTurn)
+	if text := agentText(e.client.snapshot()[before:]); !strings.Contains(text, "what animal is this") {
+		t.Errorf("/rewind answered %q, want the image turn listed by its text", text)
+	}
+}

@@ -49,7 +49,8 @@ func TestSandboxPermissionOptions(t *testing.T) {
 		t.Errorf("confined command's options: %s", got)
 	}
 	got := names(perms[1])
-	if !strings.Contains(got, "Run outside the sandbox, once") || !strings.Contains(got, "Always run outside the sandbox") {
+	// Leaving the sandbox is asked each time: no "always" (issue 48).
+	if !strings.Contains(got, "Run outside the sandbox, once") || hasKind(perms[1], sdk.PermissionOptionKindAllowAlways) {
 		t.Errorf("escalation options: %s", got)
 	}
 	// The title stays the call's own; the reason, which says the command
@@ -59,5 +60,35 @@ func TestSandboxPermissionOptions(t *testing.T) {
 	}
 	if _, err := os.Stat(outside); err == nil {
 		t.Error("the rejected command ran")
+	}
+}
+
+// TestOutsideSandboxNeverRemembered: a client that answers allow_always
+// to everything still gets each run outside the sandbox asked on its own.
+func TestOutsideSandboxNeverRemembered(t *testing.T) {
+	if out, err := exec.Command(binary, sandbox.Subcommand, "--probe").Output(); err != nil || !strings.Contains(string(out), `"filesystem":true`) {
+		t.Skipf("no full sandbox here: %s %v", out, err)
+	}
+	e := newEnv(t, envOptions{})
+	sid, _ := e.newSession()
+	dir := t.TempDir()
+	e.client.permit = func(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+		return selectOption("allow_always"), nil
+	}
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("o1", "bash", map[string]any{"command": "touch " + filepath.Join(dir, "one"), "outside_sandbox": true})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("o2", "bash", map[string]any{"command": "touch " + filepath.Join(dir, "two"), "outside_sandbox": true})}},
+		fakellm.Reply{Content: "done"},
+	)
+	e.mustPrompt(sid, "go", sdk.StopReasonEndTurn)
+	perms := e.client.permissions()
+	if len(perms) != 2 {
+		t.Fatalf("%d permission requests, want one for each run outside the sandbox", len(perms))
+	}
+	checkIDs(t, perms)
+	for _, p := range perms {
+		if hasKind(p, sdk.PermissionOptionKindAllowAlways) {
+			t.Errorf("%q offers allow_always", ptrText(p.ToolCall.Title))
+		}
 	}
 }

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -24,7 +25,10 @@ type session struct {
 	be   *backend.Backend
 	mcp  []sdk.McpServer // as the client sent them; the engine runs them
 
-	promptMu sync.Mutex // one prompt turn at a time
+	// slot is held by the one prompt whose turn runs; the others wait
+	// in waiting, oldest first (queue.go).
+	slot    chan struct{}
+	waiting []*turn
 
 	mu      sync.Mutex
 	queue   []event.Event
@@ -55,9 +59,12 @@ type session struct {
 	lineOpen atomic.Bool
 }
 
-// turn is one session/prompt in flight.
+// turn is one session/prompt, queued or in flight.
 type turn struct {
-	ctx       context.Context // the prompt's; cancelled by session/cancel
+	// ctx is the turn's own: cancelled by session/cancel, the session's
+	// close or the connection's end, never by a later prompt (queue.go).
+	ctx       context.Context
+	cancelCtx context.CancelFunc
 	done      chan result
 	stop      chan struct{} // closed by cancel
 	stopOnce  sync.Once
@@ -71,6 +78,7 @@ type turn struct {
 func (t *turn) cancel() {
 	t.cancelled.Store(true)
 	t.stopOnce.Do(func() { close(t.stop) })
+	t.cancelCtx()
 }
 
 type result struct {
@@ -85,6 +93,7 @@ func newSession(srv *server, root string) *session {
 		wake:      make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 		stopped:   make(chan struct{}),
+		slot:      make(chan struct{}, 1),
 		calls:     map[string]bool{},
 		handed:    map[string]*handBlock{},
 		outputs:   map[string]*liveOutput{},
@@ -139,6 +148,7 @@ func (s *session) close() {
 		os.RemoveAll(s.termDir) // a follower still reading keeps its open file on Unix
 	}
 	s.finish(result{stop: sdk.StopReasonCancelled}) // a prompt still waiting
+	s.cancelQueued()
 	s.mu.Lock()
 	be := s.be
 	s.mu.Unlock()
@@ -174,25 +184,37 @@ func (s *session) finish(r result) {
 // askPermission puts one approval to the client and answers the engine.
 func (s *session) askPermission(t *turn, a *event.Approval) {
 	ctx := t.ctx
-	req, decide := permissionRequest(s.id, s.root, a), decision
 	if a.Plan != nil {
-		req, decide = planRequest(s.id, a), planDecision
+		if d, ok := s.askPlan(ctx, t, a); ok {
+			s.answer(a.ID, d)
+		}
+		return
 	}
+	id, ok := s.choose(ctx, t, permissionRequest(s.id, s.root, a))
+	if ok {
+		s.answer(a.ID, decision(id))
+	}
+}
+
+// choose puts one permission request to the client and returns the
+// option selected ("" when the request failed: a denial). ok is false
+// when the turn was cancelled: the engine resolves the request itself.
+func (s *session) choose(ctx context.Context, t *turn, req sdk.RequestPermissionRequest) (sdk.PermissionOptionId, bool) {
 	resp, err := s.srv.conn.RequestPermission(ctx, req)
 	switch {
 	case ctx.Err() != nil:
-		return // the prompt was cancelled: the engine resolves the request itself
+		return "", false
 	case err != nil:
 		s.srv.log.Warn("session/request_permission failed; denying", "session", s.id, "err", err)
-		s.answer(a.ID, agent.Deny)
+		return "", true
 	case resp.Outcome.Cancelled != nil:
 		// A client answers "cancelled" when it cancels the prompt turn.
 		t.cancel()
+		return "", false
 	case resp.Outcome.Selected != nil:
-		s.answer(a.ID, decide(resp.Outcome.Selected.OptionId))
-	default:
-		s.answer(a.ID, agent.Deny)
+		return resp.Outcome.Selected.OptionId, true
 	}
+	return "", true
 }
 
 func (s *session) answer(id string, d agent.Decision) {
@@ -201,35 +223,35 @@ func (s *session) answer(id string, d agent.Decision) {
 	}
 }
 
-// prompt runs one input as a turn and returns its stop reason.
-func (s *session) prompt(ctx context.Context, input, typed string, images []llm.Image) (sdk.StopReason, error) {
-	s.promptMu.Lock()
-	defer s.promptMu.Unlock()
-	if ctx.Err() != nil {
-		return sdk.StopReasonCancelled, nil // replaced before it started
+// prompt runs one input as the turn t once the turns before it ended, and
+// returns its stop reason.
+func (s *session) prompt(t *turn, input, typed string, images []llm.Image) (sdk.StopReason, error) {
+	if !s.acquire(t) {
+		return sdk.StopReasonCancelled, nil // cancelled while it waited
 	}
+	defer s.releaseSlot()
 	if msg := refusedCommand(input); msg != "" {
+		s.mu.Lock()
+		s.turn = nil
+		s.mu.Unlock()
 		s.send(sdk.UpdateAgentMessageText(msg))
 		return sdk.StopReasonEndTurn, nil
 	}
-	t := &turn{ctx: ctx, done: make(chan result, 1), stop: make(chan struct{})}
-	s.mu.Lock()
-	s.turn = t
-	s.mu.Unlock()
 	if _, err := s.eng.SubmitPrompt(input, typed, images); err != nil {
 		s.mu.Lock()
 		s.turn = nil
 		s.mu.Unlock()
+		if errors.Is(err, agent.ErrPromptTooLarge) {
+			// The message itself says it: clients show the message.
+			return "", &sdk.RequestError{Code: codeInvalidParams, Message: err.Error(), Data: map[string]any{"error": err.Error(), "field": "prompt"}}
+		}
 		return "", sdk.NewInternalError(map[string]any{"error": err.Error()})
 	}
 	var r result
 	select {
 	case r = <-t.done:
-	case <-ctx.Done():
+	case <-t.ctx.Done():
 		t.cancelled.Store(true)
-		s.eng.Cancel()
-		r = <-t.done
-	case <-t.stop:
 		s.eng.Cancel()
 		r = <-t.done
 	}

@@ -37,6 +37,9 @@ func TestLoadSessionInUse(t *testing.T) {
 	if !errors.As(err, &re) || !strings.Contains(re.Message, "in use by another coder-nvim process") || !strings.Contains(re.Message, holder) {
 		t.Fatalf("session/load of a session in use: %v; want it to name %s", err, holder)
 	}
+	if re.Code != -32010 {
+		t.Errorf("session/load of a session in use: code %d, want -32010 (locked), not a generic internal error", re.Code)
+	}
 	listed := func() sdk.SessionInfo {
 		t.Helper()
 		resp, err := second.conn.ListSessions(ctxT(t), sdk.ListSessionsRequest{Cwd: &root})

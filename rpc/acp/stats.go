@@ -60,7 +60,7 @@ func (s *session) title() *string {
 	if s.name == "" {
 		for _, m := range s.eng.History("") {
 			if m.Role == llm.RoleUser && strings.TrimSpace(m.Content) != "" {
-				s.name = shorten(m.Content, 80)
+				s.name = sessionTitle(m.Content)
 				break
 			}
 		}

@@ -273,38 +273,44 @@ func planUpdate(todos []event.Todo) sdk.SessionUpdate {
 	return sdk.SessionUpdate{Plan: &sdk.SessionUpdatePlan{Entries: entries}}
 }
 
-// permissionOptions are the three answers of an approval: y, always, n.
+// permissionOptions are an approval's answers: once, always (only where
+// the engine offers it, see policy.OffersAlways), reject. Every optionId
+// is the well-known id of its kind: clients such as avante map answers by
+// id, and any id but allow/allow_once/allow_always is a rejection there.
 func permissionOptions(a *event.Approval) []sdk.PermissionOption {
-	always := "Always allow"
-	if a.Scope != "" {
-		always += " " + a.Scope
-	}
 	once := "Allow once"
 	switch a.Sandbox {
 	case event.SandboxOutside:
 		once = "Run outside the sandbox, once"
-		always = "Always run outside the sandbox: " + a.Scope
 	case event.SandboxIn:
 		once = "Allow once (in the sandbox)"
 	}
-	return []sdk.PermissionOption{
-		{OptionId: optAllowOnce, Name: once, Kind: sdk.PermissionOptionKindAllowOnce},
-		{OptionId: optAllowAlways, Name: always, Kind: sdk.PermissionOptionKindAllowAlways},
-		{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce},
+	opts := []sdk.PermissionOption{{OptionId: optAllowOnce, Name: once, Kind: sdk.PermissionOptionKindAllowOnce}}
+	if a.Always {
+		always := "Always allow"
+		if a.Scope != "" {
+			always += " " + a.Scope
+		}
+		opts = append(opts, sdk.PermissionOption{OptionId: optAllowAlways, Name: always, Kind: sdk.PermissionOptionKindAllowAlways})
 	}
+	return append(opts, sdk.PermissionOption{OptionId: optReject, Name: "Reject", Kind: sdk.PermissionOptionKindRejectOnce})
 }
 
+// The option ids: ACP's kinds, as clients know them.
 const (
 	optAllowOnce   sdk.PermissionOptionId = "allow_once"
 	optAllowAlways sdk.PermissionOptionId = "allow_always"
 	optReject      sdk.PermissionOptionId = "reject_once"
+	// optAllow is avante's own "allow" (its fallback options): once.
+	optAllow sdk.PermissionOptionId = "allow"
 )
 
 // decision maps a selected option onto the approval pipeline; anything
-// unknown is a denial.
+// unknown is a denial. An "always" the request did not offer reaches the
+// engine as such and counts as once there.
 func decision(id sdk.PermissionOptionId) agent.Decision {
 	switch id {
-	case optAllowOnce:
+	case optAllowOnce, optAllow:
 		return agent.AllowOnce
 	case optAllowAlways:
 		return agent.AllowAlways
@@ -320,7 +326,8 @@ func permissionRequest(sid sdk.SessionId, root string, a *event.Approval) sdk.Re
 		why = append(why, "⚠ dangerous")
 	}
 	if a.Reason != "" {
-		why = append(why, "needs approval: "+a.Reason)
+		// Shell reasons already start so (core/policy).
+		why = append(why, "needs approval: "+strings.TrimPrefix(a.Reason, "needs approval: "))
 	}
 	tc := sdk.ToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(a.CallID),

@@ -98,7 +98,10 @@ func filterInput(in io.Reader, dst *io.PipeWriter, out *syncWriter, log *slog.Lo
 					text = "Parse error"
 				}
 				out.writeError(id, code, text, map[string]any{"error": reason})
-			} else if _, werr := dst.Write(append(route(msg), '\n')); werr != nil {
+			} else if norm, reqID, why := normalizeMCP(msg); why != "" {
+				log.Warn("rejected session parameters", "reason", why)
+				out.writeError(reqID, codeInvalidParams, "Invalid params", map[string]any{"error": why})
+			} else if _, werr := dst.Write(append(route(norm), '\n')); werr != nil {
 				return // the connection is gone
 			}
 		}

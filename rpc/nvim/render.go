@@ -370,6 +370,7 @@ func approvalOp(root string, a *event.Approval) map[string]any {
 		"danger":  a.Danger,
 		"diffs":   diffs,
 		"sandbox": a.Sandbox,
+		"always":  a.Always,
 	}
 	if a.Plan != nil {
 		op["plan"] = planOp(a.Plan)

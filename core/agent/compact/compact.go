@@ -55,7 +55,14 @@ func NewView(hist []llm.Message, base int, older []llm.Message, upto int, summar
 	var recent []llm.Message
 	take := func(m llm.Message) {
 		if m.Role == llm.RoleUser && !strings.HasPrefix(m.Content, Note) && len(recent) < keptUserMessages {
-			recent = append([]llm.Message{{Role: llm.RoleUser, Content: text.Truncate(m.Content, inputCap)}}, recent...)
+			content := m.Content
+			if len(recent) > 0 {
+				// The earlier ones are cut; the newest is sent whole, so a
+				// long prompt is never cut to a prefix (agent.ErrPromptTooLarge
+				// refuses one that cannot fit).
+				content = text.Truncate(content, inputCap)
+			}
+			recent = append([]llm.Message{{Role: llm.RoleUser, Content: content}}, recent...)
 		}
 	}
 	for i := min(upto, base+len(hist)) - 1; i >= base; i-- {
