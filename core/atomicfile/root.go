@@ -1,0 +1,80 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrLeavesRoot is the error of a write refused because a directory on
+// its path is (or was swapped for) a symbolic link leading out of the root.
+var ErrLeavesRoot = errors.New("a directory on its path is a symbolic link leading out of the workspace (or was swapped for one); nothing was written through it")
+
+// WriteFileIn writes data to name beneath root, whole or not at all: a
+// temporary file in the same directory, flushed, then renamed over name,
+// both opened beneath root (os.Root: every component resolved from the
+// root's descriptor, symbolic links only inside it). The file gets exactly
+// perm. A final symbolic link at name is replaced, never written through.
+func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	dir, base := filepath.Split(name)
+	var (
+		f   *os.File
+		tmp string
+		err error
+	)
+	for range 10 {
+		tmp = filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return InRootError(name, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			f.Close()
+			root.Remove(tmp) //nolint:errcheck // nothing more to do about it
+		}
+	}()
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if !chmodAfterRename || perm&0o200 != 0 {
+		if err := f.Chmod(perm); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := root.Rename(tmp, name); err != nil {
+		return InRootError(name, err)
+	}
+	committed = true
+	if chmodAfterRename && perm&0o200 == 0 {
+		// Windows: a read-only file cannot be replaced, so only now.
+		return root.Chmod(name, perm)
+	}
+	return nil
+}
+
+// InRootError wraps an error of an operation beneath an os.Root on name,
+// naming ErrLeavesRoot when the root refused a path that escapes it.
+func InRootError(name string, err error) error {
+	// os.Root's escape error is not exported; its text is stable.
+	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
+		return fmt.Errorf("%s: %w", name, ErrLeavesRoot)
+	}
+	return err
+}
