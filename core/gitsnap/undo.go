@@ -406,4 +406,3 @@ func (r *repo) hashFiles(ctx context.Context, paths []string) (map[string]string
 	}
 	return hashes, nil
 }
-
