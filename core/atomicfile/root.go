@@ -16,19 +16,33 @@ import (
 var ErrLeavesRoot = errors.New("a directory on its path is a symbolic link leading out of the workspace (or was swapped for one); nothing was written through it")
 
 // WriteFileIn writes data to name beneath root, whole or not at all: a
-// temporary file in the same directory, flushed, then renamed over name,
-// both opened beneath root (os.Root: every component resolved from the
-// root's descriptor, symbolic links only inside it). The file gets exactly
-// perm. A final symbolic link at name is replaced, never written through.
+// temporary file in the same directory, flushed, then renamed over name.
+// The directory is opened beneath root (os.Root: every component resolved
+// from the root's descriptor, symbolic links only inside it), and the
+// temporary file and the rename are both made in that one open directory,
+// so a directory swapped for a link meanwhile can neither send the file
+// elsewhere nor strand the temporary file. The file gets exactly perm. A
+// final symbolic link at name is replaced, never written through.
 func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) error {
 	dir, base := filepath.Split(name)
+	if base == "" || base == "." || base == ".." {
+		return fmt.Errorf("write %s: not a file name", name)
+	}
+	if dir != "" {
+		sub, err := root.OpenRoot(dir)
+		if err != nil {
+			return InRootError(name, err)
+		}
+		defer sub.Close()
+		root = sub
+	}
 	var (
 		f   *os.File
 		tmp string
 		err error
 	)
 	for range 10 {
-		tmp = filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		tmp = "." + base + "." + strconv.FormatUint(rand.Uint64(), 36) + ".tmp"
 		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if !errors.Is(err, fs.ErrExist) {
 			break
@@ -58,13 +72,13 @@ func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) erro
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	if err := root.Rename(tmp, name); err != nil {
+	if err := root.Rename(tmp, base); err != nil {
 		return InRootError(name, err)
 	}
 	committed = true
 	if chmodAfterRename && perm&0o200 == 0 {
 		// Windows: a read-only file cannot be replaced, so only now.
-		return root.Chmod(name, perm)
+		return root.Chmod(base, perm)
 	}
 	return nil
 }

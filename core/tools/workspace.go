@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 )
@@ -287,6 +288,10 @@ func evalExisting(p string) (string, error) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", errors.New("it is (or passes through) a symlink whose target does not exist")
+		}
+		if errors.Is(err, syscall.EINVAL) {
+			// A link read back as no link: swapped while being resolved.
+			return "", fmt.Errorf("a directory on its path was swapped for a symbolic link (or back) while it was resolved, as a process trying to lead writes outside the workspace would do: %w", err)
 		}
 		return "", err
 	}
