@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -184,4 +186,106 @@ func TestExecWritesNeverFollowSwappedLinks(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d writes landed inside, %d refused", inside, writes, refused)
+}
+
+// TestExecRestoreNeverFollowsLinkSwappedAtOpen is the deterministic
+// variant: the turn changed the repository's d/.bashrc; when /undo (or
+// /rewind 1) opens the snapshot's blob of it to restore it, a daemon
+// (inotify) swaps d for a link to $HOME. The user's ~/.bashrc stays as it
+// was, and the undo says it did not restore the file.
+func TestExecRestoreNeverFollowsLinkSwappedAtOpen(t *testing.T) {
+	bin := hostBinary(t)
+	for _, cmd := range []string{"/undo", "/rewind 1"} {
+		t.Run(strings.Fields(cmd)[0][1:], func(t *testing.T) {
+			srv := fakellm.New()
+			defer srv.Close()
+			dir, _, home, env := traversalSetup(t, 0)
+			env = append(env, "OPENAI_BASE_URL="+srv.URL())
+			writeTestFile(t, filepath.Join(dir, "d", ".bashrc"), "repo\n")
+			writeTestFile(t, filepath.Join(home, ".bashrc"), "user\n")
+			srv.SetScript(func(req fakellm.Request) fakellm.Reply {
+				if req.Messages[len(req.Messages)-1].Role == llm.RoleUser {
+					return fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("e", "edit", map[string]any{"path": "d/.bashrc", "old_string": "repo", "new_string": "model"})}}
+				}
+				return fakellm.Reply{Content: "done"}
+			})
+			r := execWithEnv(t, bin, dir, env, "--mode", "auto-edit", "--yes", "change it")
+			if got, _ := os.ReadFile(filepath.Join(dir, "d", ".bashrc")); r.code != 0 || string(got) != "model\n" {
+				t.Fatalf("the turn: exit %d, d/.bashrc %q\n%s", r.code, got, r.stderr)
+			}
+			id := sessionID(t, r.stderr)
+			blob := looseObject(t, dir, "repo\n")
+			beforeHome := tree(t, home)
+			swapped := swapOnOpen(t, blob, filepath.Join(dir, "d"), home)
+			r = execWithEnv(t, bin, dir, env, "--resume", id, cmd)
+			if !swapped() {
+				t.Fatalf("%s never opened the blob it restores (%s); the test proves nothing:\n%s%s", cmd, blob, r.stdout, r.stderr)
+			}
+			assertSameTree(t, cmd, beforeHome, tree(t, home))
+			if !strings.Contains(r.stdout+r.stderr, "d/.bashrc") || strings.Contains(r.stdout, "restored  d/.bashrc") {
+				t.Errorf("%s does not say d/.bashrc was left alone: exit %d\n%s%s", cmd, r.code, r.stdout, r.stderr)
+			}
+			t.Logf("%s: exit %d\n%s%s", cmd, r.code, r.stdout, r.stderr)
+		})
+	}
+}
+
+// looseObject is the path of the loose git object holding content in the
+// workspace repository (where snapshots keep their blobs).
+func looseObject(t *testing.T, dir, content string) string {
+	t.Helper()
+	sum := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content)))
+	id := hex.EncodeToString(sum[:])
+	p := filepath.Join(dir, ".git", "objects", id[:2], id[2:])
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the snapshot's blob is not a loose object: %v", err)
+	}
+	return p
+}
+
+// swapOnOpen waits (inotify) for watched to be opened, then swaps dir
+// with a link to target once; the function returned says whether it did.
+func swapOnOpen(t *testing.T, watched, dir, target string) func() bool {
+	t.Helper()
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Skipf("no inotify: %v", err)
+	}
+	if _, err := unix.InotifyAddWatch(fd, watched, unix.IN_OPEN); err != nil {
+		unix.Close(fd)
+		t.Skipf("inotify watch: %v", err)
+	}
+	link := dir + ".swap"
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	stop, done := make(chan struct{}), make(chan bool, 1)
+	go func() {
+		defer unix.Close(fd)
+		buf := make([]byte, 4096)
+		for {
+			select {
+			case <-stop:
+				done <- false
+				return
+			default:
+			}
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if n, _ := unix.Poll(fds, 50); n <= 0 {
+				continue
+			}
+			if n, _ := unix.Read(fd, buf); n > 0 {
+				done <- unix.Renameat2(unix.AT_FDCWD, dir, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE) == nil
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	var swapped bool
+	result := func() bool {
+		once.Do(func() { close(stop); swapped = <-done })
+		return swapped
+	}
+	t.Cleanup(func() { result() })
+	return result
 }
