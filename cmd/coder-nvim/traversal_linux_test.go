@@ -7,62 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/testrepo"
 )
-
-// swapper stands in for a daemon a confined command left behind: it swaps
-// the workspace directory dir with a symbolic link to target (renameat2
-// RENAME_EXCHANGE) in a tight loop until stopped, leaving dir a directory.
-type swapper struct {
-	stop chan struct{}
-	done sync.WaitGroup
-	dir  string
-	link string
-}
-
-func startSwapper(t *testing.T, dir, target string) *swapper {
-	t.Helper()
-	s := &swapper{stop: make(chan struct{}), dir: dir, link: dir + ".swap"}
-	if err := os.Symlink(target, s.link); err != nil {
-		t.Fatal(err)
-	}
-	s.done.Add(1)
-	go func() {
-		defer s.done.Done()
-		swapped := false
-		for {
-			select {
-			case <-s.stop:
-				if swapped {
-					unix.Renameat2(unix.AT_FDCWD, s.dir, unix.AT_FDCWD, s.link, unix.RENAME_EXCHANGE) //nolint:errcheck // best effort: the check below says
-				}
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, s.dir, unix.AT_FDCWD, s.link, unix.RENAME_EXCHANGE); err == nil {
-				swapped = !swapped
-			}
-		}
-	}()
-	t.Cleanup(s.halt)
-	return s
-}
-
-func (s *swapper) halt() {
-	select {
-	case <-s.stop:
-		return
-	default:
-	}
-	close(s.stop)
-	s.done.Wait()
-}
 
 // tree is every file under dir with its content.
 func tree(t *testing.T, dir string) map[string]string {
@@ -152,11 +102,11 @@ func TestExecWritesNeverFollowSwappedLinks(t *testing.T) {
 	writeTestFile(t, filepath.Join(dir, "d", "keep"), "")
 	writeTestFile(t, filepath.Join(dir, "e", "keep"), "")
 	beforeOut, beforeHome := tree(t, outside), tree(t, home)
-	a := startSwapper(t, filepath.Join(dir, "d"), outside)
-	b := startSwapper(t, filepath.Join(dir, "e"), home)
+	a := testrepo.StartSwapper(t, filepath.Join(dir, "d"), outside)
+	b := testrepo.StartSwapper(t, filepath.Join(dir, "e"), home)
 	r := execWithEnv(t, bin, dir, append(env, "OPENAI_BASE_URL="+srv.URL()), "--mode", "auto-edit", "--yes", "write them")
-	a.halt()
-	b.halt()
+	a.Halt()
+	b.Halt()
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -216,7 +166,7 @@ func TestExecRestoreNeverFollowsLinkSwappedAtOpen(t *testing.T) {
 			id := sessionID(t, r.stderr)
 			blob := looseObject(t, dir, "repo\n")
 			beforeHome := tree(t, home)
-			swapped := swapOnOpen(t, blob, filepath.Join(dir, "d"), home)
+			swapped := testrepo.SwapOnOpen(t, blob, filepath.Join(dir, "d"), home)
 			r = execWithEnv(t, bin, dir, env, "--resume", id, cmd)
 			if !swapped() {
 				t.Fatalf("%s never opened the blob it restores (%s); the test proves nothing:\n%s%s", cmd, blob, r.stdout, r.stderr)
@@ -241,51 +191,4 @@ func looseObject(t *testing.T, dir, content string) string {
 		t.Fatalf("the snapshot's blob is not a loose object: %v", err)
 	}
 	return p
-}
-
-// swapOnOpen waits (inotify) for watched to be opened, then swaps dir
-// with a link to target once; the function returned says whether it did.
-func swapOnOpen(t *testing.T, watched, dir, target string) func() bool {
-	t.Helper()
-	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
-	if err != nil {
-		t.Skipf("no inotify: %v", err)
-	}
-	if _, err := unix.InotifyAddWatch(fd, watched, unix.IN_OPEN); err != nil {
-		unix.Close(fd)
-		t.Skipf("inotify watch: %v", err)
-	}
-	link := dir + ".swap"
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-	stop, done := make(chan struct{}), make(chan bool, 1)
-	go func() {
-		defer unix.Close(fd)
-		buf := make([]byte, 4096)
-		for {
-			select {
-			case <-stop:
-				done <- false
-				return
-			default:
-			}
-			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			if n, _ := unix.Poll(fds, 50); n <= 0 {
-				continue
-			}
-			if n, _ := unix.Read(fd, buf); n > 0 {
-				done <- unix.Renameat2(unix.AT_FDCWD, dir, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE) == nil
-				return
-			}
-		}
-	}()
-	var once sync.Once
-	var swapped bool
-	result := func() bool {
-		once.Do(func() { close(stop); swapped = <-done })
-		return swapped
-	}
-	t.Cleanup(func() { result() })
-	return result
 }
