@@ -402,7 +402,11 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 	}
 	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
 	for _, root := range roots {
-		list, err := store.List(store.Dir(root))
+		dir, err := store.WorkspaceDir(root)
+		if err != nil {
+			return sdk.ListSessionsResponse{}, failure(err.Error())
+		}
+		list, err := store.List(dir)
 		if err != nil {
 			return sdk.ListSessionsResponse{}, failure(err.Error())
 		}
@@ -411,7 +415,7 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 			if sum.FirstPrompt != "" {
 				info.Title = sdk.Ptr(shorten(sum.FirstPrompt, 80))
 			}
-			markInUse(&info, store.Holder(store.Dir(root), sum.ID))
+			markInUse(&info, store.Holder(dir, sum.ID))
 			out.Sessions = append(out.Sessions, info)
 		}
 	}
