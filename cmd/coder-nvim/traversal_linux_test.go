@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -114,25 +115,28 @@ func TestExecWritesNeverFollowSwappedLinks(t *testing.T) {
 	assertSameTree(t, "writes", beforeHome, tree(t, home))
 	inside := 0
 	for p := range tree(t, dir) {
-		if strings.Contains(filepath.Base(p), "x") && !strings.HasSuffix(p, ".tmp") {
+		if strings.HasSuffix(p, ".tmp") {
+			t.Errorf("a temporary file was left: %s", p)
+		}
+		if regexp.MustCompile(`^x[0-9]+$`).MatchString(filepath.Base(p)) {
 			inside++
 		}
 	}
 	if inside == 0 {
 		t.Errorf("no write landed inside the workspace either:\n%s", r.stdout)
 	}
-	// Each refusal says why: the path leads outside the workspace.
+	// Each refusal says why: the path leads (or was swapped to lead)
+	// outside the workspace.
 	reqs := srv.Requests()
 	refused := 0
 	for _, m := range reqs[len(reqs)-1].Messages {
-		if m.Role == llm.RoleTool && !strings.Contains(m.Content, "x") {
+		if m.Role != llm.RoleTool || strings.HasPrefix(m.Content, "Created ") {
 			continue
 		}
-		if m.Role == llm.RoleTool && strings.Contains(strings.ToLower(m.Content), "error") {
-			refused++
-			if !strings.Contains(m.Content, "outside the workspace") && !strings.Contains(m.Content, "swapped for a symbolic link") {
-				t.Errorf("a refusal does not say why: %q", m.Content)
-			}
+		refused++
+		if !strings.Contains(m.Content, "out of the workspace") && !strings.Contains(m.Content, "outside the workspace") &&
+			!strings.Contains(m.Content, "swapped for") && !strings.Contains(m.Content, "not a directory") {
+			t.Errorf("a refusal does not say why: %q", m.Content)
 		}
 	}
 	t.Logf("%d of %d writes landed inside, %d refused", inside, writes, refused)

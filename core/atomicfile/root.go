@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // ErrLeavesRoot is the error of a write refused because a directory on
@@ -84,11 +85,18 @@ func WriteFileIn(root *os.Root, name string, data []byte, perm fs.FileMode) erro
 }
 
 // InRootError wraps an error of an operation beneath an os.Root on name,
-// naming ErrLeavesRoot when the root refused a path that escapes it.
+// naming ErrLeavesRoot when the root refused a path that escapes it, and
+// what a loop error there means (a link met where a directory was, as a
+// swap in progress makes it).
 func InRootError(name string, err error) error {
+	switch {
+	case err == nil:
+		return nil
 	// os.Root's escape error is not exported; its text is stable.
-	if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
+	case strings.Contains(err.Error(), "path escapes from parent"):
 		return fmt.Errorf("%s: %w", name, ErrLeavesRoot)
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%s: a directory on its path is a symbolic link loop, or was swapped for a link while it was written; nothing was written through it (%w)", name, err)
 	}
 	return err
 }
