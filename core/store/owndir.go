@@ -8,6 +8,10 @@ import (
 	"strings"
 )
 
+// ErrLeavesWorkspace is the error of a sessions directory that leads out
+// of its workspace.
+var ErrLeavesWorkspace = errors.New("sessions are not listed, resumed or deleted through it")
+
 // WorkspaceDir is Dir(root) when it stays inside the workspace. A
 // sessions directory whose real path leads out of it (a .coder or
 // .coder/sessions link a repository shipped) is refused: sessions are
@@ -24,7 +28,7 @@ func WorkspaceDir(root string) (string, error) {
 		return "", fmt.Errorf("resolve %s: %w", dir, errors.Join(err, rerr))
 	}
 	if !strings.HasPrefix(realDir, realRoot+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s leads out of the workspace (to %s): sessions are not listed, resumed or deleted through it", dir, realDir)
+		return "", fmt.Errorf("%s leads out of the workspace (to %s): %w", dir, realDir, ErrLeavesWorkspace)
 	}
 	return dir, nil
 }

@@ -66,3 +66,36 @@ func TestReviewRejectNeverFollowsSwappedLink(t *testing.T) {
 		t.Errorf("the refusal does not say why: %s", notes)
 	}
 }
+
+// TestResumeRefusesLinkedSessionsDir: after the workspace's
+// .coder/sessions was made a link to a directory outside it (holding the
+// session saved before), a restarted host does not resume from it, and a
+// bare /resume lists nothing and says why.
+func TestResumeRefusesLinkedSessionsDir(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "auto-edit"}`})
+	e.llm.SetScript(func(fakellm.Request) fakellm.Reply { return fakellm.Reply{Content: "first"} })
+	e.start()
+	e.run("Coder hello")
+	e.lua(`require('coder.host').stop()`, nil)
+	e.waitFor("the host to stop", 10*time.Second, func() bool { return !e.boolLua(`return require('coder.host').running()`) })
+	sessions := filepath.Join(e.dir, ".coder", "sessions")
+	moved := filepath.Join(t.TempDir(), "sessions")
+	if err := os.Rename(sessions, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, sessions); err != nil {
+		t.Fatal(err)
+	}
+	e.cmd("Coder open")
+	e.waitFor("the refused resume said", 10*time.Second, func() bool {
+		return strings.Contains(e.transcript()+e.notes(), "leads out of the workspace")
+	})
+	e.lua(`vim.ui.select = function(items) _G.picked = #items end`, nil)
+	e.cmd("Coder /resume")
+	e.waitFor("/resume refused", 10*time.Second, func() bool {
+		return strings.Count(e.transcript()+e.notes(), "leads out of the workspace") >= 2
+	})
+	if strings.Contains(e.transcript(), "resumed session") || e.boolLua(`return _G.picked ~= nil`) {
+		t.Errorf("a session was resumed or offered through the link:\n%s", e.transcript())
+	}
+}
