@@ -259,7 +259,11 @@ func (c slash) Resume(_ context.Context, arg string) (string, error) {
 // OtherSessions lists the saved sessions /resume offers, newest first: not
 // this one, and not runs that never got an answer (a failed first request).
 func (s *Session) OtherSessions() ([]store.Summary, error) {
-	list, err := store.List(store.Dir(s.root))
+	dir, err := store.WorkspaceDir(s.root)
+	if err != nil {
+		return nil, err
+	}
+	list, err := store.List(dir)
 	if err != nil {
 		return nil, err
 	}

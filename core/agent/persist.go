@@ -17,6 +17,10 @@ import (
 
 // load makes the session the saved session id, locked to this process.
 func (s *Session) load(id SessionID) error {
+	dir, err := store.WorkspaceDir(s.root)
+	if err != nil {
+		return err
+	}
 	// Locked before it is read: what is read is what this process owns.
 	l, err := s.lockFor(string(id))
 	if err != nil {
@@ -25,7 +29,7 @@ func (s *Session) load(id SessionID) error {
 	// What compacted views summarise stays on disk (seed 004 §4.1), when
 	// the text is stored whole (not under ttl, headers_only or none).
 	floor, _ := store.ParsePolicy(s.opts.Config.Storage.Policy) // checked by newSession
-	snap, err := store.ResumeBounded(store.Dir(s.root), string(id), floor)
+	snap, err := store.ResumeBounded(dir, string(id), floor)
 	if err != nil {
 		l.Release()
 		return err

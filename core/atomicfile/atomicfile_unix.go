@@ -48,3 +48,7 @@ func SyncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// chmodAfterRename: Unix sets the mode on the temporary file, before it
+// replaces the target.
+const chmodAfterRename = false

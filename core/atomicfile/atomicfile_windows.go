@@ -63,3 +63,7 @@ func (p *Pending) Cleanup() {
 // SyncDir does nothing: Windows has no flush for a directory (NTFS journals
 // its entries), and FlushFileBuffers on a directory handle is refused.
 func SyncDir(string) error { return nil }
+
+// chmodAfterRename: a read-only file cannot be replaced on Windows, so a
+// read-only mode is set only once the file is in place.
+const chmodAfterRename = true

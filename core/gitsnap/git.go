@@ -145,6 +145,8 @@ type repo struct {
 	// fileMode is core.fileMode: whether git tracks the executable bit.
 	// Only Undo reads it.
 	fileMode bool
+	// disk is the workspace root opened for Undo's writes, nil otherwise.
+	disk *os.Root
 	// guard disarms the filter and diff drivers the configuration
 	// defines (driverGuard); it goes before every command's own args.
 	guard []string

@@ -1,7 +1,6 @@
 package gitsnap
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +66,10 @@ func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Rep
 		return rep, fmt.Errorf("undo: %w", err)
 	}
 	r.fileMode = strings.TrimSpace(string(out)) == "true"
+	if r.disk, err = os.OpenRoot(r.root); err != nil {
+		return rep, fmt.Errorf("undo: %w", err)
+	}
+	defer func() { r.disk.Close(); r.disk = nil }()
 
 	// Decide everything before changing anything.
 	removals, restores, err := r.plan(ctx, entries, &rep)
@@ -81,7 +84,7 @@ func (r *repo) undo(ctx context.Context, before, after string, own []Owned) (Rep
 	for _, e := range removals {
 		r.remove(e, &rep, dirs)
 	}
-	sweepDirs(dirs)
+	r.sweepDirs(dirs)
 	for _, e := range restores {
 		r.restoreReport(ctx, e, &rep)
 	}
@@ -242,21 +245,6 @@ func (r *repo) undoIgnoreRules(ctx context.Context, removals, restores []rawEntr
 	return removals, restores
 }
 
-// sweepDirs removes the directories removals emptied, deepest first, so
-// parents empty out after their children went.
-func sweepDirs(dirs map[string]bool) {
-	dirList := make([]string, 0, len(dirs))
-	for d := range dirs {
-		dirList = append(dirList, d)
-	}
-	slices.SortFunc(dirList, func(a, b string) int {
-		return strings.Count(b, string(filepath.Separator)) - strings.Count(a, string(filepath.Separator))
-	})
-	for _, d := range dirList {
-		os.Remove(d) // fails, as wanted, when the directory still holds anything
-	}
-}
-
 func lstatState(path string) (fileState, error) {
 	fi, err := os.Lstat(path)
 	switch {
@@ -307,24 +295,6 @@ func partition(es []rawEntry, f func(rawEntry) bool) (no, yes []rawEntry) {
 		}
 	}
 	return no, yes
-}
-
-// remove deletes a file the turn created and notes its parent directories
-// in dirs for the empty-directory sweep.
-func (r *repo) remove(e rawEntry, rep *Report, dirs map[string]bool) {
-	full := filepath.Join(r.root, filepath.FromSlash(e.path))
-	if link := r.linkedParent(e.path); link != "" {
-		rep.skip(e.path, linkReason(link))
-		return
-	}
-	if err := os.Remove(full); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		rep.skip(e.path, fmt.Sprintf("could not remove it: %v", err))
-		return
-	}
-	rep.Removed = append(rep.Removed, e.path)
-	for d := filepath.Dir(full); d != r.root && strings.HasPrefix(d, r.root+string(filepath.Separator)); d = filepath.Dir(d) {
-		dirs[d] = true
-	}
 }
 
 func (r *repo) restoreReport(ctx context.Context, e rawEntry, rep *Report) {
@@ -435,91 +405,4 @@ func (r *repo) hashFiles(ctx context.Context, paths []string) (map[string]string
 		}
 	}
 	return hashes, nil
-}
-
-// restore writes the before side of e to disk.
-func (r *repo) restore(ctx context.Context, e rawEntry) error {
-	full := filepath.Join(r.root, filepath.FromSlash(e.path))
-	dir := filepath.Dir(full)
-	if link := r.linkedParent(e.path); link != "" {
-		return errors.New(linkReason(link))
-	}
-	if fi, err := os.Lstat(full); err == nil && fi.IsDir() {
-		if err := os.Remove(full); err != nil {
-			return errors.New("a directory that is not empty is now in its place")
-		}
-	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("could not create its directory: %w", err)
-	}
-	switch e.oldMode {
-	case modeSymlink:
-		target, err := r.git(ctx, runOpts{}, "cat-file", "blob", e.oldID)
-		if err != nil {
-			return fmt.Errorf("could not read it from the snapshot: %w", err)
-		}
-		tmp := filepath.Join(dir, ".coder-undo-link-"+filepath.Base(full))
-		os.Remove(tmp)
-		if err := os.Symlink(string(target), tmp); err != nil {
-			return fmt.Errorf("could not restore the link: %w", err)
-		}
-		if err := os.Rename(tmp, full); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("could not restore the link: %w", err)
-		}
-		return nil
-	case modeFile, modeExec:
-	default:
-		return fmt.Errorf("unsupported file mode %s in the snapshot", e.oldMode)
-	}
-	// --filters applies the checkout conversions (eol, smudge such as LFS),
-	// the inverse of what `git add` did when the snapshot was taken.
-	data, err := r.git(ctx, runOpts{}, "cat-file", "--filters", "--path="+r.prefix+e.path, e.oldID)
-	if err != nil {
-		return fmt.Errorf("could not read it from the snapshot: %w", err)
-	}
-	perm := os.FileMode(0o644)
-	if e.oldMode == modeExec {
-		perm = 0o755
-	}
-	// A file still there keeps its permissions (a private 0600 file stays
-	// private); only the executable bit is the snapshot's, where git
-	// tracks it.
-	if fi, err := os.Lstat(full); err == nil && fi.Mode().IsRegular() {
-		cur := fi.Mode().Perm()
-		switch {
-		case !r.fileMode:
-			perm = cur
-		case e.oldMode == modeExec:
-			perm = cur | (cur&0o444)>>2
-		default:
-			perm = cur &^ 0o111
-		}
-	}
-	return writeAtomic(full, data, perm)
-}
-
-// writeAtomic replaces path with data through a temporary file and rename,
-// so a failure never leaves a half-written file.
-func writeAtomic(path string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".coder-undo-*")
-	if err != nil {
-		return fmt.Errorf("could not write it: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := bytes.NewReader(data).WriteTo(f)
-	if werr == nil {
-		werr = f.Chmod(perm)
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("could not write it: %w", werr)
-	}
-	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 )
 
 // Apply writes a set of changes, all or nothing. Before writing anything it
@@ -29,7 +31,12 @@ func (w *Workspace) Apply(ctx context.Context, changes []FileChange) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("not applied: %w", err)
 	}
-	if err := w.writeSteps(ctx, steps); err != nil {
+	root, err := w.openRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := w.writeSteps(ctx, root, steps); err != nil {
 		return err
 	}
 	w.trackSteps(steps)
@@ -150,9 +157,11 @@ func (w *Workspace) checkSteps(ctx context.Context, steps []applyStep) error {
 	return nil
 }
 
-// writeSteps writes the set. Each completed step pushes its undo; a
-// failure unwinds them and says exactly where each file was left.
-func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
+// writeSteps writes the set beneath root (see writeFile). Each completed
+// step pushes its undo; a failure unwinds them and says exactly where each
+// file was left.
+func (w *Workspace) writeSteps(ctx context.Context, root *os.Root, steps []applyStep) error {
+	fsys := rootOps{w, root}
 	var undo []undoStep
 	// Undo writes must run even if ctx is canceled.
 	bg := context.WithoutCancel(ctx)
@@ -166,24 +175,21 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 		failWrite := func(target string, before diskState, err error) error {
 			return rollback(c, target, before, err, undo)
 		}
-		restore := func() error { return w.writeFile(bg, s.abs, []byte(c.Old), c.Mode) }
+		restore := func() error { return w.writeFile(bg, root, s.abs, []byte(c.Old), c.Mode) }
 		switch c.Op {
 		case OpAdd:
 			before := statDisk(s.abs)
-			if err := w.writeFile(ctx, s.abs, []byte(c.New), c.Mode); err != nil {
+			if err := w.writeFile(ctx, root, s.abs, []byte(c.New), c.Mode); err != nil {
 				return failWrite(s.abs, before, err)
 			}
-			push(func() error { return os.Remove(s.abs) })
+			push(func() error { return fsys.remove(s.abs) })
 		case OpUpdate:
 			if c.Link != "" {
 				// Moving a link renames the link; its target is untouched.
-				if err := os.MkdirAll(filepath.Dir(s.dst), 0o755); err != nil {
+				if err := fsys.rename(s.abs, s.dst); err != nil {
 					return fail(err)
 				}
-				if err := os.Rename(s.abs, s.dst); err != nil {
-					return fail(err)
-				}
-				push(func() error { return os.Rename(s.dst, s.abs) })
+				push(func() error { return fsys.rename(s.dst, s.abs) })
 				continue
 			}
 			target := s.abs
@@ -191,30 +197,73 @@ func (w *Workspace) writeSteps(ctx context.Context, steps []applyStep) error {
 				target = s.dst
 			}
 			before := statDisk(target)
-			if err := w.writeFile(ctx, target, []byte(c.New), c.Mode); err != nil {
+			if err := w.writeFile(ctx, root, target, []byte(c.New), c.Mode); err != nil {
 				return failWrite(target, before, err)
 			}
 			if s.dst == "" {
 				push(restore)
 				continue
 			}
-			push(func() error { return os.Remove(s.dst) })
-			if err := os.Remove(s.abs); err != nil {
+			push(func() error { return fsys.remove(s.dst) })
+			if err := fsys.remove(s.abs); err != nil {
 				return fail(err)
 			}
 			push(restore)
 		case OpDelete:
-			if err := os.Remove(s.abs); err != nil {
+			if err := fsys.remove(s.abs); err != nil {
 				return fail(err)
 			}
 			if c.Link != "" {
-				push(func() error { return os.Symlink(c.Link, s.abs) })
+				push(func() error { return fsys.symlink(c.Link, s.abs) })
 				continue
 			}
 			push(restore)
 		}
 	}
 	return nil
+}
+
+// rootOps are the renames, removals and links of a change set, done
+// beneath the workspace's root: a directory on the way that became a link
+// out of the workspace refuses them.
+type rootOps struct {
+	w    *Workspace
+	root *os.Root
+}
+
+func (o rootOps) remove(abs string) error {
+	rel, err := o.w.rootRel(abs)
+	if err != nil {
+		return err
+	}
+	return atomicfile.InRootError(rel, o.root.Remove(rel))
+}
+
+// rename moves a file or link (never what a link points to), making the
+// destination's directories.
+func (o rootOps) rename(from, to string) error {
+	src, err := o.w.rootRel(from)
+	if err != nil {
+		return err
+	}
+	dst, err := o.w.rootRel(to)
+	if err != nil {
+		return err
+	}
+	if dir := filepath.Dir(dst); dir != "." {
+		if err := o.root.MkdirAll(dir, 0o755); err != nil {
+			return atomicfile.InRootError(dst, err)
+		}
+	}
+	return atomicfile.InRootError(dst, o.root.Rename(src, dst))
+}
+
+func (o rootOps) symlink(target, abs string) error {
+	rel, err := o.w.rootRel(abs)
+	if err != nil {
+		return err
+	}
+	return atomicfile.InRootError(rel, o.root.Symlink(target, rel))
 }
 
 // undoStep takes back one completed write of a set.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 )
@@ -19,11 +20,17 @@ import (
 // FS replaces the local disk for reading and writing file contents, for ACP
 // clients that expose fs/read_text_file and fs/write_text_file (so unsaved
 // editor buffers are seen and updated). Existence checks, directory
-// creation and deletes stay on the local disk.
+// creation and deletes stay on the local disk. WriteFile returns
+// ErrWriteLocal for a write it leaves to the local disk (the workspace
+// then writes it beneath its root).
 type FS interface {
 	ReadFile(ctx context.Context, abs string) ([]byte, error)
 	WriteFile(ctx context.Context, abs string, data []byte, perm fs.FileMode) error
 }
+
+// ErrWriteLocal is what an FS's WriteFile returns for a write the local
+// disk takes.
+var ErrWriteLocal = errors.New("written on the local disk")
 
 // Workspace is the root every file tool resolves against, plus the
 // session's read tracking for the stale-edit guard.
@@ -291,6 +298,10 @@ func evalExisting(p string) (string, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", errors.New("it is (or passes through) a symlink whose target does not exist")
 		}
+		if errors.Is(err, syscall.EINVAL) {
+			// A link read back as no link: swapped while being resolved.
+			return "", fmt.Errorf("a directory on its path was swapped for a symbolic link (or back) while it was resolved, as a process trying to lead writes outside the workspace would do: %w", err)
+		}
 		return "", err
 	}
 	return filepath.Join(real, rest), nil
@@ -304,17 +315,49 @@ func (w *Workspace) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 	return os.ReadFile(abs)
 }
 
-func (w *Workspace) writeFile(ctx context.Context, abs string, data []byte, mode fs.FileMode) error {
+// writeFile writes abs (a resolved path inside the root) beneath root:
+// every directory on the way is opened from the root's descriptor, so a
+// directory swapped for a link out of the workspace after abs was resolved
+// refuses the write instead of leading it outside. The editor's FS (ACP)
+// gets the contents; the local directories it needs are made here.
+func (w *Workspace) writeFile(ctx context.Context, root *os.Root, abs string, data []byte, mode fs.FileMode) error {
 	if mode == 0 {
 		mode = 0o644
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	rel, err := w.rootRel(abs)
+	if err != nil {
 		return err
 	}
-	if f, _ := w.fileSystem(); f != nil {
-		return f.WriteFile(ctx, abs, data, mode.Perm())
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return atomicfile.InRootError(rel, err)
+		}
 	}
-	return atomicfile.WriteFileMode(abs, data, mode.Perm())
+	if f, _ := w.fileSystem(); f != nil {
+		if err := f.WriteFile(ctx, abs, data, mode.Perm()); !errors.Is(err, ErrWriteLocal) {
+			return err
+		}
+	}
+	return atomicfile.WriteFileIn(root, rel, data, mode.Perm())
+}
+
+// rootRel is a resolved path inside the root as the root's os.Root names
+// it (relative, native separators).
+func (w *Workspace) rootRel(abs string) (string, error) {
+	rel, ok := w.relative(abs)
+	if !ok || rel == "" || rel == "." {
+		return "", fmt.Errorf("%s is not a path inside the workspace %s", abs, w.root)
+	}
+	return filepath.FromSlash(rel), nil
+}
+
+// openRoot opens the workspace root for one change set's writes.
+func (w *Workspace) openRoot() (*os.Root, error) {
+	root, err := os.OpenRoot(w.root)
+	if err != nil {
+		return nil, fmt.Errorf("open the workspace %s: %w", w.root, err)
+	}
+	return root, nil
 }
 
 // markSeen records content as what the agent last saw of abs.

@@ -434,7 +434,11 @@ func (a *server) ListSessions(_ context.Context, p sdk.ListSessionsRequest) (sdk
 	}
 	out := sdk.ListSessionsResponse{Sessions: []sdk.SessionInfo{}}
 	for _, root := range roots {
-		list, err := store.List(store.Dir(root))
+		dir, err := store.WorkspaceDir(root)
+		if err != nil {
+			return sdk.ListSessionsResponse{}, failure(err.Error())
+		}
+		list, err := store.List(dir)
 		if err != nil {
 			return sdk.ListSessionsResponse{}, failure(err.Error())
 		}

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/coder-nvim/coder-nvim/core/atomicfile"
+	"github.com/coder-nvim/coder-nvim/core/tools"
 	sdk "github.com/coder/acp-go-sdk"
 )
 
@@ -61,9 +61,11 @@ func (c *clientFS) ReadFile(ctx context.Context, abs string) ([]byte, error) {
 	return []byte(resp.Content), nil
 }
 
-func (c *clientFS) WriteFile(ctx context.Context, abs string, data []byte, perm fs.FileMode) error {
+func (c *clientFS) WriteFile(ctx context.Context, abs string, data []byte, _ fs.FileMode) error {
 	if !c.write || !utf8.Valid(data) {
-		return atomicfile.WriteFileMode(abs, data, perm)
+		// The workspace writes it beneath its root (never through a
+		// directory swapped for a link out of it).
+		return tools.ErrWriteLocal
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()

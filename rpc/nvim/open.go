@@ -113,9 +113,10 @@ func (h *host) openLocked(resume string, untrusted *config.Config) {
 			resumed = true
 		} else {
 			h.log.Printf("resume %s: %v; opening a new session", resume, err)
-			if errors.Is(err, store.ErrLocked) {
-				// Another Neovim has it: say so, rather than silently
-				// continuing in a new session.
+			if errors.Is(err, store.ErrLocked) || errors.Is(err, store.ErrLeavesWorkspace) {
+				// Another Neovim has it, or the sessions directory is a
+				// link out: say so, rather than silently continuing in a
+				// new session.
 				h.notify("warn", err.Error()+"\nThis editor continues in a new session.")
 			}
 		}
