@@ -116,14 +116,25 @@ func (g *Guard) AfterCall(ctx context.Context) string {
 	return g.watch.check(ctx)
 }
 
+// Ready returns once the guard has taken its first look at the
+// workspace (in the background): call it before the first command.
+func (g *Guard) Ready() {
+	if g != nil {
+		g.watch.wait()
+	}
+}
+
 func (g *Guard) protect(p string) {
 	if p = realPath(p); !slices.Contains(g.Protected, p) {
 		g.Protected = append(g.Protected, p)
 	}
 }
 
-func (g *Guard) pin(p string) {
-	if p = realPath(p); !slices.Contains(g.Pinned, p) {
+func (g *Guard) pin(p string) { g.pinReal(realPath(p)) }
+
+// pinReal pins p, a real path already.
+func (g *Guard) pinReal(p string) {
+	if !slices.Contains(g.Pinned, p) {
 		g.Pinned = append(g.Pinned, p)
 	}
 }
@@ -159,7 +170,7 @@ func (g *Guard) pinAll() {
 	for _, r := range g.roots {
 		if slices.ContainsFunc(g.roots, func(o string) bool { return o != r && within(r, o) }) {
 			targets = append(targets, r)
-			g.pin(r)
+			g.pinReal(r)
 		}
 	}
 	for _, t := range targets {
@@ -168,7 +179,7 @@ func (g *Guard) pinAll() {
 				continue
 			}
 			for d := filepath.Dir(t); d != r && within(d, r); d = filepath.Dir(d) {
-				g.pin(d)
+				g.pinReal(d) // the paths and roots are real: so are their parents
 			}
 		}
 	}
