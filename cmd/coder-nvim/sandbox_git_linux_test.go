@@ -275,3 +275,48 @@ func TestExecSandboxRenamesKeepGuards(t *testing.T) {
 		}
 	})
 }
+
+// TestExecSandboxGuardOutlivesHostRewrite: the user's own git config
+// during a session puts a new .git/config in place by a rename, which
+// takes the fork server's read-only mount of the old one with it; the
+// model's next script, run unasked in auto-edit, still cannot write it.
+func TestExecSandboxGuardOutlivesHostRewrite(t *testing.T) {
+	requireSandbox(t)
+	w := newSandboxWorld(t)
+	config := filepath.Join(w.ws, ".git", "config")
+	steps := []llm.ToolCall{
+		bash("warm", "true"),
+		toolCall("w", "write", map[string]any{"path": "plant.sh", "content": "git config core.fsmonitor 'touch pwned'; echo '[core]' >> .git/config\n"}),
+		bash("plant", "sh plant.sh"),
+	}
+	w.srv.Reset()
+	w.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
+		n := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				n++
+			}
+		}
+		if n == 1 { // between the calls: the user, outside
+			if out, err := exec.Command("git", "-C", w.ws, "config", "user.name", "someone").CombinedOutput(); err != nil {
+				t.Errorf("git config: %v %s", err, out)
+			}
+		}
+		if n < len(steps) {
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{steps[n]}}
+		}
+		return fakellm.Reply{Content: "done"}
+	})
+	r := execWithEnv(t, w.bin, w.ws, w.env, "--mode", "auto-edit", "go")
+	res := toolResults(w.srv)
+	if r.code != 0 || !strings.Contains(res["plant"], "exit code") {
+		t.Fatalf("exec: exit %d %q\n%s", r.code, res["plant"], r.stderr)
+	}
+	data, _ := os.ReadFile(config)
+	if !strings.Contains(string(data), "someone") {
+		t.Fatalf("the user's git config did not land: %q", data)
+	}
+	if strings.Contains(string(data), "fsmonitor") || strings.Count(string(data), "[core]") > 1 {
+		t.Errorf("the model wrote .git/config after the user's rewrite: %q", data)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // GuardSpec is what a session's workspace guard is built from.
@@ -39,6 +40,10 @@ type Guard struct {
 	roots   []string // real writable roots, of Writable too
 	configs []string // git configuration files, for their includes
 	watch   *gitlinkWatch
+	// made says how each protected path is made again when the host
+	// removes it (Epoch).
+	made map[string]placeholder
+	mu   sync.Mutex // Epoch's
 }
 
 // GuardWorkspace builds spec's guard, making what it needs: the missing
@@ -55,16 +60,10 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 		g.roots = append(g.roots, realPath(w))
 	}
 	for _, d := range spec.Dirs {
-		if _, err := os.Lstat(d); err != nil && g.writable(d) {
-			os.MkdirAll(d, 0o700) //nolint:errcheck // checked below
-		}
+		g.protectMade(d, dirPlaceholder)
 	}
-	for _, p := range append(slices.Clone(spec.Dirs), spec.Protected...) {
-		if _, err := os.Lstat(p); err != nil && g.writable(p) {
-			g.Unguarded = append(g.Unguarded, p)
-			continue
-		}
-		g.protect(p)
+	for _, p := range spec.Protected {
+		g.protectMade(p, noPlaceholder)
 	}
 	root := realPath(spec.Root)
 	l, found := findGit(root)
@@ -102,6 +101,7 @@ func (g *Guard) Apply(p *Policy, workspace bool) {
 		p.Writable = append(p.Writable, g.Writable...)
 	}
 	p.Protected = append(p.Protected, g.Protected...)
+	p.Epoch = g.epoch()
 	p.Pinned = append(p.Pinned, g.Pinned...)
 	p.Reopened = append(p.Reopened, g.Reopened...)
 }
