@@ -91,3 +91,20 @@ func BenchmarkGuardWorkspace(b *testing.B) {
 	g.Ready()
 	b.ReportMetric(float64(len(g.Protected)+len(g.Pinned)+len(g.Reopened)), "mounts")
 }
+
+// BenchmarkGuardPerCall is the host's cost per confined call: the
+// policy's epoch (a stat of each guarded path) and the gitlink check
+// when the index did not change.
+func BenchmarkGuardPerCall(b *testing.B) {
+	ws := b.TempDir()
+	if err := exec.Command("git", "init", "-q", ws).Run(); err != nil {
+		b.Skip("no git")
+	}
+	g := GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws, os.TempDir()}})
+	g.Ready()
+	for b.Loop() {
+		var p Policy
+		g.Apply(&p, true)
+		g.AfterCall(context.Background())
+	}
+}
