@@ -168,12 +168,9 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 				res.Summary += ", the sandbox may have refused it"
 				res.Err = ErrSandboxRefused
 			}
-			if inv.Confine != nil {
-				if note := ws.afterConfinedCall(context.WithoutCancel(ctx)); note != "" {
-					res.Output += "\n" + note
-					res.Display += "\n" + note
-				}
-			}
+			note := ws.AfterConfined(ctx, inv.Confine)
+			res.Output += note
+			res.Display += note
 			return res
 		},
 	}, nil
