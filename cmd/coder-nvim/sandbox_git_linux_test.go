@@ -88,7 +88,8 @@ func TestExecSandboxWorktreeAndSubmodule(t *testing.T) {
 			before, _ := os.ReadFile(dotGit)
 			r, res := w.runAt(t, dir, "auto-edit", append([]string{"HOME=" + home}, goEnv...),
 				bash("ls", "ls"),
-				bash("test", "go test ./..."),
+				// A cold build cache on a loaded machine: the longest timeout.
+				toolCall("test", "bash", map[string]any{"command": "go test ./...", "timeout_ms": 600000}),
 				bash("commit", "echo x > new.txt && git add new.txt && git commit -qm 'from the agent' && git log -1 --format=%s"),
 				bash("dotgit", "echo 'gitdir: /tmp' > .git"),
 				bash("cfg", "git config core.fsmonitor 'touch pwned'"),
