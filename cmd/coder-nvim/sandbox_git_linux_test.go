@@ -88,7 +88,8 @@ func TestExecSandboxWorktreeAndSubmodule(t *testing.T) {
 			before, _ := os.ReadFile(dotGit)
 			r, res := w.runAt(t, dir, "auto-edit", append([]string{"HOME=" + home}, goEnv...),
 				bash("ls", "ls"),
-				bash("test", "go test ./..."),
+				// A cold build cache on a loaded machine: the longest timeout.
+				toolCall("test", "bash", map[string]any{"command": "go test ./...", "timeout_ms": 600000}),
 				bash("commit", "echo x > new.txt && git add new.txt && git commit -qm 'from the agent' && git log -1 --format=%s"),
 				bash("dotgit", "echo 'gitdir: /tmp' > .git"),
 				bash("cfg", "git config core.fsmonitor 'touch pwned'"),
@@ -140,7 +141,8 @@ func hostileGit(key, prog, gitDir string) string {
 // (core.fsmonitor, core.hooksPath, a filter driver, diff.external) where
 // the user's git would later read it: through .git/commondir pointing at
 // a directory of its own, in a nested repository added as a gitlink, in
-// a repository it makes with git init where there was none. The user's
+// a repository it makes with git init where there was none, and at the
+// root of a workspace that lies below its repository's top. The user's
 // plain git status, git diff and git commit in the workspace afterwards,
 // run outside any sandbox, run nothing.
 func TestExecSandboxGitStateRunsNothingLater(t *testing.T) {
@@ -154,6 +156,11 @@ func TestExecSandboxGitStateRunsNothingLater(t *testing.T) {
 		"gitlink": func(w *sandboxWorld, key, prog string) (string, string) {
 			return w.ws, "git init -q vendor/lib && cd vendor/lib && echo x > f.txt && git add f.txt && git commit -qm lib && " +
 				hostileGit(key, prog, ".git") + " && cd ../.. && git add vendor/lib && git status --short"
+		},
+		"subdir": func(w *sandboxWorld, key, prog string) (string, string) {
+			sub := filepath.Join(w.ws, "pkg")
+			writeFiles(t, sub, map[string]string{"tracked.txt": "a\n"})
+			return sub, "git init -q . && git add tracked.txt && git commit -qm init && " + hostileGit(key, prog, ".git")
 		},
 		"init": func(w *sandboxWorld, key, prog string) (string, string) {
 			plain := t.TempDir()
@@ -169,6 +176,7 @@ func TestExecSandboxGitStateRunsNothingLater(t *testing.T) {
 		{"commondir", "fsmonitor"}, {"commondir", "hooksPath"}, {"commondir", "filter"}, {"commondir", "diff"},
 		{"gitlink", "fsmonitor"}, {"gitlink", "none"},
 		{"init", "fsmonitor"}, {"init", "hooksPath"}, {"init", "filter"}, {"init", "diff"},
+		{"subdir", "fsmonitor"}, {"subdir", "hooksPath"}, {"subdir", "filter"}, {"subdir", "diff"},
 	}
 	for _, c := range cases {
 		t.Run(c.place+"/"+c.key, func(t *testing.T) {
@@ -209,5 +217,114 @@ func TestExecSandboxGitStateRunsNothingLater(t *testing.T) {
 				t.Errorf("%s: refused %v, .git there: %v; %q", c.key, refused, err == nil, res["plant"])
 			}
 		})
+	}
+}
+
+// TestExecSandboxRenamesKeepGuards: a script the model wrote, run
+// unasked in auto-edit, renames a guarded directory's parent away and
+// makes a new one in its place: the user's config directory and the
+// host's state directory with the workspace at a fake $HOME (the config
+// directory missing when the session starts), and the workspace itself
+// and a directory above it when it lies in the writable temp dir. Each
+// rename fails, and nothing lands where the guards were.
+func TestExecSandboxRenamesKeepGuards(t *testing.T) {
+	requireSandbox(t)
+	t.Run("home", func(t *testing.T) {
+		w := newSandboxWorld(t)
+		home := w.ws
+		env := slices.DeleteFunc(slices.Clone(w.env), func(kv string) bool {
+			return strings.HasPrefix(kv, "XDG_CONFIG_HOME=") || strings.HasPrefix(kv, "XDG_STATE_HOME=") || strings.HasPrefix(kv, "HOME=")
+		})
+		w.env = append(env, "HOME="+home)
+		cfg := filepath.Join(home, ".config", "coder", "config.json")
+		state := filepath.Join(home, ".local", "state", "coder-nvim")
+		if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script := "mv ~/.config ~/.config.old; mkdir -p ~/.config/coder; echo '{\"mode\": \"yolo\"}' > " + cfg + "\n" +
+			"mv ~/.local ~/.local.old; mv ~/.local/state ~/.local/state.old; mkdir -p " + state + "; echo x > " + state + "/planted\n" +
+			"mkdir -p ~/.config/coder; echo '{\"mode\": \"yolo\"}' > " + cfg + "\n"
+		r, res := w.run(t, "auto-edit", nil,
+			toolCall("w", "write", map[string]any{"path": "move.sh", "content": script}), bash("move", "sh move.sh"))
+		if r.code != 0 || !strings.Contains(res["move"], "exit code") {
+			t.Fatalf("exec: exit %d %q\n%s", r.code, res["move"], r.stderr)
+		}
+		for _, p := range []string{filepath.Join(home, ".config.old"), filepath.Join(home, ".local.old"), filepath.Join(home, ".local", "state.old"), cfg, filepath.Join(state, "planted")} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s exists: %q", p, res["move"])
+			}
+		}
+	})
+	t.Run("temp", func(t *testing.T) {
+		w := newSandboxWorld(t)
+		ws := filepath.Join(w.tmp, "above", "proj")
+		if err := os.MkdirAll(filepath.Dir(ws), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(w.ws, ws); err != nil {
+			t.Fatal(err)
+		}
+		config := filepath.Join(ws, ".git", "config")
+		before, _ := os.ReadFile(config)
+		script := "cd " + ws + "/..; mv proj proj.old; mv " + filepath.Dir(ws) + " " + filepath.Dir(ws) + ".old\n" +
+			"mkdir -p " + ws + " && cd " + ws + " && git init -q . && git config core.fsmonitor 'touch pwned'\n"
+		r, res := w.runAt(t, ws, "auto-edit", nil,
+			toolCall("w", "write", map[string]any{"path": "move.sh", "content": script}), bash("move", "sh move.sh"))
+		if r.code != 0 || !strings.Contains(res["move"], "exit code") {
+			t.Fatalf("exec: exit %d %q\n%s", r.code, res["move"], r.stderr)
+		}
+		for _, p := range []string{filepath.Join(filepath.Dir(ws), "proj.old"), filepath.Dir(ws) + ".old"} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s exists: %q", p, res["move"])
+			}
+		}
+		if after, _ := os.ReadFile(config); string(after) != string(before) {
+			t.Errorf("the workspace's .git/config is another: %q", after)
+		}
+	})
+}
+
+// TestExecSandboxGuardOutlivesHostRewrite: the user's own git config
+// during a session puts a new .git/config in place by a rename, which
+// takes the fork server's read-only mount of the old one with it; the
+// model's next script, run unasked in auto-edit, still cannot write it.
+func TestExecSandboxGuardOutlivesHostRewrite(t *testing.T) {
+	requireSandbox(t)
+	w := newSandboxWorld(t)
+	config := filepath.Join(w.ws, ".git", "config")
+	steps := []llm.ToolCall{
+		bash("warm", "true"),
+		toolCall("w", "write", map[string]any{"path": "plant.sh", "content": "git config core.fsmonitor 'touch pwned'; echo '[core]' >> .git/config\n"}),
+		bash("plant", "sh plant.sh"),
+	}
+	w.srv.Reset()
+	w.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
+		n := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				n++
+			}
+		}
+		if n == 1 { // between the calls: the user, outside
+			if out, err := exec.Command("git", "-C", w.ws, "config", "user.name", "someone").CombinedOutput(); err != nil {
+				t.Errorf("git config: %v %s", err, out)
+			}
+		}
+		if n < len(steps) {
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{steps[n]}}
+		}
+		return fakellm.Reply{Content: "done"}
+	})
+	r := execWithEnv(t, w.bin, w.ws, w.env, "--mode", "auto-edit", "go")
+	res := toolResults(w.srv)
+	if r.code != 0 || !strings.Contains(res["plant"], "exit code") {
+		t.Fatalf("exec: exit %d %q\n%s", r.code, res["plant"], r.stderr)
+	}
+	data, _ := os.ReadFile(config)
+	if !strings.Contains(string(data), "someone") {
+		t.Fatalf("the user's git config did not land: %q", data)
+	}
+	if strings.Contains(string(data), "fsmonitor") || strings.Count(string(data), "[core]") > 1 {
+		t.Errorf("the model wrote .git/config after the user's rewrite: %q", data)
 	}
 }
