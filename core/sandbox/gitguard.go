@@ -216,7 +216,7 @@ func (g *Guard) guardIncludes(ctx context.Context, home string) {
 			continue
 		}
 		seen[f] = true
-		for _, inc := range includesOf(ctx, f, home) {
+		for _, inc := range includesOf(ctx, gitProgram(g.roots...), f, home) {
 			if !g.writable(inc) {
 				continue
 			}
@@ -228,14 +228,14 @@ func (g *Guard) guardIncludes(ctx context.Context, home string) {
 
 // includesOf is the paths config file f includes, resolved as git does.
 // git reads the file alone (no includes, no repository): nothing runs.
-func includesOf(ctx context.Context, f, home string) []string {
+func includesOf(ctx context.Context, git, f, home string) []string {
 	data, err := os.ReadFile(f)
 	if err != nil || !bytes.Contains(bytes.ToLower(data), []byte("include")) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "config", "--file", f, "--null", "--get-regexp", `^include(if\..*)?\.path$`)
+	cmd := exec.CommandContext(ctx, git, "config", "--file", f, "--null", "--get-regexp", `^include(if\..*)?\.path$`)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_COUNT=0")
 	out, err := cmd.Output()
 	if err != nil {

@@ -209,7 +209,7 @@ func (w *gitlinkWatch) refuse(p string) (string, error) {
 func hostGit(ctx context.Context, dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull,
+	cmd := exec.CommandContext(ctx, gitProgram(dir), append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=" + os.DevNull,
 		"-c", "safe.bareRepository=explicit"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })

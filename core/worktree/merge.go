@@ -134,7 +134,16 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 
 // mergeFile brings one file's task version (theirs) into the user's tree.
 func (m *Manager) mergeFile(ctx context.Context, n int, fc FileChange, theirs string) (conflict bool, err error) {
-	dst := filepath.Join(m.opts.Root, filepath.FromSlash(fc.Path))
+	// Every write into the user's tree goes beneath it (os.Root): a
+	// directory that links out is refused, never written through.
+	root, err := os.OpenRoot(m.opts.Root)
+	if err != nil {
+		return false, err
+	}
+	defer root.Close()
+	rel := filepath.FromSlash(fc.Path)
+	write := func(name, text string) error { return writeIn(root, name, text) }
+	dst := filepath.Join(m.opts.Root, rel)
 	data, rerr := os.ReadFile(dst)
 	exists := rerr == nil
 	if rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
@@ -147,40 +156,44 @@ func (m *Manager) mergeFile(ctx context.Context, n int, fc FileChange, theirs st
 			return false, nil
 		}
 		if ours == fc.base {
-			return false, os.Remove(dst)
+			return false, atomicfile.InRootError(rel, root.Remove(rel))
 		}
 		return true, nil // the user changed what the task removes: kept, reported
 	case !exists && fc.Status == "A":
-		return false, write(dst, theirs)
+		return false, write(rel, theirs)
 	case exists && ours == theirs:
 		return false, nil
 	case exists && fc.Status != "A" && ours == fc.base:
-		return false, write(dst, theirs)
+		return false, write(rel, theirs)
 	case !exists || fc.Status == "A" || fc.Binary:
 		// Nothing to merge line by line: the task's version goes beside.
-		return true, write(fmt.Sprintf("%s.task-%d", dst, n), theirs)
+		return true, write(fmt.Sprintf("%s.task-%d", rel, n), theirs)
 	}
-	merged, clean, err := merge3(ctx, ours, fc.base, theirs, n)
+	merged, clean, err := merge3(ctx, m.git, ours, fc.base, theirs, n)
 	if err != nil {
 		return false, err
 	}
-	return !clean, write(dst, merged)
+	return !clean, write(rel, merged)
 }
 
-func write(path, text string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// writeIn writes text to name beneath root, its directories made, its
+// mode kept.
+func writeIn(root *os.Root, name, text string) error {
+	if dir := filepath.Dir(name); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return atomicfile.InRootError(name, err)
+		}
 	}
 	perm := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := root.Stat(name); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	return atomicfile.WriteFile(path, []byte(text), perm)
+	return atomicfile.WriteFileIn(root, name, []byte(text), perm)
 }
 
 // merge3 merges base→theirs into ours with git merge-file (no repository
 // needed, nothing configured runs); clean is false when markers were left.
-func merge3(ctx context.Context, ours, base, theirs string, n int) (merged string, clean bool, err error) {
+func merge3(ctx context.Context, git, ours, base, theirs string, n int) (merged string, clean bool, err error) {
 	dir, err := os.MkdirTemp("", "coder-task-merge-")
 	if err != nil {
 		return "", false, err
@@ -192,7 +205,7 @@ func merge3(ctx context.Context, ours, base, theirs string, n int) (merged strin
 			return "", false, err
 		}
 	}
-	cmd := exec.CommandContext(ctx, "git", "merge-file", "-p", "-L", "yours", "-L", "task base", "-L", fmt.Sprintf("task %d", n), "ours", "base", "theirs")
+	cmd := exec.CommandContext(ctx, git, "merge-file", "-p", "-L", "yours", "-L", "task base", "-L", fmt.Sprintf("task %d", n), "ours", "base", "theirs")
 	cmd.Dir = dir
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
+	"github.com/coder-nvim/coder-nvim/core/hostpath"
 	"github.com/coder-nvim/coder-nvim/core/store"
 )
 
@@ -66,6 +68,7 @@ type Options struct {
 
 // Manager holds the tasks of one repository.
 type Manager struct {
+	git   string // the host's git, for merge-file
 	opts  Options
 	repo  repo
 	recs  records
@@ -122,6 +125,9 @@ func New(ctx context.Context, opts Options) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{
+		// git merge-file runs on the host: never a git on a PATH
+		// entry inside the workspace (core/hostpath).
+		git:  hostpath.Resolve(os.Getenv("PATH"), opts.Root).Git,
 		opts: opts,
 		repo: r,
 		recs: records{dir: filepath.Join(opts.StateDir, "tasks", r.key())},
