@@ -39,11 +39,18 @@ type Support struct {
 	Filesystem bool     `json:"filesystem"` // writes outside the writable roots refused
 	Protect    bool     `json:"protect"`    // protected paths read-only inside them
 	Network    bool     `json:"network"`    // network sockets refused
+	PID        bool     `json:"pid"`        // a PID namespace per command
+	Scopes     bool     `json:"scopes"`     // Landlock's scopes: signals, abstract Unix sockets
+	// Mechanisms has a line per mechanism in force, saying what it
+	// enforces; Missing a line per one missing, saying what is then not
+	// enforced. A new mechanism adds its line to one of them.
 	Mechanisms []string `json:"mechanisms,omitempty"`
 	Missing    []string `json:"missing,omitempty"`
 }
 
-// Full reports whether every piece is there.
+// Full reports whether the pieces auto-edit relies on are there: the
+// filesystem, the protected paths and the network. What else is missing
+// (PID namespaces, scopes) Missing says.
 func (s Support) Full() bool { return s.Filesystem && s.Protect && s.Network }
 
 // Any reports whether some piece is there.
@@ -54,7 +61,7 @@ func (s Support) String() string {
 	if !s.Any() {
 		return "off: " + strings.Join(s.Missing, "; ")
 	}
-	out := "on (" + strings.Join(s.Mechanisms, ", ") + ")"
+	out := "on: " + strings.Join(s.Mechanisms, "; ")
 	if len(s.Missing) > 0 {
 		out += "; missing: " + strings.Join(s.Missing, "; ")
 	}
