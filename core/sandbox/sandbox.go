@@ -36,11 +36,11 @@ type Policy struct {
 // Support is what this machine's kernel offers; a field is false when its
 // mechanism is missing, with the reason in Missing.
 type Support struct {
-	Filesystem bool     `json:"filesystem"` // writes outside the writable roots refused
-	Protect    bool     `json:"protect"`    // protected paths read-only inside them
-	Network    bool     `json:"network"`    // network sockets refused
-	PID        bool     `json:"pid"`        // a PID namespace per command
-	Scopes     bool     `json:"scopes"`     // Landlock's scopes: signals, abstract Unix sockets
+	Filesystem bool `json:"filesystem"` // writes outside the writable roots refused
+	Protect    bool `json:"protect"`    // protected paths read-only inside them
+	Network    bool `json:"network"`    // network sockets refused
+	PID        bool `json:"pid"`        // a PID namespace per command
+	Scopes     bool `json:"scopes"`     // Landlock's scopes: signals, abstract Unix sockets
 	// Mechanisms has a line per mechanism in force, saying what it
 	// enforces; Missing a line per one missing, saying what is then not
 	// enforced. A new mechanism adds its line to one of them.
