@@ -15,21 +15,21 @@ func probeSupport(context.Context, string) (Support, bool) {
 		return Support{Missing: []string{seatbeltExec + " is missing: commands run unconfined, and are asked as before"}}, false
 	}
 	return Support{Filesystem: true, Protect: true, Network: true, Mechanisms: []string{
-		"Seatbelt (writes only under the writable roots, protected paths and git's configuration read-only, network refused unless allowed, no Unix socket outside but those your config names, no signal or process inspection outside)",
-		"a session per command (no controlling terminal)",
+		"Seatbelt: writes only under the writable roots, protected paths and git's configuration read-only, network refused unless allowed, no Unix socket outside but those your config names, no signal or process inspection outside",
+		"a session per command: no controlling terminal",
 	}, Missing: []string{"macOS has no PID namespaces: what a command starts in the background can outlive its call"}}, false
 }
 
 func (b *Box) wrap(cmd *exec.Cmd, p Policy) error {
-	p.Writable, p.Protected, p.Pinned = realPaths(p.Writable), realPaths(p.Protected), realPaths(p.Pinned)
-	p.UnixSockets = realPaths(p.UnixSockets)
-	cmd.Args = append([]string{seatbeltExec, "-p", SeatbeltProfile(p), cmd.Path}, cmd.Args[1:]...)
-	cmd.Path = seatbeltExec
 	// A session of its own: no controlling terminal to push keys into.
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setsid = true
+	p.UnixSockets = realPaths(p.UnixSockets)
+	p.Writable, p.Protected, p.Pinned = realPaths(p.Writable), realPaths(p.Protected), realPaths(p.Pinned)
+	cmd.Args = append([]string{seatbeltExec, "-p", SeatbeltProfile(p), cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = seatbeltExec
 	if len(p.Env) > 0 {
 		if cmd.Env == nil {
 			cmd.Env = os.Environ()

@@ -245,39 +245,39 @@ func probeAll(userns bool) Support {
 	abi, err := landlockABI()
 	if err == nil && abi >= 1 {
 		s.Filesystem = true
-		s.Mechanisms = append(s.Mechanisms, fmt.Sprintf("Landlock ABI %d (writes only under the writable roots)", abi))
+		s.Mechanisms = append(s.Mechanisms, fmt.Sprintf("Landlock ABI %d: writes only under the writable roots", abi))
 	} else {
 		s.Missing = append(s.Missing, fmt.Sprintf("Landlock is not available (%v): writes outside the writable roots are not refused by the kernel, nor tracing of processes outside through /proc", err))
 	}
 	if s.Filesystem {
 		if scoped, _ := landlockScopes(abi); scoped != 0 {
 			s.Scopes = true
-			s.Mechanisms = append(s.Mechanisms, "Landlock scopes (no signal and no abstract Unix socket connection outside)")
+			s.Mechanisms = append(s.Mechanisms, "Landlock scopes: no signal and no abstract Unix socket connection outside")
 		} else {
 			s.Missing = append(s.Missing, fmt.Sprintf("Landlock ABI %d has no scopes (ABI 6): abstract Unix sockets outside are not refused", abi))
 		}
 	}
 	if seccompAvailable() && auditArch != 0 {
 		s.Network = true
-		s.Mechanisms = append(s.Mechanisms, "seccomp (network sockets refused unless allowed; no mount changes, no TIOCSTI/TIOCLINUX)")
+		s.Mechanisms = append(s.Mechanisms, "seccomp: network sockets refused unless allowed, no mount changes, no TIOCSTI/TIOCLINUX")
 	} else {
 		s.Missing = append(s.Missing, "seccomp is not available: network access, mount changes and TIOCSTI are not refused by the kernel")
 	}
 	if userns {
 		if err := probeMounts(); err == nil {
 			s.Protect = true
-			s.Mechanisms = append(s.Mechanisms, "user+mount namespace (protected paths read-only)")
+			s.Mechanisms = append(s.Mechanisms, "user+mount namespace: protected paths read-only")
 		} else {
 			s.Missing = append(s.Missing, "read-only mounts in a user namespace failed ("+err.Error()+"): "+unprotected)
 		}
 	}
 	if err := probePIDNamespace(); err == nil {
 		s.PID = true
-		s.Mechanisms = append(s.Mechanisms, "a PID namespace per command (nothing it starts outlives its call; no signal or ptrace reaches a process outside)")
+		s.Mechanisms = append(s.Mechanisms, "a PID namespace per command: nothing it starts outlives its call, no signal or ptrace reaches a process outside")
 	} else {
 		s.Missing = append(s.Missing, "PID namespaces are refused ("+err.Error()+"): what a command starts in the background can outlive its call, and signals to processes outside are refused only by Landlock's scope, where there is one")
 	}
-	s.Mechanisms = append(s.Mechanisms, "a session per command (no controlling terminal)")
+	s.Mechanisms = append(s.Mechanisms, "a session per command: no controlling terminal")
 	return s
 }
 

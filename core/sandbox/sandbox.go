@@ -65,7 +65,7 @@ func (s Support) String() string {
 	if !s.Any() {
 		return "off: " + strings.Join(s.Missing, "; ")
 	}
-	out := "on: " + strings.Join(s.Mechanisms, "; ")
+	out := "on (" + strings.Join(s.Mechanisms, "; ") + ")"
 	if len(s.Missing) > 0 {
 		out += "; missing: " + strings.Join(s.Missing, "; ")
 	}
