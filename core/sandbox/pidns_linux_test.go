@@ -90,3 +90,29 @@ func running(token string) bool {
 	}
 	return false
 }
+
+// TestLaunchedShellOwnSession: a shell started by a launcher of its own
+// (the fallback when the fork server fails) is in a session of its own,
+// PID 1 of its own namespace, with a /proc of that namespace, and without
+// a capability.
+func TestLaunchedShellOwnSession(t *testing.T) {
+	b := testBox(t)
+	if !b.Support().PID {
+		t.Skipf("no PID namespaces here: %s", b.Support())
+	}
+	dir := t.TempDir()
+	code, out := run(t, b, Policy{Writable: []string{dir}}, dir,
+		`read -r pid _ _ _ pgid sid _ < /proc/self/stat; echo "pid=$$ stat=$pid sid=$sid"; ls /proc | grep -c '^[0-9]'; grep CapEff /proc/self/status`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if !strings.Contains(out, "pid=1 stat=1 sid=1\n") {
+		t.Errorf("not PID 1 and session leader in its own namespace: %q", out)
+	}
+	if lines := strings.Split(out, "\n"); len(lines) < 2 || len(lines[1]) > 1 {
+		t.Errorf("its /proc lists more than its own few processes: %q", out)
+	}
+	if !strings.Contains(out, "CapEff:\t0000000000000000") {
+		t.Errorf("the shell has capabilities: %q", out)
+	}
+}
