@@ -179,8 +179,10 @@ func TestExecOneWriterPerSession(t *testing.T) {
 }
 
 // toolThatWaits is a bash call that leaves a foreground and a background
-// process and says when both run.
-const toolThatWaits = "sleep 300 & echo $! > bg.pid; sh -c 'echo $$ > fg.pid; exec sleep 300'"
+// process and says when both run, by the host's pids: inside the
+// sandbox's PID namespace $$ and $! are the namespace's, while the fork
+// server's shells read the host's /proc/self.
+const toolThatWaits = "sh -c 'read -r p _ < /proc/self/stat; echo $p > bg.pid; exec sleep 300' & sh -c 'read -r p _ < /proc/self/stat; echo $p > fg.pid; exec sleep 300'"
 
 // TestExecStopSignals: SIGTERM (how Neovim stops the host) and SIGHUP
 // stop exec like Ctrl+C: the running command's group is killed, its result

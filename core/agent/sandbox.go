@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -45,9 +44,8 @@ func (s *Session) startSandbox() {
 			s.ws.Shells().SetSandbox(box)
 		}
 		close(s.sandbox.ready)
-		if sup := box.Support(); !sup.Full() {
-			s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()),
-				Text: "sandbox: " + sup.String() + "; commands are asked as without it"})
+		if note := box.Support().Notice(); note != "" {
+			s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: note})
 		}
 	}()
 }
@@ -85,11 +83,11 @@ func (s *Session) SandboxStatus(ctx context.Context) string {
 		return "not probed yet"
 	}
 	out := box.Support().String()
-	if box.Support().Any() {
+	if sup := box.Support(); sup.Any() {
 		p := s.confinement(ctx, s.Mode())
-		out += "; writable: " + strings.Join(p.Writable, ", ")
-		if p.Network {
-			out += "; network on"
+		out += sup.WritesLine(*p)
+		if p.Network || !sup.Network {
+			out += sup.NetworkLine(*p)
 		} else {
 			out += "; network off (Unix sockets only)"
 		}

@@ -19,7 +19,9 @@ func OwnGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	// A session leader (the sandbox's launcher, Setsid) leads its own
+	// group already, and may not change it.
+	cmd.SysProcAttr.Setpgid = !cmd.SysProcAttr.Setsid
 }
 
 // GroupOf is the group of cmd, started after OwnGroup.

@@ -31,12 +31,16 @@ func probeSupport(ctx context.Context, launcher string) (Support, bool) {
 		return Support{Missing: []string{"the sandbox launcher failed: " + err.Error()}}, false
 	}
 	s.Protect = false
-	s.Missing = append(s.Missing, "user namespaces are refused here ("+nsErr.Error()+"): .git/config, .git/hooks and .coder are not protected by the kernel inside the workspace")
+	s.Missing = append(s.Missing, "user namespaces are refused here ("+nsErr.Error()+"): "+unprotected)
 	return s, false
 }
 
 func runProbe(ctx context.Context, launcher string, userns bool) (Support, error) {
-	cmd := exec.CommandContext(ctx, launcher, Subcommand, "--probe")
+	mode := probeNoUserns
+	if userns {
+		mode = "--probe"
+	}
+	cmd := exec.CommandContext(ctx, launcher, Subcommand, mode)
 	if userns {
 		setNamespaces(cmd)
 	}
@@ -52,9 +56,14 @@ func runProbe(ctx context.Context, launcher string, userns bool) (Support, error
 	return s, nil
 }
 
+// probeNoUserns is the probe outside namespaces of its own: it does not
+// try the mounts, and the host says once why they are missing.
+const probeNoUserns = "--probe-without-userns"
+
 // setNamespaces starts cmd in new user and mount namespaces, its user
 // and group mapped to themselves: no privilege beyond its own, and its
-// mounts invisible to everyone else.
+// mounts invisible to everyone else. It keeps launcherCaps across its
+// exec there (ambient), which it drops before any command runs.
 func setNamespaces(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
@@ -64,6 +73,7 @@ func setNamespaces(cmd *exec.Cmd) {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+	a.AmbientCaps = launcherCaps
 }
 
 func (b *Box) wrap(cmd *exec.Cmd, p Policy) error {
@@ -76,6 +86,7 @@ func (b *Box) wrap(cmd *exec.Cmd, p Policy) error {
 	if b.userns {
 		setNamespaces(cmd)
 	}
+	ownSession(cmd, b.support.PID)
 	return nil
 }
 

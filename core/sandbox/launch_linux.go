@@ -25,8 +25,8 @@ func Main(args []string) int {
 	// Landlock, seccomp and no_new_privs are set on this thread only; the
 	// exec below runs from it, and the new program keeps what it had.
 	runtime.LockOSThread()
-	if len(args) == 1 && args[0] == "--probe" {
-		return probe()
+	if len(args) == 1 && (args[0] == "--probe" || args[0] == probeNoUserns) {
+		return probe(args[0] == "--probe")
 	}
 	if len(args) == 2 && (args[0] == "--serve" || args[0] == "--probe-serve") {
 		return serve(args[1], args[0] == "--probe-serve")
@@ -52,6 +52,9 @@ func launch(req request, prog []string) error {
 	if err := confine(req); err != nil {
 		return err
 	}
+	if err := dropCaps(); err != nil {
+		return err
+	}
 	return syscall.Exec(path, prog, withEnv(os.Environ(), req.Env))
 }
 
@@ -61,6 +64,11 @@ func confine(req request) error {
 	if req.Use.Protect {
 		if err := protect(req.Policy); err != nil {
 			return err
+		}
+		if req.Use.PID {
+			// Best effort: without it the shell sees the host's /proc,
+			// and still can reach nothing it lists.
+			freshProc() //nolint:errcheck // see above
 		}
 	}
 	if err := setNoNewPrivs(); err != nil {
@@ -171,10 +179,11 @@ func restrictWrites(writable []string) error {
 		dirRights |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 		fileRights |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 	}
-	// Only the filesystem field: a kernel older than the struct's later
-	// fields takes the size given.
+	// A kernel older than the struct's later fields takes the size given.
 	attr := unix.LandlockRulesetAttr{Access_fs: dirRights}
-	r, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), 8, 0)
+	var size uintptr
+	attr.Scoped, size = landlockScopes(abi)
+	r, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if errno != 0 {
 		return fmt.Errorf("landlock ruleset: %w", errno)
 	}
@@ -227,36 +236,59 @@ func landlockABI() (int, error) {
 }
 
 // probe prints the Support found, as JSON.
-func probe() int {
-	json.NewEncoder(os.Stdout).Encode(probeAll()) //nolint:errcheck // the host reads what it gets
+func probe(userns bool) int {
+	json.NewEncoder(os.Stdout).Encode(probeAll(userns)) //nolint:errcheck // the host reads what it gets
 	return 0
 }
 
-// probeAll tries each mechanism on throwaway objects. Protect is tried
-// only when the host started it in namespaces of its own (it can mount
-// there).
-func probeAll() Support {
+// probeAll tries each mechanism on throwaway objects; each one found is
+// a line of Mechanisms saying what it enforces, each one missing a line
+// of Missing saying what is then not enforced. Protect is tried only when
+// the host started it in namespaces of its own (userns: it can mount
+// there); otherwise the host says why once.
+func probeAll(userns bool) Support {
 	var s Support
-	if abi, err := landlockABI(); err == nil && abi >= 1 {
+	abi, err := landlockABI()
+	if err == nil && abi >= 1 {
 		s.Filesystem = true
-		s.Mechanisms = append(s.Mechanisms, fmt.Sprintf("Landlock ABI %d", abi))
+		s.Mechanisms = append(s.Mechanisms, fmt.Sprintf("Landlock ABI %d: writes only under the writable roots", abi))
 	} else {
-		s.Missing = append(s.Missing, fmt.Sprintf("Landlock is not available (%v): writes outside the workspace are not refused by the kernel", err))
+		s.Missing = append(s.Missing, fmt.Sprintf("Landlock is not available (%v): writes outside the writable roots are not refused by the kernel, nor tracing of processes outside through /proc", err))
+	}
+	if s.Filesystem {
+		if scoped, _ := landlockScopes(abi); scoped != 0 {
+			s.Scopes = true
+			s.Mechanisms = append(s.Mechanisms, "Landlock scopes: no signal and no abstract Unix socket connection outside")
+		} else {
+			s.Missing = append(s.Missing, fmt.Sprintf("Landlock ABI %d has no scopes (ABI 6): abstract Unix sockets outside are not refused", abi))
+		}
 	}
 	if seccompAvailable() && auditArch != 0 {
 		s.Network = true
-		s.Mechanisms = append(s.Mechanisms, "seccomp")
+		s.Mechanisms = append(s.Mechanisms, "seccomp: network sockets refused unless allowed, no mount changes, no TIOCSTI/TIOCLINUX")
 	} else {
-		s.Missing = append(s.Missing, "seccomp is not available: network access is not refused by the kernel")
+		s.Missing = append(s.Missing, "seccomp is not available: network access, mount changes and TIOCSTI are not refused by the kernel")
 	}
-	if err := probeMounts(); err == nil {
-		s.Protect = true
-		s.Mechanisms = append(s.Mechanisms, "user+mount namespace")
+	if userns {
+		if err := probeMounts(); err == nil {
+			s.Protect = true
+			s.Mechanisms = append(s.Mechanisms, "user+mount namespace: protected paths read-only")
+		} else {
+			s.Missing = append(s.Missing, "read-only mounts in a user namespace failed ("+err.Error()+"): "+unprotected)
+		}
+	}
+	if err := probePIDNamespace(); err == nil {
+		s.PID = true
+		s.Mechanisms = append(s.Mechanisms, "a PID namespace per command: nothing it starts outlives its call, no signal or ptrace reaches a process outside")
 	} else {
-		s.Missing = append(s.Missing, "read-only mounts in a user namespace failed ("+err.Error()+"): .git/config, .git/hooks and .coder are not protected by the kernel inside the workspace")
+		s.Missing = append(s.Missing, "PID namespaces are refused ("+err.Error()+"): what a command starts in the background can outlive its call, and signals to processes outside are refused only by Landlock's scope, where there is one")
 	}
+	s.Mechanisms = append(s.Mechanisms, "a session per command: no controlling terminal")
 	return s
 }
+
+// unprotected is what is not enforced without the protected paths' mounts.
+const unprotected = ".git/config, .git/hooks and .coder are not protected by the kernel inside the workspace"
 
 // probeMounts makes a temporary directory read-only by a bind mount and
 // checks that a write in it fails.

@@ -20,7 +20,8 @@ import (
 
 // Policy is what a confined command may do: write under Writable (but not
 // Protected, which stay read-only inside them), read everything, and use
-// the network when Network is set. Unix sockets are always allowed.
+// the network when Network is set. Of the Unix sockets outside the
+// sandbox only UnixSockets are reachable (isolate.go).
 type Policy struct {
 	Writable  []string `json:"writable,omitempty"`
 	Protected []string `json:"protected,omitempty"`
@@ -38,19 +39,29 @@ type Policy struct {
 	// Env is added to the command's environment: where it may keep
 	// caches, since the user's own are not writable.
 	Env []string `json:"env,omitempty"`
+	// UnixSockets are the pathname Unix sockets outside the sandbox a
+	// command may still connect to (the user's own config names them).
+	UnixSockets []string `json:"unix_sockets,omitempty"`
 }
 
 // Support is what this machine's kernel offers; a field is false when its
 // mechanism is missing, with the reason in Missing.
 type Support struct {
-	Filesystem bool     `json:"filesystem"` // writes outside the writable roots refused
-	Protect    bool     `json:"protect"`    // protected paths read-only inside them
-	Network    bool     `json:"network"`    // network sockets refused
+	Filesystem bool `json:"filesystem"` // writes outside the writable roots refused
+	Protect    bool `json:"protect"`    // protected paths read-only inside them
+	Network    bool `json:"network"`    // network sockets refused
+	PID        bool `json:"pid"`        // a PID namespace per command
+	Scopes     bool `json:"scopes"`     // Landlock's scopes: signals, abstract Unix sockets
+	// Mechanisms has a line per mechanism in force, saying what it
+	// enforces; Missing a line per one missing, saying what is then not
+	// enforced. A new mechanism adds its line to one of them.
 	Mechanisms []string `json:"mechanisms,omitempty"`
 	Missing    []string `json:"missing,omitempty"`
 }
 
-// Full reports whether every piece is there.
+// Full reports whether the pieces auto-edit relies on are there: the
+// filesystem, the protected paths and the network. What else is missing
+// (PID namespaces, scopes) Missing says.
 func (s Support) Full() bool { return s.Filesystem && s.Protect && s.Network }
 
 // Any reports whether some piece is there.
@@ -61,7 +72,7 @@ func (s Support) String() string {
 	if !s.Any() {
 		return "off: " + strings.Join(s.Missing, "; ")
 	}
-	out := "on (" + strings.Join(s.Mechanisms, ", ") + ")"
+	out := "on (" + strings.Join(s.Mechanisms, "; ") + ")"
 	if len(s.Missing) > 0 {
 		out += "; missing: " + strings.Join(s.Missing, "; ")
 	}

@@ -13,6 +13,7 @@ const (
 	offNR   = 0
 	offArch = 4
 	offArg0 = 16
+	offArg1 = 24
 )
 
 // x32Bit marks x32 system calls on amd64; refused, so that their
@@ -51,6 +52,7 @@ func restrictSyscalls(denySockets bool) error {
 	for _, nr := range denied {
 		prog = append(prog, jeq(uint32(nr), 0, 1), ret(eperm))
 	}
+	prog = append(prog, ttyIoctls(ld, jeq, ret(eperm))...)
 	if denySockets {
 		prog = append(prog, jeq(unix.SYS_SOCKET, 0, 3), ld(offArg0), jeq(unix.AF_UNIX, 1, 0), ret(eperm))
 	}
@@ -61,6 +63,22 @@ func restrictSyscalls(denySockets bool) error {
 		return fmt.Errorf("seccomp: %w", errno)
 	}
 	return nil
+}
+
+// ttyIoctls refuse ioctl(2)'s TIOCSTI (a key pushed into a terminal's
+// input, as if typed) and TIOCLINUX (the console's selection pasted):
+// the command has no controlling terminal, but a terminal's descriptor
+// could still reach it. The kernel reads the request as 32 bits: the
+// argument's low half is all there is to match.
+func ttyIoctls(ld func(uint32) unix.SockFilter, jeq func(uint32, uint8, uint8) unix.SockFilter, refuse unix.SockFilter) []unix.SockFilter {
+	return []unix.SockFilter{
+		jeq(unix.SYS_IOCTL, 0, 5),
+		ld(offArg1),
+		jeq(unix.TIOCSTI, 1, 0),
+		jeq(unix.TIOCLINUX, 0, 1),
+		refuse,
+		ld(offNR), // the checks that follow read the number again
+	}
 }
 
 // mountSyscalls change what is mounted where.

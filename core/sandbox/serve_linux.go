@@ -29,7 +29,7 @@ type spawnReply struct {
 
 // serve is the launcher as a fork server, `sandbox-exec --serve REQUEST`:
 // it confines itself once, then starts each program the host asks for in
-// a process group of its own, as the host's child (CLONE_PARENT), with
+// a session and PID namespace of its own, as the host's child (CLONE_PARENT), with
 // what it has — so that a confined shell costs a fork and an exec, not a
 // launcher's start, namespaces and mounts each time. It ends when the
 // host closes the socket. With probeFirst (`--probe-serve`) it first
@@ -38,12 +38,15 @@ type spawnReply struct {
 func serve(reqText string, probeFirst bool) int {
 	req, err := decodeRequest(reqText)
 	if err == nil && probeFirst {
-		req.Use = probeAll()
+		req.Use = probeAll(true)
 		data, _ := json.Marshal(req.Use)
 		_, err = unix.Write(serverFD, data)
 	}
 	if err == nil {
 		err = confine(req)
+	}
+	if err == nil {
+		err = serverCaps(req.Use.PID)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "coder-nvim sandbox server: %v\n", err)
@@ -65,7 +68,7 @@ func serve(reqText string, probeFirst bool) int {
 			return 0
 		}
 		fds := rightsOf(oob[:oobn])
-		pid, err := spawn(buf[:n], fds, devnull, req.Env)
+		pid, err := spawn(buf[:n], fds, devnull, req.Env, req.Use.PID)
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
@@ -84,7 +87,7 @@ func serve(reqText string, probeFirst bool) int {
 // parent-death signal: the child's parent is the host, which the kernel's
 // check in the child would take for a parent that died; the host's group
 // watcher kills it with the host.
-func spawn(data []byte, fds []int, devnull int, env []string) (int, error) {
+func spawn(data []byte, fds []int, devnull int, env []string, pidns bool) (int, error) {
 	var r spawnRequest
 	if err := json.Unmarshal(data, &r); err != nil {
 		return 0, fmt.Errorf("spawn request: %w", err)
@@ -96,7 +99,7 @@ func spawn(data []byte, fds []int, devnull int, env []string) (int, error) {
 		Dir:   r.Dir,
 		Env:   withEnv(r.Env, env),
 		Files: []uintptr{uintptr(devnull), uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])},
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_PARENT},
+		Sys:   spawnAttr(pidns),
 	})
 }
 

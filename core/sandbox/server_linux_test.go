@@ -12,8 +12,8 @@ import (
 
 // TestServer: the fork server starts a shell confined as a launched one
 // is — a write inside lands, outside and to a protected path fails — as
-// the host's own child (Wait gives its exit status), in a group of its
-// own; a closed server refuses. Both ways to a server: Serve, and Open,
+// the host's own child (Wait gives its exit status), in a session and
+// group of its own; a closed server refuses. Both ways to a server: Serve, and Open,
 // whose one launcher start also probes (and must find what New does).
 func TestServer(t *testing.T) {
 	b := testBox(t)
@@ -49,7 +49,7 @@ func testServer(t *testing.T, start func(*testing.T, Policy) *Server) {
 	srv := start(t, Policy{Writable: []string{ws}, Protected: []string{cfg}, Pinned: []string{filepath.Join(ws, ".git")}})
 	outR, outW, _ := os.Pipe()
 	cmdR, cmdW, _ := os.Pipe()
-	script := "echo in > in.txt; echo x > " + filepath.Join(outside, "escape") + "; echo pwned >> .git/config; echo pgid=$(ps -o pgid= -p $$ | tr -d ' ') pid=$$; exit 3"
+	script := "echo in > in.txt; echo x > " + filepath.Join(outside, "escape") + "; echo pwned >> .git/config; read -r pid _ _ _ pgid sid _ < /proc/self/stat; echo pgid=$pgid sid=$sid pid=$pid; exit 3"
 	p, err := srv.Spawn("/bin/bash", []string{"bash", "-c", script}, os.Environ(), ws, [3]*os.File{outW, outW, cmdR})
 	outW.Close()
 	cmdR.Close()
@@ -82,8 +82,10 @@ func testServer(t *testing.T, start func(*testing.T, Policy) *Server) {
 	if data, _ := os.ReadFile(cfg); string(data) != "orig\n" {
 		t.Errorf(".git/config is %q", data)
 	}
-	if want := "pgid=" + itoa(p.Pid) + " pid=" + itoa(p.Pid); !strings.Contains(got.String(), want) {
-		t.Errorf("not in a group of its own: %q, want %q", got.String(), want)
+	// Read in /proc/self/stat by bash itself: $$ is 1 in its PID
+	// namespace, the host's /proc gives the host's numbers.
+	if want := "pgid=" + itoa(p.Pid) + " sid=" + itoa(p.Pid) + " pid=" + itoa(p.Pid); !strings.Contains(got.String(), want) {
+		t.Errorf("not in a session and group of its own: %q, want %q", got.String(), want)
 	}
 	srv.Close()
 	if _, err := srv.Spawn("/bin/true", []string{"true"}, nil, ws, [3]*os.File{os.Stdout, os.Stdout, os.Stdout}); err == nil {

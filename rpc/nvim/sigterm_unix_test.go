@@ -22,7 +22,9 @@ import (
 func TestSigtermSavesTheRunningTool(t *testing.T) {
 	e := newEditor(t, editorOpts{config: `{"auto_approve_ask": true}`})
 	e.start()
-	cmd := "sleep 300 & echo $! > bg.pid; sh -c 'echo $$ > fg.pid; exec sleep 300'"
+	// The host's pids (see toolThatWaits in cmd/coder-nvim): $$ and $!
+	// are the sandbox's PID namespace's.
+	cmd := "sh -c 'read -r p _ < /proc/self/stat; echo $p > bg.pid; exec sleep 300' & sh -c 'read -r p _ < /proc/self/stat; echo $p > fg.pid; exec sleep 300'"
 	e.llm.Enqueue(fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("t1", "bash", map[string]any{"command": cmd})}})
 	e.cmd("Coder wait")
 	pids := map[string]int{}
