@@ -20,7 +20,8 @@ import (
 
 // Policy is what a confined command may do: write under Writable (but not
 // Protected, which stay read-only inside them), read everything, and use
-// the network when Network is set. Unix sockets are always allowed.
+// the network when Network is set. Of the Unix sockets outside the
+// sandbox only UnixSockets are reachable (isolate.go).
 type Policy struct {
 	Writable  []string `json:"writable,omitempty"`
 	Protected []string `json:"protected,omitempty"`
@@ -31,6 +32,9 @@ type Policy struct {
 	// Env is added to the command's environment: where it may keep
 	// caches, since the user's own are not writable.
 	Env []string `json:"env,omitempty"`
+	// UnixSockets are the pathname Unix sockets outside the sandbox a
+	// command may still connect to (the user's own config names them).
+	UnixSockets []string `json:"unix_sockets,omitempty"`
 }
 
 // Support is what this machine's kernel offers; a field is false when its
