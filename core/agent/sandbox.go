@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +20,8 @@ import (
 type sandboxState struct {
 	ready chan struct{} // closed once box is set
 	box   *sandbox.Box  // nil: off (config, flag) or no launcher (tests)
+	// private is the session's temp dir and the workspace's cache.
+	private *sandbox.Private
 }
 
 // startSandbox probes the sandbox unless the user's config turned it off
@@ -31,6 +32,7 @@ func (s *Session) startSandbox() {
 		close(s.sandbox.ready)
 		return
 	}
+	s.sandbox.private = sandbox.OpenPrivate(s.root, s.opts.Config.StateDir)
 	go func() {
 		ensureProtectedDirs(s.root)
 		p := s.sandboxPolicy(s.Mode())
@@ -122,16 +124,15 @@ func (s *Session) sandboxPolicy(mode policy.Mode) *sandbox.Policy {
 		Network: cfg.Network || mode == policy.ModeYolo,
 	}
 	temps := []string{os.TempDir(), "/dev/shm"}
-	// The user's caches are not writable (a poisoned build cache would
-	// run outside the sandbox later): confined commands keep theirs in
-	// the temp dir, where Go's build cache, pip's and others follow
-	// XDG_CACHE_HOME.
-	p.Env = []string{"XDG_CACHE_HOME=" + filepath.Join(os.TempDir(), fmt.Sprintf("coder-nvim-cache-%d", os.Getuid()))}
 	if mode == policy.ModePlan {
 		p.Writable = temps
-		return p
+	} else {
+		p.Writable = append(append([]string{s.root}, temps...), cfg.WritableRoots...)
 	}
-	p.Writable = append(append([]string{s.root}, temps...), cfg.WritableRoots...)
+	// The user's caches are not writable (a poisoned build cache would
+	// run outside the sandbox later): confined commands get the
+	// workspace's own, its own temp, and no socket or secret of the host.
+	s.sandbox.private.Apply(p, s.root, os.TempDir(), sandbox.Rules{UnixSockets: cfg.UnixSockets, EnvKeep: cfg.EnvKeep, EnvDrop: cfg.EnvDrop}, os.Getenv)
 	return p
 }
 

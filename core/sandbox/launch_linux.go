@@ -52,13 +52,16 @@ func launch(req request, prog []string) error {
 	if err := confine(req); err != nil {
 		return err
 	}
-	return syscall.Exec(path, prog, withEnv(os.Environ(), req.Env))
+	return syscall.Exec(path, prog, withEnv(ScrubEnv(os.Environ(), req.EnvKeep, req.EnvDrop), req.Env))
 }
 
 // confine applies req to this thread (and, for the mounts, this
 // process's own namespace): what it then starts or becomes keeps it.
 func confine(req request) error {
 	if req.Use.Protect {
+		if err := isolate(req); err != nil {
+			return err
+		}
 		if err := protect(req.Pinned, req.Protected); err != nil {
 			return err
 		}
