@@ -36,6 +36,10 @@ type Isolation struct {
 	EnvDrop []string `json:"env_drop,omitempty"`
 }
 
+// isolationMissing is Support.Missing's line when the launcher has no
+// mount namespace of its own to isolate commands in.
+const isolationMissing = "without a mount namespace the Unix sockets outside the sandbox (Neovim's, tmux's, D-Bus, ssh-agent's, Docker's) stay reachable and the temp dir is the host's"
+
 // Private is a session's own places for its confined commands: a temp
 // dir for this session, removed with it, and the workspace's build
 // cache, kept between sessions so that it stays warm and shared with no

@@ -250,7 +250,7 @@ func probeAll() Support {
 		s.Protect = true
 		s.Mechanisms = append(s.Mechanisms, "user+mount namespace")
 	} else {
-		s.Missing = append(s.Missing, "read-only mounts in a user namespace failed ("+err.Error()+"): .git/config, .git/hooks and .coder are not protected by the kernel inside the workspace")
+		s.Missing = append(s.Missing, "read-only mounts in a user namespace failed ("+err.Error()+"): .git/config, .git/hooks and .coder are not protected by the kernel inside the workspace", isolationMissing)
 	}
 	return s
 }

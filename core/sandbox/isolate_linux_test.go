@@ -1,0 +1,98 @@
+package sandbox
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestIsolation: through the launcher (Wrap, no fork server), a
+// command's temp dir is the session's own, a daemon's socket in the
+// runtime dir and one in a read view are out of reach, one the policy
+// allows is reachable, and the workspace under a read view is itself.
+func TestIsolation(t *testing.T) {
+	b := testBox(t)
+	ws, runtime, state := t.TempDir(), t.TempDir(), t.TempDir()
+	listen := func(p string) {
+		ln, err := net.Listen("unix", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+	}
+	hidden, viewed, allowed := filepath.Join(runtime, "d.sock"), filepath.Join(state, "v.sock"), filepath.Join(runtime, "ok.sock")
+	for _, p := range []string{hidden, viewed, allowed} {
+		listen(p)
+	}
+	pv := OpenPrivate(ws, state)
+	t.Cleanup(func() { pv.Close() })
+	p := Policy{Writable: []string{ws, os.TempDir()}}
+	env := map[string]string{"XDG_RUNTIME_DIR": runtime}
+	pv.Apply(&p, ws, os.TempDir(), Rules{UnixSockets: []string{allowed}}, func(k string) string { return env[k] })
+	p.ReadView = append(p.ReadView, state) // as /tmp is when $TMPDIR is elsewhere
+	script := `python3 - <<'EOF'
+import socket, sys, tempfile, os
+for p in sys.argv[1:] or ["` + hidden + `", "` + viewed + `", "` + allowed + `"]:
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect(p); print("connected", p)
+    except OSError as e:
+        print("refused", p, e.strerror)
+open(os.path.join(tempfile.gettempdir(), "mine"), "w").write("x")
+open("in-ws", "w").write("x")
+EOF`
+	code, out := run(t, b, p, ws, script)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, s := range []string{"refused " + hidden, "refused " + viewed, "connected " + allowed} {
+		if !strings.Contains(out, s) {
+			t.Errorf("want %q in:\n%s", s, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(pv.Temp, "mine")); err != nil {
+		t.Errorf("the temp file is not in the session's temp dir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "in-ws")); err != nil {
+		t.Errorf("the workspace write did not land: %v", err)
+	}
+}
+
+func TestScrubEnv(t *testing.T) {
+	env := []string{"PATH=/bin", "OPENAI_API_KEY=a", "GITHUB_TOKEN=b", "db_password=c", "NVIM=/s", "AWS_REGION=r",
+		"GIT_AUTHOR_NAME=t", "KEEP_TOKEN=k", "TMUX=/t", "PLAIN=p"}
+	for _, tt := range []struct {
+		keep, drop []string
+		want       string
+	}{
+		{nil, nil, "PATH=/bin GIT_AUTHOR_NAME=t PLAIN=p"},
+		{[]string{"KEEP_*", "AWS_REGION"}, []string{"PLAIN"}, "PATH=/bin AWS_REGION=r GIT_AUTHOR_NAME=t KEEP_TOKEN=k"},
+		{[]string{"*"}, []string{"KEEP_TOKEN"}, "PATH=/bin OPENAI_API_KEY=a GITHUB_TOKEN=b db_password=c NVIM=/s AWS_REGION=r GIT_AUTHOR_NAME=t TMUX=/t PLAIN=p"},
+	} {
+		if got := strings.Join(ScrubEnv(env, tt.keep, tt.drop), " "); got != tt.want {
+			t.Errorf("keep %v drop %v:\n got %s\nwant %s", tt.keep, tt.drop, got, tt.want)
+		}
+	}
+}
+
+func TestCacheKey(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	if CacheKey(a) == CacheKey(b) || CacheKey(a) != CacheKey(link) {
+		t.Errorf("keys: %s %s %s", CacheKey(a), CacheKey(b), CacheKey(link))
+	}
+}
