@@ -33,6 +33,10 @@ func BenchmarkStart(b *testing.B) {
 	os.WriteFile(ws+"/.git/config", nil, 0o644)
 	p := Policy{Writable: []string{ws, os.TempDir()}, Pinned: []string{ws + "/.git"},
 		Protected: []string{ws + "/.git/config", ws + "/.git/hooks", ws + "/.git/info", ws + "/.coder"}}
+	// The session's own temp and cache, the sockets hidden, as a session has them.
+	pv := OpenPrivate(ws, b.TempDir())
+	defer pv.Close()
+	pv.Apply(&p, ws, os.TempDir(), Rules{}, os.Getenv)
 	b.Run("served", func(b *testing.B) {
 		if !box.Support().Full() {
 			b.Skipf("no full sandbox here: %s", box.Support())

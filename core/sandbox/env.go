@@ -35,12 +35,14 @@ const EnvNote = "Sandboxed commands do not get secrets (variables named like *KE
 
 // ScrubEnv is env without what a confined command must not get: a name
 // matching drop goes always, one matching the defaults unless it matches
-// keep.
+// keep. It runs at every confined start: the defaults are plain
+// substring, prefix and name tests, compiled once.
 func ScrubEnv(env, keep, drop []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if matchAny(drop, name) || (matchAny(secretEnv, name) || matchAny(socketEnv, name)) && !matchAny(keep, name) {
+		upper := strings.ToUpper(name)
+		if matchAny(drop, upper) || defaultDropped(upper) && !matchAny(keep, upper) {
 			continue
 		}
 		out = append(out, kv)
@@ -48,8 +50,32 @@ func ScrubEnv(env, keep, drop []string) []string {
 	return out
 }
 
-func matchAny(patterns []string, name string) bool {
-	upper := strings.ToUpper(name)
+// defaultDropped reports whether upper, a name in upper case, matches
+// secretEnv or socketEnv, each "*X*", "X*" or a name.
+func defaultDropped(upper string) bool {
+	for _, list := range [][]string{secretEnv, socketEnv} {
+		for _, p := range list {
+			inner := strings.Trim(p, "*")
+			switch {
+			case strings.HasPrefix(p, "*"):
+				if strings.Contains(upper, inner) {
+					return true
+				}
+			case strings.HasSuffix(p, "*"):
+				if strings.HasPrefix(upper, inner) {
+					return true
+				}
+			case upper == p:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchAny reports whether upper, a name in upper case, matches one of
+// the user's glob patterns, without regard to case.
+func matchAny(patterns []string, upper string) bool {
 	for _, p := range patterns {
 		if ok, _ := path.Match(strings.ToUpper(p), upper); ok {
 			return true

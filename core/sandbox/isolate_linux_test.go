@@ -86,6 +86,17 @@ func TestScrubEnv(t *testing.T) {
 	}
 }
 
+// TestDefaultEnvForms: the defaults are only of the forms defaultDropped
+// tests.
+func TestDefaultEnvForms(t *testing.T) {
+	for _, p := range DroppedEnv() {
+		inner := strings.Trim(p, "*")
+		if strings.ContainsAny(inner, "*?[\\") || p != strings.ToUpper(p) || strings.HasPrefix(p, "*") != strings.HasSuffix(p, "*") && !strings.HasSuffix(p, "*") {
+			t.Errorf("pattern %q is not *X*, X* or a name", p)
+		}
+	}
+}
+
 func TestCacheKey(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	link := filepath.Join(t.TempDir(), "link")
