@@ -97,7 +97,7 @@ func (s *Session) SandboxStatus(ctx context.Context) string {
 		if p.Network {
 			out += "; network on"
 		} else {
-			out += "; network off (Unix sockets only)"
+			out += "; network off"
 		}
 	}
 	return out

@@ -15,7 +15,7 @@ type Sandbox struct {
 	// Mode is "on" (the default) or "off".
 	Mode string `json:"mode"`
 	// Network lets confined commands use the network (yolo mode does
-	// anyway); default false: Unix sockets only.
+	// anyway); default false.
 	Network bool `json:"network"`
 	// WritableRoots are written to besides the workspace and the temp
 	// directories (absolute paths).
