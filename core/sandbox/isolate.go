@@ -122,7 +122,9 @@ func (pv *Private) Apply(p *Policy, root, hostTemp string, r Rules, getenv func(
 	} else {
 		p.Hide = append(p.Hide, hostTemp)
 	}
-	for _, d := range []string{"/tmp", "/var/tmp"} {
+	// /run too: its files (resolv.conf, NixOS's programs) stay, and no
+	// socket there is reachable, one made later included.
+	for _, d := range []string{"/tmp", "/var/tmp", "/run"} {
 		if d != hostTemp {
 			p.ReadView = append(p.ReadView, d)
 		}
@@ -143,8 +145,10 @@ func (pv *Private) Apply(p *Policy, root, hostTemp string, r Rules, getenv func(
 // socketPlaces are where the host's daemons keep their sockets, besides
 // the temp dirs: the user's runtime dir (D-Bus, ssh-agent, gpg-agent,
 // Wayland, PipeWire, Neovim 0.9+) and the system's; /dev/shm gets a
-// fresh tmpfs of its own. /run itself is not hidden whole (resolv.conf
-// and, on NixOS, the programs are there); its sockets are (isolate_linux.go).
+// fresh tmpfs of its own. /run itself is not emptied (resolv.conf and,
+// on NixOS, the programs are there) but a read view; these, and the
+// sockets found there (isolate_linux.go), are hidden also for a kernel
+// that cannot make the view.
 func socketPlaces(getenv func(string) string) []string {
 	out := []string{"/dev/shm", "/run/user"}
 	if d := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {

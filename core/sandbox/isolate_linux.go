@@ -70,12 +70,10 @@ func isolate(req request) error {
 	inKeep := func(p string) bool {
 		return slices.ContainsFunc(keeps, func(k string) bool { return within(p, k) })
 	}
-	var empty string // an empty directory for the read views' overlays
-	defer func() {
-		if empty != "" {
-			os.Remove(empty)
-		}
-	}()
+	// An empty directory for the read views' overlays, in /dev/shm's
+	// fresh tmpfs; a second one then covers it: an overlay whose layer
+	// was removed lists its merged directories empty.
+	var empty string
 	apply := func(later bool) error {
 		for _, op := range ops {
 			if inKeep(op.path) != later || slices.Contains(explicit, op.path) {
@@ -95,7 +93,15 @@ func isolate(req request) error {
 			return fmt.Errorf("isolate: keep %s: %w", k, err)
 		}
 	}
-	return apply(true)
+	if err := apply(true); err != nil {
+		return err
+	}
+	if empty != "" {
+		if err := unix.Mount("tmpfs", filepath.Dir(empty), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+			return fmt.Errorf("isolate %s: %w", filepath.Dir(empty), err)
+		}
+	}
+	return nil
 }
 
 // isoOps are iso's mounts, existing paths with links resolved, parents
@@ -156,12 +162,16 @@ func applyOp(op isoOp, tempFD int, empty *string) error {
 	switch {
 	case op.kind == 't':
 		return unix.Mount(fmt.Sprintf("/proc/self/fd/%d", tempFD), op.path, "", unix.MS_BIND, "")
+	case op.kind == 'v' && op.path == "/run" && (*empty == "" || strings.ContainsAny(op.path, ":,\\")):
+		return nil
 	case op.kind == 'v' && *empty != "" && !strings.ContainsAny(op.path, ":,\\"):
 		err := unix.Mount("overlay", op.path, "overlay", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "lowerdir="+op.path+":"+*empty)
-		if err == nil {
+		if err == nil || op.path == "/run" {
 			return nil
 		}
-		// A kernel without overlays in user namespaces: empty instead.
+		// A kernel without overlays in user namespaces: empty instead,
+		// but /run, which the system needs (its daemons' places are
+		// hidden one by one).
 	case !fi.IsDir():
 		return unix.Mount("/dev/null", op.path, "", unix.MS_BIND, "")
 	}

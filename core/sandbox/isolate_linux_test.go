@@ -10,11 +10,21 @@ import (
 
 // TestIsolation: through the launcher (Wrap, no fork server), a
 // command's temp dir is the session's own, a daemon's socket in the
-// runtime dir and one in a read view are out of reach, one the policy
-// allows is reachable, and the workspace under a read view is itself.
+// runtime dir (hidden) and one in /tmp (a read view: its files listed)
+// are out of reach, one the policy allows is reachable, and the
+// workspace under a read view is itself.
 func TestIsolation(t *testing.T) {
 	b := testBox(t)
 	ws, runtime, state := t.TempDir(), t.TempDir(), t.TempDir()
+	// The temp dir elsewhere than /tmp, which then is a read view.
+	hostTemp := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(hostTemp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", hostTemp)
+	if err := os.WriteFile(filepath.Join(state, "seen"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	listen := func(p string) {
 		ln, err := net.Listen("unix", p)
 		if err != nil {
@@ -37,10 +47,9 @@ func TestIsolation(t *testing.T) {
 	}
 	pv := OpenPrivate(ws, state)
 	t.Cleanup(func() { pv.Close() })
-	p := Policy{Writable: []string{ws, os.TempDir()}}
+	p := Policy{Writable: []string{ws, hostTemp}}
 	env := map[string]string{"XDG_RUNTIME_DIR": runtime}
-	pv.Apply(&p, ws, os.TempDir(), Rules{UnixSockets: []string{allowed}}, func(k string) string { return env[k] })
-	p.ReadView = append(p.ReadView, state) // as /tmp is when $TMPDIR is elsewhere
+	pv.Apply(&p, ws, hostTemp, Rules{UnixSockets: []string{allowed}}, func(k string) string { return env[k] })
 	script := `python3 - <<'EOF'
 import socket, sys, tempfile, os
 for p in sys.argv[1:] or ["` + hidden + `", "` + viewed + `", "` + allowed + `"]:
@@ -51,12 +60,14 @@ for p in sys.argv[1:] or ["` + hidden + `", "` + viewed + `", "` + allowed + `"]
         print("refused", p, e.strerror)
 open(os.path.join(tempfile.gettempdir(), "mine"), "w").write("x")
 open("in-ws", "w").write("x")
+print("listed", sorted(os.listdir("` + state + `")), "/tmp" if os.listdir("/tmp") else "/tmp empty")
 EOF`
 	code, out := run(t, b, p, ws, script)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	for _, s := range []string{"refused " + hidden, "refused " + viewed, "connected " + allowed} {
+	for _, s := range []string{"refused " + hidden + " No such file", "refused " + viewed + " Connection refused", "connected " + allowed,
+		"listed ['cache', 'seen', 'v.sock'] /tmp\n"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("want %q in:\n%s", s, out)
 		}
