@@ -79,8 +79,20 @@ func isolate(req request) error {
 			if inKeep(op.path) != later || slices.Contains(explicit, op.path) {
 				continue
 			}
-			if err := applyOp(op, tempFD, &empty); err != nil {
+			viewed, err := applyOp(op, tempFD, &empty)
+			if err != nil {
 				return fmt.Errorf("isolate %s: %w", op.path, err)
+			}
+			if op.path == "/run" && !viewed {
+				// No read view of /run: its sockets as they are now are
+				// hidden one by one.
+				for _, p := range runSockets() {
+					if !slices.Contains(explicit, p) {
+						if err := unix.Mount("/dev/null", p, "", unix.MS_BIND, ""); err != nil {
+							return fmt.Errorf("isolate %s: %w", p, err)
+						}
+					}
+				}
 			}
 		}
 		return nil
@@ -105,7 +117,7 @@ func isolate(req request) error {
 }
 
 // isoOps are iso's mounts, existing paths with links resolved, parents
-// first, and every socket under /run hidden.
+// first.
 func isoOps(iso Isolation) []isoOp {
 	var ops []isoOp
 	add := func(kind byte, paths []string) {
@@ -118,7 +130,6 @@ func isoOps(iso Isolation) []isoOp {
 	add('t', iso.TempDirs)
 	add('v', iso.ReadView)
 	add('h', iso.Hide)
-	add('h', runSockets())
 	slices.SortStableFunc(ops, func(a, b isoOp) int { return len(a.path) - len(b.path) })
 	// /dev/shm's fresh tmpfs comes first: the read views' empty layer
 	// is made in it.
@@ -154,33 +165,37 @@ func runSockets() []string {
 	return out
 }
 
-func applyOp(op isoOp, tempFD int, empty *string) error {
+// applyOp makes op's mount; viewed reports a read view made.
+func applyOp(op isoOp, tempFD int, empty *string) (viewed bool, err error) {
 	fi, err := os.Lstat(op.path)
 	if err != nil {
-		return nil // hidden by an earlier one
+		return false, nil // hidden by an earlier one
 	}
 	switch {
 	case op.kind == 't':
-		return unix.Mount(fmt.Sprintf("/proc/self/fd/%d", tempFD), op.path, "", unix.MS_BIND, "")
-	case op.kind == 'v' && op.path == "/run" && (*empty == "" || strings.ContainsAny(op.path, ":,\\")):
-		return nil
+		return false, unix.Mount(fmt.Sprintf("/proc/self/fd/%d", tempFD), op.path, "", unix.MS_BIND, "")
 	case op.kind == 'v' && *empty != "" && !strings.ContainsAny(op.path, ":,\\"):
 		err := unix.Mount("overlay", op.path, "overlay", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, "lowerdir="+op.path+":"+*empty)
-		if err == nil || op.path == "/run" {
-			return nil
+		if err == nil {
+			return true, nil
 		}
 		// A kernel without overlays in user namespaces: empty instead,
-		// but /run, which the system needs (its daemons' places are
-		// hidden one by one).
+		// but /run, which the system needs (the caller hides its
+		// sockets one by one).
+		if op.path == "/run" {
+			return false, nil
+		}
+	case op.kind == 'v' && op.path == "/run":
+		return false, nil
 	case !fi.IsDir():
-		return unix.Mount("/dev/null", op.path, "", unix.MS_BIND, "")
+		return false, unix.Mount("/dev/null", op.path, "", unix.MS_BIND, "")
 	}
 	mode := "mode=0755"
 	if op.path == "/dev/shm" {
 		mode = "mode=1777"
 	}
 	if err := unix.Mount("tmpfs", op.path, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, mode); err != nil {
-		return err
+		return false, err
 	}
 	if op.path == "/dev/shm" {
 		d := filepath.Join(op.path, ".coder-nvim-empty")
@@ -188,7 +203,7 @@ func applyOp(op isoOp, tempFD int, empty *string) error {
 			*empty = d
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // bindBack binds what fd opened, before the mounts hid it, at path,
