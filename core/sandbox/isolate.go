@@ -3,11 +3,14 @@ package sandbox
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Isolation is what keeps a confined command from the host's daemons
@@ -55,7 +58,8 @@ type Private struct {
 // cannot be made is left out, and the sandbox still hides the host's.
 func OpenPrivate(root, stateDir string) *Private {
 	p := &Private{}
-	if d, err := os.MkdirTemp("", "coder-nvim-sandbox-"); err == nil {
+	sweepTemps()
+	if d, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", tempPrefix, os.Getpid())); err == nil {
 		p.Temp = d
 	}
 	if stateDir != "" {
@@ -66,6 +70,26 @@ func OpenPrivate(root, stateDir string) *Private {
 		}
 	}
 	return p
+}
+
+// tempPrefix starts the name of a session's temp dir, followed by the
+// host's pid.
+const tempPrefix = "coder-nvim-sandbox-"
+
+// sweepTemps removes the temp dirs of sessions whose host is gone
+// without closing them (killed): nothing reads them any more.
+func sweepTemps() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), tempPrefix+"*-*"))
+	for _, d := range dirs {
+		pidText, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(d), tempPrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if pr, err := os.FindProcess(pid); err == nil && errors.Is(pr.Signal(syscall.Signal(0)), os.ErrProcessDone) {
+			os.RemoveAll(d) //nolint:errcheck // best effort; the next session tries again
+		}
+	}
 }
 
 // Close removes the session's temp dir.

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,6 +107,34 @@ func TestDefaultEnvForms(t *testing.T) {
 		if strings.ContainsAny(inner, "*?[\\") || p != strings.ToUpper(p) || strings.HasPrefix(p, "*") != strings.HasSuffix(p, "*") && !strings.HasSuffix(p, "*") {
 			t.Errorf("pattern %q is not *X*, X* or a name", p)
 		}
+	}
+}
+
+// TestSweepTemps: a session's temp dir whose host is gone is removed as
+// the next session opens; a live host's is kept.
+func TestSweepTemps(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-1", tempPrefix, dead.Process.Pid))
+	live := filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-1", tempPrefix, os.Getppid()))
+	for _, d := range []string{gone, live} {
+		if err := os.MkdirAll(filepath.Join(d, "x"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pv := OpenPrivate(t.TempDir(), "")
+	defer pv.Close()
+	if _, err := os.Stat(gone); err == nil {
+		t.Error("a dead host's temp dir was kept")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live host's temp dir was removed: %v", err)
+	}
+	if !strings.HasPrefix(filepath.Base(pv.Temp), fmt.Sprintf("%s%d-", tempPrefix, os.Getpid())) {
+		t.Errorf("temp dir %s is not named by its host", pv.Temp)
 	}
 }
 
