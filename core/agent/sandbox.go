@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -21,6 +20,8 @@ type sandboxState struct {
 	ready chan struct{}  // closed once box and guard are set
 	box   *sandbox.Box   // nil: off (config, flag) or no launcher (tests)
 	guard *sandbox.Guard // the workspace's own guards, made once
+	// private is the session's temp dir and the workspace's cache.
+	private *sandbox.Private
 }
 
 // startSandbox probes the sandbox unless the user's config turned it off
@@ -31,6 +32,7 @@ func (s *Session) startSandbox() {
 		close(s.sandbox.ready)
 		return
 	}
+	s.sandbox.private = sandbox.OpenPrivate(s.root, s.opts.Config.StateDir)
 	go func() {
 		s.sandbox.guard = sandbox.GuardWorkspace(s.life, s.guardSpec())
 		s.ws.SetAfterConfined(s.sandbox.guard.AfterCall)
@@ -89,7 +91,7 @@ func (s *Session) SandboxStatus(ctx context.Context) string {
 		if p.Network || !sup.Network {
 			out += sup.NetworkLine(*p)
 		} else {
-			out += "; network off (Unix sockets only)"
+			out += "; network off"
 		}
 	}
 	return out
@@ -113,17 +115,16 @@ func (s *Session) sandboxPolicy(mode policy.Mode) *sandbox.Policy {
 		p.Protected = append([]string{filepath.Join(s.root, ".coder")}, s.userDirs...)
 	}
 	temps := []string{os.TempDir(), "/dev/shm"}
-	// The user's caches are not writable (a poisoned build cache would
-	// run outside the sandbox later): confined commands keep theirs in
-	// the temp dir, where Go's build cache, pip's and others follow
-	// XDG_CACHE_HOME.
-	p.Env = []string{"XDG_CACHE_HOME=" + filepath.Join(os.TempDir(), fmt.Sprintf("coder-nvim-cache-%d", os.Getuid()))}
 	if mode == policy.ModePlan {
 		p.Writable = temps
 	} else {
 		p.Writable = append(append([]string{s.root}, temps...), cfg.WritableRoots...)
 	}
 	s.sandbox.guard.Apply(p, mode != policy.ModePlan)
+	// The user's caches are not writable (a poisoned build cache would
+	// run outside the sandbox later): confined commands get the
+	// workspace's own, its own temp, and no socket or secret of the host.
+	s.sandbox.private.Apply(p, s.root, os.TempDir(), sandbox.Rules{UnixSockets: cfg.UnixSockets, EnvKeep: cfg.EnvKeep, EnvDrop: cfg.EnvDrop}, os.Getenv)
 	return p
 }
 

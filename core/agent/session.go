@@ -531,6 +531,7 @@ func (s *Session) Close() {
 	defer s.pruneApprovals()
 	defer s.setLock(nil)
 	defer s.bg.Wait()
+	defer s.sandbox.private.Close() //nolint:errcheck // a temp dir left behind is the system's to clean
 	defer s.ws.Shells().Close()
 	s.stopCleanup() // before the lock is given up: a pass may save
 	done := s.sched.interrupt()

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 )
@@ -14,11 +15,20 @@ type Sandbox struct {
 	// Mode is "on" (the default) or "off".
 	Mode string `json:"mode"`
 	// Network lets confined commands use the network (yolo mode does
-	// anyway); default false: Unix sockets only.
+	// anyway); default false.
 	Network bool `json:"network"`
 	// WritableRoots are written to besides the workspace and the temp
 	// directories (absolute paths).
 	WritableRoots []string `json:"writable_roots"`
+	// UnixSockets are the Unix sockets outside the sandbox confined
+	// commands may connect to (absolute paths, e.g. Docker's); the user's
+	// own config only.
+	UnixSockets []string `json:"unix_sockets"`
+	// EnvKeep are variables (glob patterns) confined commands keep
+	// although their names look secret; the user's own config only.
+	// EnvDrop are more they lose; a project file may add to them.
+	EnvKeep []string `json:"env_keep"`
+	EnvDrop []string `json:"env_drop"`
 }
 
 // Sandbox modes.
@@ -39,6 +49,18 @@ func (s Sandbox) validate(bad func(key, format string, args ...any)) {
 	for i, r := range s.WritableRoots {
 		if !filepath.IsAbs(r) {
 			bad(fmt.Sprintf("sandbox.writable_roots[%d]", i), "want an absolute path, got %q", r)
+		}
+	}
+	for i, r := range s.UnixSockets {
+		if !filepath.IsAbs(r) {
+			bad(fmt.Sprintf("sandbox.unix_sockets[%d]", i), "want an absolute path, got %q", r)
+		}
+	}
+	for key, list := range map[string][]string{"sandbox.env_keep": s.EnvKeep, "sandbox.env_drop": s.EnvDrop} {
+		for i, p := range list {
+			if _, err := path.Match(p, ""); err != nil || p == "" {
+				bad(fmt.Sprintf("%s[%d]", key, i), "want a glob pattern of variable names, got %q", p)
+			}
 		}
 	}
 }
@@ -68,6 +90,25 @@ func narrowSandbox(user, proj Sandbox, ignore func(string, any)) Sandbox {
 	}
 	if len(extra) > 0 {
 		ignore("sandbox.writable_roots", extra)
+	}
+	if extra := notIn(proj.UnixSockets, user.UnixSockets); len(extra) > 0 {
+		ignore("sandbox.unix_sockets", extra)
+	}
+	if extra := notIn(proj.EnvKeep, user.EnvKeep); len(extra) > 0 {
+		ignore("sandbox.env_keep", extra)
+	}
+	// Dropping more variables only narrows.
+	out.EnvDrop = append(slices.Clone(user.EnvDrop), notIn(proj.EnvDrop, user.EnvDrop)...)
+	return out
+}
+
+// notIn is what of list is not in have.
+func notIn(list, have []string) []string {
+	var out []string
+	for _, v := range list {
+		if !slices.Contains(have, v) {
+			out = append(out, v)
+		}
 	}
 	return out
 }

@@ -41,6 +41,10 @@ func BenchmarkStart(b *testing.B) {
 	}
 	guarded := Policy{Writable: []string{gws, os.TempDir()}}
 	GuardWorkspace(context.Background(), GuardSpec{Root: gws, Writable: guarded.Writable, Dirs: []string{gws + "/.coder"}}).Apply(&guarded, true)
+	// The session's own temp and cache, the sockets hidden, as a session has them.
+	pv := OpenPrivate(ws, b.TempDir())
+	defer pv.Close()
+	pv.Apply(&p, ws, os.TempDir(), Rules{}, os.Getenv)
 	benchStart(b, box, "", p, ws)
 	benchStart(b, box, "guard-", guarded, gws)
 }

@@ -30,12 +30,10 @@ func (b *Box) wrap(cmd *exec.Cmd, p Policy) error {
 	p.Writable, p.Protected, p.Pinned = realPaths(p.Writable), realPaths(p.Protected), realPaths(p.Pinned)
 	cmd.Args = append([]string{seatbeltExec, "-p", SeatbeltProfile(p), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = seatbeltExec
-	if len(p.Env) > 0 {
-		if cmd.Env == nil {
-			cmd.Env = os.Environ()
-		}
-		cmd.Env = withEnv(cmd.Env, p.Env)
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
 	}
+	cmd.Env = withEnv(ScrubEnv(cmd.Env, p.EnvKeep, p.EnvDrop), p.Env)
 	return nil
 }
 

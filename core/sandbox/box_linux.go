@@ -31,7 +31,7 @@ func probeSupport(ctx context.Context, launcher string) (Support, bool) {
 		return Support{Missing: []string{"the sandbox launcher failed: " + err.Error()}}, false
 	}
 	s.Protect = false
-	s.Missing = append(s.Missing, "user namespaces are refused here ("+nsErr.Error()+"): "+unprotected)
+	s.Missing = append(s.Missing, "user namespaces are refused here ("+nsErr.Error()+"): "+unprotected, isolationMissing)
 	return s, false
 }
 

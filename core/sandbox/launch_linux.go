@@ -55,13 +55,16 @@ func launch(req request, prog []string) error {
 	if err := dropCaps(); err != nil {
 		return err
 	}
-	return syscall.Exec(path, prog, withEnv(os.Environ(), req.Env))
+	return syscall.Exec(path, prog, withEnv(ScrubEnv(os.Environ(), req.EnvKeep, req.EnvDrop), req.Env))
 }
 
 // confine applies req to this thread (and, for the mounts, this
 // process's own namespace): what it then starts or becomes keeps it.
 func confine(req request) error {
 	if req.Use.Protect {
+		if err := isolate(req); err != nil {
+			return err
+		}
 		if err := protect(req.Policy); err != nil {
 			return err
 		}
@@ -274,7 +277,7 @@ func probeAll(userns bool) Support {
 			s.Protect = true
 			s.Mechanisms = append(s.Mechanisms, "user+mount namespace: protected paths read-only")
 		} else {
-			s.Missing = append(s.Missing, "read-only mounts in a user namespace failed ("+err.Error()+"): "+unprotected)
+			s.Missing = append(s.Missing, "read-only mounts in a user namespace failed ("+err.Error()+"): "+unprotected, isolationMissing)
 		}
 	}
 	if err := probePIDNamespace(); err == nil {

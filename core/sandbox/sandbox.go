@@ -42,6 +42,7 @@ type Policy struct {
 	// UnixSockets are the pathname Unix sockets outside the sandbox a
 	// command may still connect to (the user's own config names them).
 	UnixSockets []string `json:"unix_sockets,omitempty"`
+	Isolation
 }
 
 // Support is what this machine's kernel offers; a field is false when its

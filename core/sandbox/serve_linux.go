@@ -68,7 +68,7 @@ func serve(reqText string, probeFirst bool) int {
 			return 0
 		}
 		fds := rightsOf(oob[:oobn])
-		pid, err := spawn(buf[:n], fds, devnull, req.Env, req.Use.PID)
+		pid, err := spawn(buf[:n], fds, devnull, req)
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
@@ -87,7 +87,7 @@ func serve(reqText string, probeFirst bool) int {
 // parent-death signal: the child's parent is the host, which the kernel's
 // check in the child would take for a parent that died; the host's group
 // watcher kills it with the host.
-func spawn(data []byte, fds []int, devnull int, env []string, pidns bool) (int, error) {
+func spawn(data []byte, fds []int, devnull int, req request) (int, error) {
 	var r spawnRequest
 	if err := json.Unmarshal(data, &r); err != nil {
 		return 0, fmt.Errorf("spawn request: %w", err)
@@ -97,9 +97,9 @@ func spawn(data []byte, fds []int, devnull int, env []string, pidns bool) (int, 
 	}
 	return syscall.ForkExec(r.Path, r.Args, &syscall.ProcAttr{
 		Dir:   r.Dir,
-		Env:   withEnv(r.Env, env),
+		Env:   withEnv(ScrubEnv(r.Env, req.EnvKeep, req.EnvDrop), req.Env),
 		Files: []uintptr{uintptr(devnull), uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])},
-		Sys:   spawnAttr(pidns),
+		Sys:   spawnAttr(req.Use.PID),
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
 )
 
 const (
@@ -133,7 +135,7 @@ type bashTool struct{ base[bashArgs] }
 
 func newBashTool() *bashTool {
 	return &bashTool{newBase[bashArgs]("bash", KindExecute,
-		"Run a bash command in the workspace root (stdin is /dev/null). Returns combined stdout/stderr and the exit code. Output is capped; use file tools to read and edit files.")}
+		"Run a bash command in the workspace root (stdin is /dev/null). Returns combined stdout/stderr and the exit code. Output is capped; use file tools to read and edit files. "+sandbox.EnvNote)}
 }
 
 func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessage) (*Invocation, error) {
