@@ -42,7 +42,12 @@ func isolate(req request) error {
 	}
 	explicit := resolveAll(append(slices.Clone(iso.Keep), req.UnixSockets...))
 	var keeps []string
-	for _, k := range append(explicit, resolveAll(append(slices.Clone(req.Writable), req.Pinned...))...) {
+	// The writable roots are bound back whole; a pinned directory is not:
+	// the guard pins the directories above a workspace that lies in the
+	// temp dir, and binding one back would bring the host's temp (and
+	// every socket in it) back into view. Pins under a writable root come
+	// back with it, and protect makes them once the view stands.
+	for _, k := range append(explicit, resolveAll(slices.Clone(req.Writable))...) {
 		if !slices.Contains(opPaths, k) && slices.ContainsFunc(opPaths, func(o string) bool { return strictlyWithin(k, o) }) &&
 			!slices.ContainsFunc(keeps, func(o string) bool { return k == o || strictlyWithin(k, o) }) {
 			keeps = append(keeps, k)
