@@ -71,9 +71,10 @@ local function render_lines()
   end
   local choices = {}
   for _, c in ipairs({
-    key('approve', #rv.hunks > 0 and 'apply accepted hunks once' or (r.sandbox == 'outside' and 'run outside the sandbox' or 'allow once')),
+    key('approve', r.inline and 'apply all but the rejected hunks' or #rv.hunks > 0 and 'apply accepted hunks once' or (r.sandbox == 'outside' and 'run outside the sandbox' or 'allow once')),
     key('deny', 'deny'),
-    key('deny_alt', 'deny'),
+    -- An inline edit is decided in its buffer, where <Esc> does not deny.
+    not r.inline and key('deny_alt', 'deny') or nil,
   }) do
     table.insert(choices, c)
   end

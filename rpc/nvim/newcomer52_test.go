@@ -2,8 +2,11 @@ package nvimhost
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder-nvim/coder-nvim/core/fakellm"
 )
 
 // A file opened from the chat's input or transcript (:e) opens in the
@@ -30,4 +33,78 @@ func TestEditFromChatOpensInEditingWindow(t *testing.T) {
 			})
 		})
 	}
+}
+
+// An inline edit's review: the float's y and n work in the buffer where
+// the cursor stays; after a decision the cursor goes to the next
+// undecided hunk and ]h/[h walk only those, so a decided hunk changes only
+// when the user puts the cursor on it and says so, which is shown; the
+// labels say what was decided (issue 52, newcomer 2 and 9).
+func TestInlineReviewKeysWorkInTheBuffer(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.lua(`vim.cmd('enew')
+		vim.api.nvim_buf_set_lines(0, 0, -1, false, {'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'})
+		vim.api.nvim_win_set_cursor(0, {1, 0})`, nil)
+	e.llm.Enqueue(fakellm.Reply{Content: "```\nONE\ntwo\nthree\nfour\nfive\nsix\nseven\nEIGHT\n```"})
+	e.cmd("Coder edit upper-case the ends")
+	e.waitApproval()
+	idx := func() int {
+		var i int
+		e.lua(`return require('coder.approval').current().idx`, &i)
+		return i
+	}
+	if float := e.approvalText(); strings.Contains(float, "<Esc>") || !strings.Contains(float, "y apply") || !strings.Contains(float, "n deny") {
+		t.Errorf("the inline float names keys that do not work in the buffer:\n%s", float)
+	}
+	e.input("]h")
+	e.waitFor("hunk 2", 5*time.Second, func() bool { return idx() == 2 })
+	e.input("gr")
+	e.waitFor("the cursor on the undecided hunk 1", 5*time.Second, func() bool {
+		return idx() == 1 && e.boolLua(`return vim.api.nvim_win_get_cursor(0)[1] == 1`)
+	})
+	if labels := e.hunkLabels(); !strings.Contains(labels, "hunk 2/2: rejected") || !strings.Contains(labels, "hunk 1/2: undecided") {
+		t.Errorf("hunk labels = %q", labels)
+	}
+	e.input("[h")
+	if idx() != 1 {
+		t.Fatalf("[h went to the decided hunk %d", idx())
+	}
+	// Deciding a decided hunk again takes the cursor on it, and is said.
+	e.input("8Gga")
+	e.waitFor("the re-decision shown", 5*time.Second, func() bool { return strings.Contains(e.notes(), "hunk 2/2 accepted (was rejected)") })
+	e.input("8Ggr")
+	e.waitFor("the second re-decision shown", 5*time.Second, func() bool { return strings.Contains(e.notes(), "hunk 2/2 rejected (was accepted)") })
+	e.input("y")
+	e.waitFor("y to apply in the buffer", 5*time.Second, func() bool { return !e.approvalOpen() })
+	if got := e.bufText(); got != "ONE|two|three|four|five|six|seven|eight" {
+		t.Errorf("buffer after y = %s", got)
+	}
+	if reg := e.register(); reg != "" {
+		t.Errorf("y yanked %q", reg)
+	}
+}
+
+func (e *editor) approvalText() string {
+	var s string
+	e.lua(`local c = require('coder.approval').current()
+		return c and table.concat(vim.api.nvim_buf_get_lines(c.buf, 0, -1, false), '\n') or ''`, &s)
+	return s
+}
+
+// hunkLabels are the review's end-of-line labels in the current buffer.
+func (e *editor) hunkLabels() string {
+	var s string
+	e.lua(`local ns = vim.api.nvim_create_namespace('coder_review')
+		local out = {}
+		for _, m in ipairs(vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, {details = true})) do
+			for _, c in ipairs(m[4].virt_text or {}) do table.insert(out, c[1]) end
+		end
+		return table.concat(out, '|')`, &s)
+	return s
+}
+
+func (e *editor) register() string {
+	var s string
+	e.lua(`return vim.fn.getreg('"')`, &s)
+	return s
 }
