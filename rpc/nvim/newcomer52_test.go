@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 )
 
 // A file opened from the chat's input or transcript (:e) opens in the
@@ -107,4 +108,45 @@ func (e *editor) register() string {
 	var s string
 	e.lua(`return vim.fn.getreg('"')`, &s)
 	return s
+}
+
+// :Coder review names its keys on a hint line, g? lists them and q closes
+// the quickfix list and the diff view (issue 52, newcomer 3).
+func TestTurnReviewHintsAndClose(t *testing.T) {
+	e := newEditor(t, editorOpts{config: `{"mode": "auto-edit"}`})
+	e.llm.SetScript(func(req fakellm.Request) fakellm.Reply {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == llm.RoleUser {
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w", "write", map[string]any{"path": "a.txt", "content": "x\n"})}}
+		}
+		return fakellm.Reply{Content: "done"}
+	})
+	e.start()
+	e.run("Coder write a.txt")
+	e.cmd("Coder review")
+	var diff string
+	e.lua(`for _, w in ipairs(vim.api.nvim_list_wins()) do
+			local b = vim.api.nvim_win_get_buf(w)
+			if vim.bo[b].filetype == 'diff' then return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n') end
+		end
+		return ''`, &diff)
+	if !strings.Contains(diff, "ga keep") || !strings.Contains(diff, "q close") || !strings.Contains(diff, "+x") {
+		t.Errorf("diff view without a hint line: %q", diff)
+	}
+	e.lua(`vim.cmd('copen'); vim.api.nvim_feedkeys('g?', 'mx', false)`, nil)
+	var keys string
+	e.lua(`return vim.bo.filetype == 'coder-keys' and table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n') or ''`, &keys)
+	for _, w := range []string{"ga", "keep the hunk", "gr", "q", "close the review"} {
+		if !strings.Contains(keys, w) {
+			t.Errorf("g? in the review lacks %q:\n%s", w, keys)
+		}
+	}
+	e.lua(`vim.api.nvim_feedkeys('q', 'mx', false)`, nil) // the key list
+	e.lua(`vim.cmd('copen'); vim.api.nvim_feedkeys('q', 'mx', false)`, nil)
+	e.waitFor("q to close the review", 5*time.Second, func() bool {
+		return e.boolLua(`for _, w in ipairs(vim.api.nvim_list_wins()) do
+				local b = vim.api.nvim_win_get_buf(w)
+				if vim.bo[b].buftype == 'quickfix' or vim.bo[b].filetype == 'diff' then return false end
+			end
+			return vim.fn.reg_recording() == ''`)
+	})
 }
