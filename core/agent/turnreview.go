@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/review"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/text"
@@ -246,6 +247,38 @@ func rejectedNote(n int, input string, h ReviewHunk, reason string) string {
 	}
 	b.WriteString("Do not make that change again unless asked.")
 	return b.String()
+}
+
+// reviewMark and noteEnd delimit the notes a user message carries.
+const (
+	reviewMark = "\n\n[review] "
+	noteEnd    = "Do not make that change again unless asked."
+)
+
+// rewindNotesLocked makes the review notes agree with a /rewind to just before
+// live turn n that cut msgs: a note on a turn before n is told again if
+// the message that told it was cut; a note on turn n or later goes with
+// that turn's change. s.mu is held.
+func (s *Session) rewindNotesLocked(msgs []llm.Message, n int) {
+	var keep []string
+	for _, m := range msgs {
+		if m.Role != llm.RoleUser {
+			continue
+		}
+		if i := strings.LastIndex(m.Content, reviewMark); i >= 0 {
+			for _, note := range strings.SplitAfter(m.Content[i+len(reviewMark):], noteEnd) {
+				keep = append(keep, strings.TrimSpace(note))
+			}
+		}
+	}
+	keep = append(keep, s.reviewNotes...)
+	s.reviewNotes = nil
+	for _, note := range keep {
+		var turn int
+		if _, err := fmt.Sscanf(note, "In turn %d ", &turn); err == nil && turn < n && strings.HasSuffix(note, noteEnd) {
+			s.reviewNotes = append(s.reviewNotes, note)
+		}
+	}
 }
 
 // takeReviewNotes returns, once, what the user rejected since the last
