@@ -150,3 +150,46 @@ func TestTurnReviewHintsAndClose(t *testing.T) {
 			return vim.fn.reg_recording() == ''`)
 	})
 }
+
+// A broken user config: a syntax error names its line, column and text,
+// an unknown key near a known one suggests it, and a send while it is
+// broken says so once, without a hit-enter prompt; the input is kept and
+// runs once the file is fixed (issue 52, newcomer 5).
+func TestBrokenUserConfigSaysWhereOnce(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	userFile := filepath.Join(filepath.Dir(e.dir), "config", "coder", "config.json")
+	writeFile(t, userFile, "{\n  \"model\": \"gpt-4o-mini\",\n  \"mode\": \"default\",\n}\n")
+	e.cmd("Coder open")
+	want := `invalid JSON at line 4, column 1`
+	e.waitFor("the error with its line", 10*time.Second, func() bool {
+		return strings.Contains(e.transcript(), want) && strings.Contains(e.transcript(), "trailing comma")
+	})
+	e.lua(`_G.notes = {}
+		vim.api.nvim_buf_set_lines(require('coder.ui').input_buf(), 0, -1, false, {'kept question'})
+		vim.api.nvim_set_current_win(require('coder.ui').state.iwin)
+		vim.cmd('stopinsert')`, nil)
+	before := strings.Count(e.transcript(), want)
+	e.input("<CR>")
+	e.waitFor("the input given back", 10*time.Second, func() bool {
+		return strings.Join(e.inputLines(), "\n") == "kept question" && strings.Count(e.transcript(), want) > before
+	})
+	if n := strings.Count(e.transcript(), want) + strings.Count(e.notes(), want); n != before+1 {
+		t.Errorf("one send showed the error %d times:\ntranscript:\n%s\nnotes: %s", n-before, e.transcript(), e.notes())
+	}
+	if e.boolLua(`return vim.api.nvim_get_mode().mode ~= 'n'`) {
+		t.Error("a hit-enter prompt after the send")
+	}
+	writeFile(t, userFile, `{"permisions": {}}`)
+	e.lua(`vim.api.nvim_set_current_win(require('coder.ui').state.iwin)`, nil)
+	e.input("<CR>")
+	e.waitFor("did you mean", 10*time.Second, func() bool {
+		return strings.Contains(e.transcript(), `unknown key "permisions" (did you mean "permissions"?)`)
+	})
+	writeFile(t, userFile, `{}`)
+	e.llm.Enqueue(fakellm.Reply{Content: "answered at last"})
+	e.input("<CR>")
+	e.waitFor("the kept input to run", 10*time.Second, func() bool { return strings.Contains(e.transcript(), "answered at last") })
+	if m := e.llm.Requests()[0].Messages; m[len(m)-1].Content != "kept question" {
+		t.Errorf("the model got %q", m[len(m)-1].Content)
+	}
+}
