@@ -82,9 +82,9 @@ type host struct {
 	// retrying: the open is a send's retry (retryOpen), its failure shown
 	// in the chat only.
 	retrying bool
-	args   startArgs // what coder_start sent, for reopening
-	queue  inputQueue
-	root   string // the workspace
+	args     startArgs // what coder_start sent, for reopening
+	queue    inputQueue
+	root     string // the workspace
 	// priority is how the host's CPU priority was set (host_nice), for
 	// :checkhealth.
 	priority string
