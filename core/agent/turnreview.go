@@ -102,6 +102,30 @@ func (s *Session) turnFileChanges(ctx context.Context, turn store.Turn) ([]fileC
 	return out, nil
 }
 
+// reviewedChanges keeps of c the files the turn's review lists: one the
+// turn created and deleted again, or wrote back as it was, changed
+// nothing to review (nil when none is left). On a read error c stays.
+func (s *Session) reviewedChanges(turn store.Turn, c *event.TurnChanges) *event.TurnChanges {
+	if c == nil {
+		return nil
+	}
+	files, err := s.turnFileChanges(context.Background(), turn)
+	if err != nil {
+		return c
+	}
+	var paths []string
+	for _, fc := range files {
+		if slices.Contains(c.Paths, fc.path) {
+			paths = append(paths, fc.path)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	c.Paths = paths
+	return c
+}
+
 // ReviewTurn lists turn n's hunks (0: the last turn that changed files).
 func (s *Session) ReviewTurn(ctx context.Context, n int) (TurnReview, error) {
 	_, n, turn, files, err := s.turnForReview(ctx, n)

@@ -151,3 +151,39 @@ func TestRewindKeepsEarlierRejections(t *testing.T) {
 		}
 	}
 }
+
+// The turn's summary names the files its review lists: a file the turn
+// created and deleted again is in neither (issue 52, newcomer 7).
+func TestTurnSummaryAgreesWithReview(t *testing.T) {
+	f := yoloFixture(t, nil)
+	writeFile(t, filepath.Join(f.root, ".gitignore"), ".coder\n")
+	f.srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{
+			call("w1", "write", map[string]any{"path": "calc.go", "content": "package calc\n"}),
+			call("w2", "write", map[string]any{"path": "tmpdir/tmpfile", "content": "scratch\n"}),
+		}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("b", "bash", map[string]any{"command": "rm -r tmpdir"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	f.run(t, "write calc.go")
+	if _, err := os.Stat(filepath.Join(f.root, "tmpdir")); !os.IsNotExist(err) {
+		t.Fatalf("tmpdir is still there: %v", err)
+	}
+	var paths []string
+	for _, ev := range f.rec.events {
+		if ev.Turn != nil {
+			paths = ev.Turn.Paths
+		}
+	}
+	rv, err := f.sess.ReviewTurn(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reviewed []string
+	for _, h := range rv.Hunks {
+		reviewed = append(reviewed, h.Path)
+	}
+	if strings.Join(paths, ",") != "calc.go" || strings.Join(reviewed, ",") != "calc.go" {
+		t.Errorf("summary names %v, review lists %v; want calc.go in both", paths, reviewed)
+	}
+}
