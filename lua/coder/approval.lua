@@ -195,9 +195,9 @@ local function refresh_float()
   end
 end
 
--- teardown closes the float and ends the review. applied: the change
--- goes ahead, so reviewed files stay on screen; otherwise review puts them
--- back.
+-- teardown closes the float and ends the review; the windows it used
+-- get their buffers back. applied: the change goes ahead, so buffers it
+-- made for new files stay.
 local function teardown(applied)
   if not cur then
     return
@@ -212,9 +212,7 @@ local function teardown(applied)
   if valid_buf(c.buf) then
     pcall(api.nvim_buf_delete, c.buf, { force = true })
   end
-  if not applied then
-    review.put_back(c.review)
-  end
+  review.put_back(c.review, applied)
   if was_current and valid_win(c.prev) then
     api.nvim_set_current_win(c.prev)
   end

@@ -407,14 +407,18 @@ function M.stop()
   end
 end
 
--- put_back undoes what review r showed, for a change that does not go
--- ahead: windows get their previous buffers back and buffers made for a
--- new file are dropped.
-function M.put_back(r)
+-- put_back undoes what review r showed: windows get their previous
+-- buffers back (the user returns to where they were), and for a change
+-- that does not go ahead (not applied) buffers made for a new file are
+-- dropped.
+function M.put_back(r, applied)
   for w, b in pairs(r.restore) do
     if valid_win(w) and valid_buf(b) then
       pcall(api.nvim_win_set_buf, w, b)
     end
+  end
+  if applied then
+    return
   end
   for abs in pairs(r.created) do
     local b = vim.fn.bufnr(abs)

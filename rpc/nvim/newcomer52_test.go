@@ -1,6 +1,7 @@
 package nvimhost
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,4 +193,48 @@ func TestBrokenUserConfigSaysWhereOnce(t *testing.T) {
 	if m := e.llm.Requests()[0].Messages; m[len(m)-1].Content != "kept question" {
 		t.Errorf("the model got %q", m[len(m)-1].Content)
 	}
+}
+
+// After approving a write to another file, the window the review showed
+// it in goes back to the file the user was in, cursor and all (issue 52,
+// newcomer 8).
+func TestApprovedWriteGivesTheWindowBack(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	writeFile(t, filepath.Join(e.dir, "main.go"), "package main\n\nfunc main() {}\n")
+	writeFile(t, filepath.Join(e.dir, "other.txt"), "old\n")
+	e.llm.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("r", "read", map[string]string{"path": "other.txt"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("w", "write", map[string]string{"path": "other.txt", "content": "new\n"})}},
+		fakellm.Reply{Content: "done"},
+	)
+	e.cmd("edit " + filepath.Join(e.dir, "main.go"))
+	e.lua(`vim.api.nvim_win_set_cursor(0, {3, 5}); _G.editwin = vim.api.nvim_get_current_win()`, nil)
+	e.start()
+	e.cmd("Coder change other.txt")
+	e.waitApproval()
+	if !e.boolLua(`return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(_G.editwin)), ':t') == 'other.txt'`) {
+		t.Fatal("the review does not show other.txt in the editing window")
+	}
+	e.lua(`assert(require('coder.approval').focus())`, nil)
+	e.input("y")
+	e.waitIdle(10 * time.Second)
+	if !e.boolLua(`local b = vim.api.nvim_win_get_buf(_G.editwin)
+		local c = vim.api.nvim_win_get_cursor(_G.editwin)
+		return vim.fn.fnamemodify(vim.api.nvim_buf_get_name(b), ':t') == 'main.go' and c[1] == 3 and c[2] == 5`) {
+		var name string
+		e.lua(`return vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(_G.editwin))`, &name)
+		t.Errorf("after the approval the editing window shows %s, not main.go where the user was", name)
+	}
+	if got := readFileT(t, filepath.Join(e.dir, "other.txt")); got != "new\n" {
+		t.Errorf("other.txt = %q", got)
+	}
+}
+
+func readFileT(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
