@@ -307,6 +307,10 @@ func TestConvDestroyRunning(t *testing.T) {
 	if len(aborted) != 2 || aborted[1].Conversation != sub || aborted[1].Reason != event.ReasonInterrupted {
 		t.Fatalf("aborts = %+v", aborted)
 	}
+	// The hand-back says it did not answer (front ends: not "answered").
+	if back := f.rec.find(event.HandBack); len(back) != 1 || back[0].Tool.Status != event.ToolFailed || !strings.Contains(back[0].Tool.Summary, "destroyed") {
+		t.Errorf("hand-back of a destroyed conversation = %+v", back)
+	}
 	if len(f.sess.Conversations()) != 1 {
 		t.Errorf("conversation not destroyed: %+v", f.sess.Conversations())
 	}
