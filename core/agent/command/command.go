@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/policy"
@@ -141,10 +142,12 @@ func Run(ctx context.Context, r Runner, line string) (string, error) {
 	return "", fmt.Errorf("%s (/help lists the commands)", msg)
 }
 
-// helpText is /help.
+// helpText is /help. The descriptions start in one column; a usage too
+// long for it has its description on the next line, in that column.
 func helpText() string {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
+	var rows [][2]string
 	for _, c := range commands() {
 		if c.alias {
 			continue
@@ -153,9 +156,24 @@ func helpText() string {
 		if c.args != "" {
 			use += " " + c.args
 		}
-		fmt.Fprintf(&b, "  %-26s %s\n", use, c.help)
+		rows = append(rows, [2]string{use, c.help})
 	}
-	b.WriteString("  /plan /default /auto-edit /yolo  shortcuts for /mode\n\n")
+	rows = append(rows, [2]string{"/plan /default /auto-edit /yolo", "shortcuts for /mode"})
+	const widest = 32
+	col := 0
+	for _, r := range rows {
+		if n := utf8.RuneCountInString(r[0]); n <= widest {
+			col = max(col, n)
+		}
+	}
+	for _, r := range rows {
+		if utf8.RuneCountInString(r[0]) > col {
+			fmt.Fprintf(&b, "  %s\n  %*s %s\n", r[0], col, "", r[1])
+			continue
+		}
+		fmt.Fprintf(&b, "  %-*s %s\n", col, r[0], r[1])
+	}
+	b.WriteString("\n")
 	b.WriteString("Input:\n")
 	b.WriteString("  Neovim: Enter (Normal mode) or Ctrl+S (Insert mode) sends the input; Enter in Insert mode starts a new line.\n")
 	b.WriteString("  exec: the prompt is the arguments, or stdin read to its end (Ctrl+D after the last line).\n")
