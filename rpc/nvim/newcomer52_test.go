@@ -238,3 +238,21 @@ func readFileT(t *testing.T, p string) string {
 	}
 	return string(data)
 }
+
+// :checkhealth coder's help references render as links, without a
+// stray parenthesis inside them (issue 52, newcomer 9; 0.10+ turns
+// ":help x" into ":help |x|").
+func TestHealthHelpLinks(t *testing.T) {
+	e := newEditor(t, editorOpts{demo: true})
+	e.start()
+	var report string
+	e.waitFor("the demo's advice in :checkhealth", 30*time.Second, func() bool {
+		e.cmd("checkhealth coder")
+		e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
+		e.cmd("bwipeout!")
+		return strings.Contains(report, "coder-providers")
+	})
+	if strings.Contains(report, "coder-providers)") {
+		t.Errorf("a help reference with a parenthesis inside:\n%s", report)
+	}
+}
