@@ -204,6 +204,7 @@ local function teardown(applied)
   end
   local c = cur
   cur = nil
+  require('coder.quitguard').waiting_for(nil)
   review.stop()
   local was_current = valid_win(c.win) and api.nvim_get_current_win() == c.win
   if valid_win(c.win) then
@@ -224,9 +225,14 @@ local function show(req)
     prev = api.nvim_get_current_win(),
   }
   cur.review = review.start(req, refresh_float)
+  local guard = require('coder.quitguard')
+  guard.attach()
+
   local buf = api.nvim_create_buf(false, true)
   cur.buf = buf
   vim.bo[buf].bufhidden = 'wipe'
+  pcall(api.nvim_buf_set_name, buf, 'coder://approval')
+  guard.waiting_for(one_line(req.title), buf)
   local k = keys()
   local function bmap(lhs, fn, desc)
     if lhs then

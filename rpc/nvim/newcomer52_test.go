@@ -256,3 +256,35 @@ func TestHealthHelpLinks(t *testing.T) {
 		t.Errorf("a help reference with a parenthesis inside:\n%s", report)
 	}
 }
+
+// :qa with an approval open does not quit without a word: it is refused
+// with what to do (answer, or :qa! and the call is recorded as aborted);
+// once answered, :qa is free again (issue 52, newcomer 9).
+func TestQuitWithApprovalOpenIsHeld(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.askForBash("x.txt")
+	e.start()
+	e.cmd("Coder make it")
+	e.waitApproval()
+	e.lua(`vim.fn.histadd(':', 'qa')`, nil) // as typed
+	if err := e.v.Command("qa"); err == nil || !strings.Contains(err.Error(), "E37") {
+		t.Fatalf(":qa with an approval open: %v", err)
+	}
+	if !e.approvalOpen() || !strings.Contains(e.notes(), "an approval is waiting") || !strings.Contains(e.notes(), ":qa!") {
+		t.Errorf("no word on the held quit: %s", e.notes())
+	}
+	// The float is still there to answer, its keys working.
+	e.lua(`assert(require('coder.approval').focus())`, nil)
+	e.input("n")
+	e.waitFor("the approval answered", 10*time.Second, func() bool { return !e.approvalOpen() })
+	if !e.boolLua(`for _, b in ipairs(vim.fn.getbufinfo({bufmodified = 1})) do
+			if vim.bo[b.bufnr].buftype ~= 'nofile' then return false end
+		end
+		return true`) {
+		var names string
+		e.lua(`local out = {}
+			for _, b in ipairs(vim.fn.getbufinfo({bufmodified = 1})) do table.insert(out, b.name) end
+			return table.concat(out, ',')`, &names)
+		t.Errorf("a modified buffer still holds quitting after the answer: %s", names)
+	}
+}
