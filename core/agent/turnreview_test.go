@@ -14,16 +14,22 @@ import (
 
 const tenLines = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
 
-// A turn changes two separate lines of a committed file: the review shows
-// two hunks; rejecting the first reverts it in the file and keeps the
-// second; the next request tells the model with the reason.
-func TestReviewRejectsOneHunk(t *testing.T) {
-	f := yoloFixture(t, nil)
+// tenLinesCommitted commits n.txt with tenLines in f's workspace.
+func tenLinesCommitted(t *testing.T, f *fixture) {
+	t.Helper()
 	writeFile(t, filepath.Join(f.root, ".gitignore"), ".coder\n")
 	writeFile(t, filepath.Join(f.root, "n.txt"), tenLines)
 	if out, err := exec.Command("git", "-C", f.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "x", "--allow-empty").CombinedOutput(); err != nil {
 		t.Logf("commit: %v %s", err, out)
 	}
+}
+
+// A turn changes two separate lines of a committed file: the review shows
+// two hunks; rejecting the first reverts it in the file and keeps the
+// second; the next request tells the model with the reason.
+func TestReviewRejectsOneHunk(t *testing.T) {
+	f := yoloFixture(t, nil)
+	tenLinesCommitted(t, f)
 	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
 		switch last := req.Messages[len(req.Messages)-1]; {
 		case last.Role == llm.RoleUser && strings.HasPrefix(last.Content, "edit"):
@@ -103,11 +109,7 @@ func TestReviewRefusesFileChangedSince(t *testing.T) {
 // rewound turn goes with that turn's change (issue 52, newcomer 4).
 func TestRewindKeepsEarlierRejections(t *testing.T) {
 	f := yoloFixture(t, nil)
-	writeFile(t, filepath.Join(f.root, ".gitignore"), ".coder\n")
-	writeFile(t, filepath.Join(f.root, "n.txt"), tenLines)
-	if out, err := exec.Command("git", "-C", f.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "x", "--allow-empty").CombinedOutput(); err != nil {
-		t.Logf("commit: %v %s", err, out)
-	}
+	tenLinesCommitted(t, f)
 	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
 		switch last := req.Messages[len(req.Messages)-1]; {
 		case last.Role == llm.RoleUser && strings.HasPrefix(last.Content, "edit n.txt"):

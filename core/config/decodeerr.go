@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // Errors in a config file say where, in the file's own terms: the line,
@@ -48,7 +50,7 @@ func syntaxError(data []byte, err *json.SyntaxError) error {
 func unknownKey(key string) error {
 	best, dist := "", 3
 	for _, k := range knownKeys() {
-		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < dist && d < len(k) {
+		if d := text.EditDistance(strings.ToLower(key), strings.ToLower(k)); d < dist && d < len(k) {
 			best, dist = k, d
 		}
 	}
@@ -85,25 +87,4 @@ func knownKeys() []string {
 	}
 	walk(reflect.TypeFor[Config]())
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

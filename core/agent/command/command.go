@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -224,7 +225,7 @@ func NearestModels(name string, models []string, n int) []string {
 	out := make([]scored, 0, len(models))
 	for _, m := range models {
 		lm := strings.ToLower(m)
-		d := distance(key, lm)
+		d := text.EditDistance(key, lm)
 		if key != "" && (strings.Contains(lm, key) || strings.Contains(key, lm)) {
 			d = -1
 		}
@@ -247,7 +248,7 @@ func closest(name string, names []string) []string {
 	}
 	var out []scored
 	for _, n := range names {
-		d := distance(name, n)
+		d := text.EditDistance(name, n)
 		if strings.HasPrefix(n, name) && name != "" {
 			d = 0
 		}
@@ -261,26 +262,4 @@ func closest(name string, names []string) []string {
 		names2 = append(names2, o.n)
 	}
 	return names2
-}
-
-// distance is the Levenshtein distance.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }
