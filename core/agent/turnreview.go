@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -102,22 +105,26 @@ func (s *Session) turnFileChanges(ctx context.Context, turn store.Turn) ([]fileC
 	return out, nil
 }
 
-// reviewedChanges keeps of c the files the turn's review lists: one the
-// turn created and deleted again, or wrote back as it was, changed
-// nothing to review (nil when none is left). On a read error c stays.
+// reviewedChanges keeps of c the files the turn's review lists: a file
+// the turn created and deleted again changed nothing to review (nil when
+// none is left). Only a file gone from the workspace is looked up in the
+// turn's first snapshot, so a usual turn runs no more git.
 func (s *Session) reviewedChanges(turn store.Turn, c *event.TurnChanges) *event.TurnChanges {
 	if c == nil {
 		return nil
 	}
-	files, err := s.turnFileChanges(context.Background(), turn)
-	if err != nil {
-		return c
-	}
 	var paths []string
-	for _, fc := range files {
-		if slices.Contains(c.Paths, fc.path) {
-			paths = append(paths, fc.path)
+	for _, p := range c.Paths {
+		if _, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p))); err != nil && errors.Is(err, fs.ErrNotExist) {
+			base := turn.Snapshot
+			if i := slices.IndexFunc(turn.Own, func(o store.OwnedFile) bool { return o.Path == p }); i >= 0 && turn.Own[i].Base != "" {
+				base = turn.Own[i].Base
+			}
+			if _, had, err := s.git.ReadFile(context.Background(), base, p); err == nil && !had {
+				continue // not there before the turn, nor after it
+			}
 		}
+		paths = append(paths, p)
 	}
 	if len(paths) == 0 {
 		return nil
