@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,4 +110,111 @@ func TestUntrustedProjectKeepsUserLists(t *testing.T) {
 	if strings.Contains(r.stderr, "skipped `touch VERIFY_PWNED`") {
 		t.Errorf("the project file's verify command was chosen:\n%s", r.stderr)
 	}
+}
+
+// TestExecSessionFileReplaysAgentsMD: with a global, a repository and a
+// nested AGENTS.md, every request exec sent — the root's and a
+// sub-conversation's, before and after a resume — is the session file's
+// model, tools and messages, the AGENTS.md message included and marked
+// (seed 001 §10); a resumed session does not take that message for
+// history.
+func TestExecSessionFileReplaysAgentsMD(t *testing.T) {
+	bin := hostBinary(t)
+	srv := fakellm.New()
+	defer srv.Close()
+	dir := gitRepo(t)
+	xdg := t.TempDir()
+	writeTestFile(t, filepath.Join(xdg, "coder", "AGENTS.md"), "GLOBAL: be brief")
+	writeTestFile(t, filepath.Join(dir, "AGENTS.md"), "REPO: run make check")
+	writeTestFile(t, filepath.Join(dir, "sub", "AGENTS.md"), "NESTED: tabs only")
+	writeTestFile(t, filepath.Join(dir, "sub", "x.go"), "package sub\n")
+	srv.Enqueue(
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("r1", "read", map[string]any{"path": "sub/x.go"})}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("c1", "conv_create", map[string]any{"user_instruction": "say hi"})}},
+		fakellm.Reply{Content: "hi from the sub-conversation"},
+		fakellm.Reply{Content: "done"},
+	)
+	r := execUser(t, bin, dir, xdg, srv.URL(), "--yes", "look at sub")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	id := sessionID(t, r.stderr)
+	srv.Enqueue(fakellm.Reply{Content: "again"})
+	if r := execUser(t, bin, dir, xdg, srv.URL(), "--resume", id, "and now?"); r.code != 0 {
+		t.Fatalf("resume: exit %d: %s", r.code, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d requests, want 5", len(reqs))
+	}
+	if !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Content, "NESTED: tabs only") {
+		t.Errorf("the nested AGENTS.md is not in the read's result: %+v", reqs[1].Messages)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ".coder", "sessions", id+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Model         string        `json:"model"`
+		Messages      []llm.Message `json:"messages"`
+		Tools         []llm.Tool    `json:"tools"`
+		Conversations []struct {
+			System    string        `json:"system"`
+			SentTools []llm.Tool    `json:"sent_tools"`
+			Messages  []llm.Message `json:"messages"`
+		} `json:"conversations"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil || len(file.Conversations) != 1 {
+		t.Fatalf("session file: %v, %d conversations", err, len(file.Conversations))
+	}
+	sub := file.Conversations[0]
+	lists := map[string]struct {
+		msgs  []llm.Message
+		tools []llm.Tool
+	}{
+		"root":             {file.Messages, file.Tools},
+		"sub-conversation": {append([]llm.Message{{Role: llm.RoleSystem, Content: sub.System}}, sub.Messages...), sub.SentTools},
+	}
+	for name, l := range lists {
+		if len(l.msgs) < 2 || l.msgs[1].Source != llm.SourceAgentsMD || !strings.Contains(l.msgs[1].Content, "GLOBAL: be brief") || !strings.Contains(l.msgs[1].Content, "REPO: run make check") {
+			t.Errorf("%s: the file's second message is not the marked AGENTS.md message: %+v", name, l.msgs[:min(2, len(l.msgs))])
+		}
+	}
+	for i, req := range reqs {
+		matched := ""
+		for name, l := range lists {
+			if req.Model == file.Model && replays(l.msgs, req.Messages) && sameJSON(l.tools, req.Tools) {
+				matched = name
+			}
+		}
+		if matched == "" {
+			got, _ := json.MarshalIndent(req.Messages, "", " ")
+			t.Errorf("request %d is not reproduced by the session file:\n%s\nfile:\n%s", i+1, got, data)
+		}
+	}
+	// The resumed request carried the AGENTS.md message once, as the
+	// first request did, and no history message holds it.
+	if n := strings.Count(string(reqs[4].Raw), "REPO: run make check"); n != 1 {
+		t.Errorf("the resumed request carries the AGENTS.md text %d times", n)
+	}
+}
+
+// replays reports whether msgs, the messages of a session file with their
+// source markers dropped, begin with sent.
+func replays(msgs, sent []llm.Message) bool {
+	if len(sent) > len(msgs) {
+		return false
+	}
+	file := make([]llm.Message, len(sent))
+	for i, m := range msgs[:len(sent)] {
+		m.Source = ""
+		file[i] = m
+	}
+	return sameJSON(file, sent)
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
 }

@@ -42,6 +42,21 @@ func agentsMessage(c *Conversation) []llm.Message {
 	return nil
 }
 
+// savedAgents is what a session file keeps before c's history: the
+// AGENTS.md message as sent, marked (store.Head), and its time.
+func savedAgents(c *Conversation) ([]llm.Message, []int64) {
+	msgs := agentsMessage(c)
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	msgs[0].Source = llm.SourceAgentsMD
+	var at int64 // 0: unknown
+	if !c.created.IsZero() {
+		at = c.created.UnixMilli()
+	}
+	return msgs, []int64{at}
+}
+
 // AgentsMD lists the instruction files a conversation ("" the root) was
 // given, in order (ACP session info).
 func (s *Session) AgentsMD(convID ConversationID) []agentsmd.File {

@@ -266,9 +266,25 @@ func TestConvListHistoryDestroy(t *testing.T) {
 	if l := get("l2"); strings.Contains(l, string(b)) {
 		t.Errorf("destroyed conversation still listed: %s", l)
 	}
+	// The others are untouched (seed 000 §5): a keeps its history, is
+	// listed, and takes input; a resumed session still has it.
+	if l := get("l2"); !strings.Contains(l, string(a)) || !strings.Contains(l, string(root)) {
+		t.Errorf("destroying b lost another conversation: %s", l)
+	}
+	if h := f.sess.History(a); len(h) != 6 {
+		t.Errorf("a's history after destroying b: %d messages, want 6", len(h))
+	}
+	f.srv.Enqueue(fakellm.Reply{Content: "a lives"})
+	if _, err := f.sess.SubmitTo(a, "still there?"); err != nil {
+		t.Fatalf("a after destroying b: %v", err)
+	}
+	f.sess.Wait()
+	if h := f.sess.History(a); len(h) != 8 || h[7].Content != "a lives" {
+		t.Errorf("a did not answer after b was destroyed: %+v", h)
+	}
 	// Errors are results: the turn completed.
-	if done := f.rec.find(event.TaskComplete); len(done) != 3 {
-		t.Errorf("%d completed tasks, want 3", len(done))
+	if done := f.rec.find(event.TaskComplete); len(done) != 4 {
+		t.Errorf("%d completed tasks, want 4", len(done))
 	}
 	// Closing twice is harmless.
 	if err := f.sess.CloseConversation(b); err != nil {
@@ -290,6 +306,10 @@ func TestConvDestroyRunning(t *testing.T) {
 	aborted := f.rec.find(event.TurnAborted)
 	if len(aborted) != 2 || aborted[1].Conversation != sub || aborted[1].Reason != event.ReasonInterrupted {
 		t.Fatalf("aborts = %+v", aborted)
+	}
+	// The hand-back says it did not answer (front ends: not "answered").
+	if back := f.rec.find(event.HandBack); len(back) != 1 || back[0].Tool.Status != event.ToolFailed || !strings.Contains(back[0].Tool.Summary, "destroyed") {
+		t.Errorf("hand-back of a destroyed conversation = %+v", back)
 	}
 	if len(f.sess.Conversations()) != 1 {
 		t.Errorf("conversation not destroyed: %+v", f.sess.Conversations())

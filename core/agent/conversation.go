@@ -136,6 +136,7 @@ func (c *Conversation) saved() store.Conversation {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	prefs := c.Tools
+	head, headTimes := savedAgents(c)
 	return store.Conversation{
 		ID:               string(c.ID),
 		Instructions:     c.Instructions,
@@ -147,8 +148,8 @@ func (c *Conversation) saved() store.Conversation {
 		StoragePolicy:    string(c.Storage),
 		CreatedAt:        c.created,
 		LastActiveAt:     c.lastActive,
-		MessageTimes:     slices.Clone(alignTimes(c.times, len(c.history))),
-		Messages:         append([]llm.Message(nil), c.history...),
+		MessageTimes:     append(headTimes, alignTimes(c.times, len(c.history))...),
+		Messages:         append(head, c.history...),
 		Todos:            append([]store.Todo(nil), c.todos...),
 		Commands:         slices.Clone(c.commands),
 		System:           c.sentSystem,
@@ -172,7 +173,7 @@ func restoreConversation(sc store.Conversation, started map[string]bool, skipped
 		Storage:          StoragePolicy(sc.StoragePolicy),
 		created:          sc.CreatedAt,
 		lastActive:       sc.LastActiveAt,
-		history:          toolcalls.Repair(sc.Messages, started),
+		history:          toolcalls.Repair(sc.Messages[store.Head(sc.Messages):], started),
 		todos:            sc.Todos,
 		commands:         sc.Commands,
 		sentSystem:       sc.System,
@@ -181,8 +182,8 @@ func restoreConversation(sc store.Conversation, started map[string]bool, skipped
 	if k := skipped[sc.ID]; k != nil {
 		c.base, c.skipped = k.N, *k
 	}
-	if len(sc.MessageTimes) == len(c.history) {
-		c.times = sc.MessageTimes
+	if n := store.Head(sc.Messages); len(sc.MessageTimes) == len(sc.Messages) {
+		c.times = sc.MessageTimes[n:]
 	}
 	if sc.Tools != nil {
 		c.Tools = *sc.Tools

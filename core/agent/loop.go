@@ -139,7 +139,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 		content += "\n\n[hook context]\n" + added
 	}
 	if notes := s.takeReviewNotes(); notes != "" {
-		content += "\n\n[review] " + notes
+		content += reviewMark + notes
 	}
 	// On disk (an fsynced journal record) before the turn's first slow
 	// step, the workspace snapshot: a kill at any later moment does not

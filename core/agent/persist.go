@@ -59,10 +59,10 @@ func (s *Session) load(id SessionID) error {
 		s.resumeNote = strings.TrimSpace(s.resumeNote + "\nthis session was stored under storage policy \"none\": no messages were kept, so it resumes empty; /undo of its turns still works")
 	}
 	msgs, times := snap.Messages, snap.MessageTimes
-	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
-		msgs = msgs[1:] // rebuilt for every request
+	if n := store.Head(msgs); n > 0 {
+		msgs = msgs[n:] // the system and AGENTS.md messages: rebuilt for every request
 		if len(times) == len(snap.Messages) {
-			times = times[1:]
+			times = times[n:]
 		}
 	}
 	started := map[string]bool{}

@@ -145,6 +145,9 @@ func (s *Session) rewindTo(ctx context.Context, t *task, n int) (string, error) 
 	if err := s.cutRoot(first, turn.Start); err != nil {
 		return "", err
 	}
+	s.mu.Lock()
+	s.rewindNotesLocked(s.abandoned[len(s.abandoned)-1].Messages, n)
+	s.mu.Unlock()
 	if changed := append(slices.Clone(rep.Restored), rep.Removed...); len(changed) > 0 {
 		t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})
 	}

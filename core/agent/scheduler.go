@@ -257,7 +257,9 @@ func (sc *scheduler) work(done chan struct{}) {
 			sc.mu.Unlock()
 			// Closed while queued: dropped, but for the way back.
 			if back := p.returnsTo; back != nil {
-				s.emit(event.Event{Kind: event.HandBack, Conversation: string(back.caller), Task: string(p.id), Target: string(back.target), Tool: handTool(back), Trace: p.trace(), Span: string(p.id)})
+				tool := handTool(back)
+				tool.Status, tool.Summary = event.ToolFailed, "the conversation was destroyed before it answered"
+				s.emit(event.Event{Kind: event.HandBack, Conversation: string(back.caller), Task: string(p.id), Target: string(back.target), Tool: tool, Trace: p.trace(), Span: string(p.id)})
 			}
 			continue
 		}
@@ -327,7 +329,14 @@ func (sc *scheduler) work(done chan struct{}) {
 			t.emit(event.Event{Kind: event.HandOver, Target: string(ho.closure.target), Tool: handTool(ho.closure)})
 		}
 		if back != nil {
-			ev := t.with(event.Event{Kind: event.HandBack, Target: string(back.target), Tool: handTool(back)})
+			tool := handTool(back)
+			if back.status != "" {
+				tool.Status, tool.Summary = event.ToolFailed, back.statusNote
+			}
+			if back.failure != "" {
+				tool.Status, tool.Summary = event.ToolFailed, back.failure
+			}
+			ev := t.with(event.Event{Kind: event.HandBack, Target: string(back.target), Tool: tool})
 			ev.Conversation = string(back.caller)
 			s.emit(ev)
 		}

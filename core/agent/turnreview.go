@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/review"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/text"
@@ -99,6 +103,34 @@ func (s *Session) turnFileChanges(ctx context.Context, turn store.Turn) ([]fileC
 		}
 	}
 	return out, nil
+}
+
+// reviewedChanges keeps of c the files the turn's review lists: a file
+// the turn created and deleted again changed nothing to review (nil when
+// none is left). Only a file gone from the workspace is looked up in the
+// turn's first snapshot, so a usual turn runs no more git.
+func (s *Session) reviewedChanges(turn store.Turn, c *event.TurnChanges) *event.TurnChanges {
+	if c == nil {
+		return nil
+	}
+	var paths []string
+	for _, p := range c.Paths {
+		if _, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p))); err != nil && errors.Is(err, fs.ErrNotExist) {
+			base := turn.Snapshot
+			if i := slices.IndexFunc(turn.Own, func(o store.OwnedFile) bool { return o.Path == p }); i >= 0 && turn.Own[i].Base != "" {
+				base = turn.Own[i].Base
+			}
+			if _, had, err := s.git.ReadFile(context.Background(), base, p); err == nil && !had {
+				continue // not there before the turn, nor after it
+			}
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	c.Paths = paths
+	return c
 }
 
 // ReviewTurn lists turn n's hunks (0: the last turn that changed files).
@@ -246,6 +278,38 @@ func rejectedNote(n int, input string, h ReviewHunk, reason string) string {
 	}
 	b.WriteString("Do not make that change again unless asked.")
 	return b.String()
+}
+
+// reviewMark and noteEnd delimit the notes a user message carries.
+const (
+	reviewMark = "\n\n[review] "
+	noteEnd    = "Do not make that change again unless asked."
+)
+
+// rewindNotesLocked makes the review notes agree with a /rewind to just before
+// live turn n that cut msgs: a note on a turn before n is told again if
+// the message that told it was cut; a note on turn n or later goes with
+// that turn's change. s.mu is held.
+func (s *Session) rewindNotesLocked(msgs []llm.Message, n int) {
+	var keep []string
+	for _, m := range msgs {
+		if m.Role != llm.RoleUser {
+			continue
+		}
+		if i := strings.LastIndex(m.Content, reviewMark); i >= 0 {
+			for _, note := range strings.SplitAfter(m.Content[i+len(reviewMark):], noteEnd) {
+				keep = append(keep, strings.TrimSpace(note))
+			}
+		}
+	}
+	keep = append(keep, s.reviewNotes...)
+	s.reviewNotes = nil
+	for _, note := range keep {
+		var turn int
+		if _, err := fmt.Sscanf(note, "In turn %d ", &turn); err == nil && turn < n && strings.HasSuffix(note, noteEnd) {
+			s.reviewNotes = append(s.reviewNotes, note)
+		}
+	}
 }
 
 // takeReviewNotes returns, once, what the user rejected since the last

@@ -189,7 +189,9 @@ func (s *Session) endTurn(t *task) {
 	s.mu.Lock()
 	s.turns[i].After = after
 	t.changed = s.turnChangesLocked(i)
+	turn := s.turns[i]
 	s.mu.Unlock()
+	t.changed = s.reviewedChanges(turn, t.changed)
 	s.forgetOldTurns(t)
 	s.recordTurn(i) // the task's end writes the snapshot
 }

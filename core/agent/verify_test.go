@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,5 +190,53 @@ func TestAutoVerifyRunsTheHostsGo(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("auto-verify ran the workspace's bin/go")
+	}
+}
+
+// TestAutoVerifyAttemptBound: a model that keeps breaking the tests gets
+// the first run plus the retries the bound allows, no more: 2 retries by
+// default, 1 with max_verify_attempts 1 (seed 001 §6).
+func TestAutoVerifyAttemptBound(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		max  *int
+		runs int
+	}{
+		{"default", nil, 3},
+		{"max_verify_attempts 1", new(1), 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, func(c *config.Config, o *Options) {
+				c.Mode = "auto-edit"
+				o.AllowAsks = true
+				if tt.max != nil {
+					c.Workflow.MaxVerifyAttempts = *tt.max
+				}
+			})
+			goProject(t, f)
+			var replies []fakellm.Reply
+			for i := range tt.runs + 2 { // more broken edits than the bound lets run
+				replies = append(replies, writeCall(fmt.Sprintf("w%d", i), "calc.go", badGo), fakellm.Reply{Content: "done"})
+			}
+			f.srv.Enqueue(replies...)
+			f.run(t, "add Add")
+			runs := verifyRuns(f)
+			if len(runs) != tt.runs {
+				t.Fatalf("%d verify runs, want %d; notices:\n%s", len(runs), tt.runs, notices(f))
+			}
+			for _, r := range runs {
+				if r.Tool.Status != event.ToolFailed {
+					t.Errorf("run %s: %s", r.Tool.CallID, r.Tool.Status)
+				}
+			}
+			if want := fmt.Sprintf("(attempt %d of %d)", tt.runs, tt.runs); !strings.Contains(runs[len(runs)-1].Tool.Summary, want) {
+				t.Errorf("last run's summary %q lacks %q", runs[len(runs)-1].Tool.Summary, want)
+			}
+			// After the last run's fix prompt the model edits once more:
+			// nothing runs it.
+			if n := len(f.srv.Requests()); n != 2*tt.runs+2 {
+				t.Errorf("%d model calls, want %d", n, 2*tt.runs+2)
+			}
+		})
 	}
 }

@@ -114,9 +114,9 @@ func Decode(data []byte, cfg *Config) error {
 		case errors.As(err, &typeErr):
 			return fmt.Errorf("key %q: expected %s, got JSON %s", typeErr.Field, jsonType(typeErr.Type), typeErr.Value)
 		case errors.As(err, &syntaxErr):
-			return fmt.Errorf("invalid JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+			return syntaxError(data, syntaxErr)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			return fmt.Errorf("unknown key %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+			return unknownKey(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
 		}
 		return fmt.Errorf("invalid JSON: %w", err)
 	}

@@ -39,8 +39,9 @@ const (
 	// TurnAborted(Replaced); HandOver follows, carrying the caller in
 	// Conversation, the target in Target and the call in Tool. The
 	// target's task then runs (TaskStarted … TaskComplete, every delta
-	// carrying the target's conversation id); HandBack (same fields)
-	// follows its end, and a continuation task on the caller writes the
+	// carrying the target's conversation id); HandBack (same fields; its
+	// Tool's Status failed, with why in Summary, when the target did not
+	// answer: destroyed, interrupted, failed) follows its end, and a continuation task on the caller writes the
 	// call's result. A front end renders the target's events between
 	// HandOver and HandBack as nested under the call, and treats a task
 	// end as the end of the user's input only outside a hand-over:

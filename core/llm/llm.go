@@ -37,7 +37,16 @@ type Message struct {
 	// and sent back before it so the model's reasoning carries across
 	// steps; the chat-completions wire never sends them.
 	ReasoningItems []json.RawMessage `json:"reasoning_items,omitempty"`
+	// Source marks a stored message that is not the conversation's own
+	// but was sent with it: SourceAgentsMD, the project instructions after
+	// the system message. Session files only; never sent.
+	Source string `json:"source,omitempty"`
 }
+
+// SourceAgentsMD is the Source of the AGENTS.md message a session file
+// keeps after the system message (seed 001 §10: the file replays every
+// request as sent).
+const SourceAgentsMD = "agents_md"
 
 // Image is one picture attached to a message: a data: URL (base64) or an
 // http(s) URL the provider fetches.

@@ -179,6 +179,8 @@ func (w *walker) classifyName(name string, args []arg) effect {
 		return w.git(rest)
 	case "go":
 		return goCmd(rest)
+	case "gofmt":
+		return gofmtCmd(rest)
 	case "eval":
 		return w.eval(rest)
 	case "source", ".":

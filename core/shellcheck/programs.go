@@ -416,34 +416,6 @@ func subcommand(rest []arg, valueFlags map[string]bool) string {
 	}
 	return ""
 }
-
-func goCmd(rest []arg) effect {
-	if len(rest) == 0 || !allLit(rest) {
-		return effect{Unknown, "not known to be read-only"}
-	}
-	switch rest[0].s {
-	case "list":
-		for _, a := range rest[1:] {
-			name, _, _ := strings.Cut(strings.TrimLeft(a.s, "-"), "=")
-			switch name {
-			case "toolexec", "exec", "mod", "modfile", "export", "compiled", "overlay", "pkgdir", "pgo", "a", "x", "n", "work", "o":
-				return effect{Unknown, "go list " + a.s + " builds or runs tools"}
-			}
-		}
-		return readOnly
-	case "version", "doc", "help":
-		return readOnly
-	case "env":
-		for _, a := range rest[1:] {
-			if a.s == "-w" || a.s == "-u" {
-				return effect{Unknown, "go env -w changes the Go configuration"}
-			}
-		}
-		return readOnly
-	}
-	return effect{Unknown, "not known to be read-only"}
-}
-
 func rgCmd(rest []arg) effect {
 	for _, a := range rest {
 		if !a.lit {

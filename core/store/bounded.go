@@ -184,7 +184,7 @@ func skipValue(dec *json.Decoder) error {
 }
 
 // ReadMessages calls fn for each of the first n messages of conversation
-// conv ("" is the root, its system message not counted) in session id's
+// conv ("" is the root; its Head not counted) in session id's
 // snapshot file, one at a time: the messages a resumed or long session
 // keeps on disk only.
 func ReadMessages(dir, id, conv string, n int, fn func(llm.Message)) error {
@@ -200,23 +200,42 @@ func ReadMessages(dir, id, conv string, n int, fn func(llm.Message)) error {
 		return fmt.Errorf("read session %s: %w", id, err)
 	}
 	defer f.Close()
-	skip := 0
-	if conv == "" {
-		skip = 1 // the system message
-	}
-	for i := 0; i < skip+n; i++ {
+	head := true
+	for i, got := 0, 0; got < n; i++ {
 		if !dec.More() {
-			return fmt.Errorf("read session %s: conversation %q has %d messages on disk, want %d", id, conv, i-skip, n)
+			return fmt.Errorf("read session %s: conversation %q has %d messages on disk, want %d", id, conv, got, n)
 		}
 		var m llm.Message
 		if err := dec.Decode(&m); err != nil {
 			return fmt.Errorf("read session %s: message %d: %w", id, i, err)
 		}
-		if i >= skip {
+		if head = head && isHead(i, m); !head {
 			fn(m)
+			got++
 		}
 	}
 	return nil
+}
+
+// headOnDisk is the length of the Head of conversation conv's messages
+// in snapshot file p.
+func headOnDisk(p, conv string) (int, error) {
+	dec, f, err := arrayAt(p, conv, "messages")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n := 0
+	for ; dec.More(); n++ {
+		var m llm.Message
+		if err := dec.Decode(&m); err != nil {
+			return 0, fmt.Errorf("messages of conversation %q in %s: %w", conv, p, err)
+		}
+		if !isHead(n, m) {
+			break
+		}
+	}
+	return n, nil
 }
 
 // copyElements writes elements [skip, skip+n) of an array of snapshot
@@ -295,7 +314,7 @@ func (p *prefixes) snapshot(s *Snapshot) *Snapshot {
 	sp, cutoff := s.effective(), s.ageCutoff()
 	// Under none there are no messages to copy.
 	if k := s.Skipped[""]; k != nil && k.N > 0 && len(s.Messages) > 0 && sp != PolicyNone {
-		x := prefix{conv: "", skip: 1, n: k.N, headers: sp == PolicyHeaders}
+		x := prefix{conv: "", skip: Head(s.Messages), n: k.N, headers: sp == PolicyHeaders}
 		if s.Storage == PolicyTTL {
 			x.cutoff = cutoff
 		}
@@ -305,7 +324,7 @@ func (p *prefixes) snapshot(s *Snapshot) *Snapshot {
 	for i, cv := range c.Conversations {
 		cp := convPolicy(sp, cv.StoragePolicy, s.Degraded)
 		if k := s.Skipped[cv.ID]; k != nil && k.N > 0 && cp != PolicyNone {
-			x := prefix{conv: cv.ID, skip: 0, n: k.N, headers: cp == PolicyHeaders}
+			x := prefix{conv: cv.ID, skip: Head(cv.Messages), n: k.N, headers: cp == PolicyHeaders}
 			if Narrower(s.Storage, Policy(cv.StoragePolicy)) == PolicyTTL {
 				x.cutoff = cutoff
 			}
@@ -366,6 +385,13 @@ func (p *prefixes) write(w *bufio.Writer, k int) error {
 		return errors.New("encode: a skipped-messages placeholder is damaged")
 	}
 	x := p.list[k]
+	// Where they start in the old file: after its head, which a file
+	// written before the AGENTS.md message was saved lacks.
+	from, err := headOnDisk(p.old, x.conv)
+	if err != nil {
+		return err
+	}
+	x.skip = from
 	if !x.headers && x.cutoff == 0 {
 		return copyElements(w, p.old, x.conv, x.field, x.skip, x.n, nil)
 	}

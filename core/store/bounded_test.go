@@ -176,3 +176,74 @@ func TestSkippedCopyObeysPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestBoundedHeadWithAgentsMD: the AGENTS.md message a file keeps after
+// the system message (and first in a conversation) is head, never
+// history: a bounded resume skips the messages after it, saving copies
+// them back in place, ReadMessages does not return it, and a file written
+// before that message was saved is copied from right (its head is 1).
+func TestBoundedHeadWithAgentsMD(t *testing.T) {
+	agents := llm.Message{Role: llm.RoleUser, Content: "<project_instructions>x</project_instructions>", Source: llm.SourceAgentsMD}
+	withHead := func(s *Snapshot) {
+		s.Messages = append([]llm.Message{s.Messages[0], agents}, s.Messages[1:]...)
+		s.MessageTimes = append([]int64{s.MessageTimes[0], 0}, s.MessageTimes[1:]...)
+		cv := &s.Conversations[0]
+		cv.Messages = append([]llm.Message{agents}, cv.Messages...)
+		cv.MessageTimes = append([]int64{0}, cv.MessageTimes...)
+	}
+	for _, old := range []bool{false, true} {
+		t.Run(fmt.Sprintf("file without it %v", old), func(t *testing.T) {
+			dir := t.TempDir()
+			s := boundedSnapshot(100)
+			want := append([]llm.Message(nil), s.Messages[1:]...)
+			if !old {
+				withHead(s)
+			}
+			if err := Save(dir, s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ResumeBounded(dir, s.ID, PolicyFull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k := got.Skipped[""]; k == nil || k.N != 96 || k.FirstUser != want[0].Content {
+				t.Fatalf("root skipped = %+v", k)
+			}
+			if k := got.Skipped["conv-b"]; k == nil || k.N != 98 {
+				t.Fatalf("conversation skipped = %+v", k)
+			}
+			if old {
+				withHead(got) // what a session saves now
+			}
+			if h := Head(got.Messages); h != 2 || len(got.MessageTimes) != len(got.Messages) {
+				t.Fatalf("head %d of %d messages, %d times", h, len(got.Messages), len(got.MessageTimes))
+			}
+			if err := Save(dir, got); err != nil {
+				t.Fatal(err)
+			}
+			full, err := Load(dir, s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h := Head(full.Messages); h != 2 || len(full.Messages) != 2+len(want) || len(full.MessageTimes) != len(full.Messages) {
+				t.Fatalf("saved again: head %d, %d messages, %d times", h, len(full.Messages), len(full.MessageTimes))
+			}
+			for i, m := range want {
+				if full.Messages[2+i].Content != m.Content {
+					t.Fatalf("message %d = %q, want %q", i, full.Messages[2+i].Content, m.Content)
+				}
+			}
+			if cv := full.Conversations[0].Messages; Head(cv) != 1 || len(cv) != 101 || cv[1].Content != want[0].Content {
+				t.Fatalf("conversation saved again: head %d, %d messages", Head(cv), len(cv))
+			}
+			var read []llm.Message
+			if err := ReadMessages(dir, s.ID, "", 3, func(m llm.Message) { read = append(read, m) }); err != nil || len(read) != 3 || read[0].Content != want[0].Content {
+				t.Errorf("ReadMessages root: %v %+v", err, read)
+			}
+			read = nil
+			if err := ReadMessages(dir, s.ID, "conv-b", 1, func(m llm.Message) { read = append(read, m) }); err != nil || len(read) != 1 || read[0].Content != want[0].Content {
+				t.Errorf("ReadMessages conversation: %v %+v", err, read)
+			}
+		})
+	}
+}

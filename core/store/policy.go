@@ -102,7 +102,7 @@ func FilterMessage(p Policy, m llm.Message) (out llm.Message, ok bool) {
 	case PolicyNone:
 		return llm.Message{}, false
 	case PolicyHeaders:
-		out = llm.Message{Role: m.Role, ToolCallID: m.ToolCallID, Name: m.Name}
+		out = llm.Message{Role: m.Role, ToolCallID: m.ToolCallID, Name: m.Name, Source: m.Source}
 		size := len(m.Content)
 		for _, im := range m.Images {
 			size += len(im.URL)

@@ -271,13 +271,14 @@ func (d *snapDecoder) skipFor(conv string, p Policy) int {
 func (d *snapDecoder) decode() error {
 	dec, s := d.dec, d.s
 	var times []int64
+	head := 0
 	rest, err := decodeObject(dec, func(key string) (bool, error) {
 		var err error
 		switch key {
 		case "messages":
-			s.Messages, err = d.messages("", 1, d.skipFor("", PolicyFull))
+			s.Messages, head, err = d.messages("", d.skipFor("", PolicyFull))
 		case "message_times":
-			times, err = decodeTimes(dec, 1, d.skipFor("", PolicyFull))
+			times, err = decodeTimes(dec)
 		case "conversations":
 			if d.floor == nil {
 				return false, nil
@@ -303,6 +304,7 @@ func (d *snapDecoder) decode() error {
 	if err != nil {
 		return err
 	}
+	times = skipTimes(times, head, d.skipFor("", PolicyFull))
 	msgs, convs, skipped := s.Messages, s.Conversations, s.Skipped
 	// The remaining fields go through the ordinary decoder, struct tags and
 	// all; the lists decoded above are absent from rest, so left alone.
@@ -332,13 +334,14 @@ func (d *snapDecoder) conversations() error {
 		var pol Policy
 		var msgs []llm.Message
 		var times []int64
+		head := 0
 		rest, err := decodeObject(dec, func(key string) (bool, error) {
 			var err error
 			switch key {
 			case "messages":
-				msgs, err = d.messages(id, 0, d.skipFor(id, pol))
+				msgs, head, err = d.messages(id, d.skipFor(id, pol))
 			case "message_times":
-				times, err = decodeTimes(dec, 0, d.skipFor(id, pol))
+				times, err = decodeTimes(dec)
 			default:
 				return false, nil
 			}
@@ -364,48 +367,52 @@ func (d *snapDecoder) conversations() error {
 		if err := json.Unmarshal(buf, &c); err != nil {
 			return err
 		}
-		c.Messages, c.MessageTimes = msgs, times
+		c.Messages, c.MessageTimes = msgs, skipTimes(times, head, d.skipFor(id, pol))
 		d.s.Conversations = append(d.s.Conversations, c)
 	}
 	return expectDelim(dec, ']')
 }
 
 // messages decodes a message array, leaving out (and describing in
-// Skipped) its elements [from, from+skip).
-func (d *snapDecoder) messages(conv string, from, skip int) ([]llm.Message, error) {
+// Skipped) the skip messages after its Head, whose length it returns.
+func (d *snapDecoder) messages(conv string, skip int) ([]llm.Message, int, error) {
 	dec := d.dec
 	if ok, err := openArray(dec, "messages"); !ok {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []llm.Message
 	var k *Skipped
+	from := -1 // the Head's length, once past it
 	for i := 0; dec.More(); i++ {
-		if i >= from && i < from+skip {
-			var m llm.Message
-			if err := dec.Decode(&m); err != nil {
-				return nil, fmt.Errorf("message %d: %w", i, err)
-			}
-			if k == nil {
-				k = &Skipped{}
-				if d.s.Skipped == nil {
-					d.s.Skipped = map[string]*Skipped{}
-				}
-				d.s.Skipped[conv] = k
-			}
-			k.Add(m)
+		var m llm.Message
+		if err := dec.Decode(&m); err != nil {
+			return nil, 0, fmt.Errorf("message %d: %w", i, err)
+		}
+		if from < 0 && !isHead(i, m) {
+			from = i
+		}
+		if from < 0 || i >= from+skip {
+			out = append(out, m)
 			continue
 		}
-		out = append(out, llm.Message{})
-		if err := dec.Decode(&out[len(out)-1]); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+		if k == nil {
+			k = &Skipped{}
+			if d.s.Skipped == nil {
+				d.s.Skipped = map[string]*Skipped{}
+			}
+			d.s.Skipped[conv] = k
 		}
+		k.Add(m)
 	}
-	return out, expectDelim(dec, ']')
+	if from < 0 {
+		from = len(out)
+	}
+	return out, from, expectDelim(dec, ']')
 }
 
-// decodeTimes decodes a message_times array without its elements [from,
-// from+skip).
-func decodeTimes(dec *json.Decoder, from, skip int) ([]int64, error) {
+// decodeTimes decodes a message_times array. Its elements are small: the
+// skipped ones are cut once the messages say where (skipTimes).
+func decodeTimes(dec *json.Decoder) ([]int64, error) {
 	if ok, err := openArray(dec, "message_times"); !ok {
 		return nil, err
 	}
@@ -415,11 +422,19 @@ func decodeTimes(dec *json.Decoder, from, skip int) ([]int64, error) {
 		if err := dec.Decode(&t); err != nil {
 			return nil, fmt.Errorf("message time %d: %w", i, err)
 		}
-		if i < from || i >= from+skip {
-			out = append(out, t)
-		}
+		out = append(out, t)
 	}
 	return out, expectDelim(dec, ']')
+}
+
+// skipTimes is times without its elements [head, head+skip), the times
+// of the messages left on disk.
+func skipTimes(times []int64, head, skip int) []int64 {
+	if skip <= 0 || head >= len(times) {
+		return times
+	}
+	end := min(head+skip, len(times))
+	return append(times[:head:head], times[end:]...)
 }
 
 // decodeObject reads a JSON object key by key. stream may read a key's

@@ -42,10 +42,7 @@ func (s *Snapshot) applyRewind(b *Branch) {
 		return
 	}
 	s.Abandoned = append(s.Abandoned, *b)
-	sys, skipped := 0, 0
-	if len(s.Messages) > 0 && s.Messages[0].Role == llm.RoleSystem {
-		sys = 1
-	}
+	sys, skipped := Head(s.Messages), 0
 	if k := s.Skipped[""]; k != nil {
 		skipped = k.N
 	}

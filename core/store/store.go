@@ -208,15 +208,34 @@ type Summary struct {
 }
 
 // CountMessages is the size of a conversation as front ends show it: its
-// user and assistant messages (not the system prompt nor tool results).
+// user and assistant messages (not the system prompt, the AGENTS.md
+// message nor tool results).
 func CountMessages(msgs []llm.Message) int {
 	n := 0
 	for _, m := range msgs {
-		if m.Role == llm.RoleUser || m.Role == llm.RoleAssistant {
+		if m.Source == "" && (m.Role == llm.RoleUser || m.Role == llm.RoleAssistant) {
 			n++
 		}
 	}
 	return n
+}
+
+// Head is how many of a saved message list's first messages were sent
+// before its history: the system message (the root's first) and the
+// messages marked with a Source (the AGENTS.md message). They are
+// rebuilt for every request, never part of the history.
+func Head(msgs []llm.Message) int {
+	n := 0
+	for n < len(msgs) && isHead(n, msgs[n]) {
+		n++
+	}
+	return n
+}
+
+// isHead reports whether m, the i-th message of a list, is one of its
+// head (Head) when all before it are.
+func isHead(i int, m llm.Message) bool {
+	return i == 0 && m.Role == llm.RoleSystem || m.Source != ""
 }
 
 // Dir is the sessions directory of a workspace.
@@ -366,7 +385,7 @@ func List(dir string) ([]Summary, error) {
 		}
 		sum := Summary{ID: s.ID, UpdatedAt: s.UpdatedAt, Messages: CountMessages(s.Messages)}
 		for _, m := range s.Messages {
-			if m.Role == llm.RoleUser && sum.FirstPrompt == "" {
+			if m.Role == llm.RoleUser && m.Source == "" && sum.FirstPrompt == "" {
 				sum.FirstPrompt = m.Content
 			}
 			sum.Answered = sum.Answered || m.Role == llm.RoleAssistant

@@ -172,7 +172,7 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 			} else if inv.Confine != nil && sandboxRefused(r) {
 				res.Output += "\n" + SandboxRefusal
 				res.Display += "\n" + SandboxRefusal
-				res.Summary += ", the sandbox may have refused it"
+				res.Summary = noteBeforeDuration(res.Summary, ", the sandbox may have refused it")
 				res.Err = ErrSandboxRefused
 			}
 			note := ws.AfterConfined(ctx, inv.Confine)
@@ -234,4 +234,14 @@ func sandboxRefused(r ShellResult) bool {
 		}
 	}
 	return false
+}
+
+// noteBeforeDuration adds note to a summary ending in its duration
+// ("exit 1 (0s)"), before the duration: front ends show that as every
+// other duration, once (issue 52).
+func noteBeforeDuration(summary, note string) string {
+	if i := strings.LastIndex(summary, " ("); i >= 0 && strings.HasSuffix(summary, ")") {
+		return summary[:i] + note + summary[i:]
+	}
+	return summary + note
 }

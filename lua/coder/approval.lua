@@ -76,9 +76,10 @@ local function render_lines()
   end
   local choices = {}
   for _, c in ipairs({
-    key('approve', #rv.hunks > 0 and 'apply accepted hunks once' or (r.sandbox == 'outside' and 'run outside the sandbox' or 'allow once')),
+    key('approve', r.inline and 'apply all but the rejected hunks' or #rv.hunks > 0 and 'apply accepted hunks once' or (r.sandbox == 'outside' and 'run outside the sandbox' or 'allow once')),
     key('deny', 'deny'),
-    key('deny_alt', 'deny'),
+    -- An inline edit is decided in its buffer, where <Esc> does not deny.
+    not r.inline and key('deny_alt', 'deny') or nil,
   }) do
     table.insert(choices, c)
   end
@@ -203,15 +204,16 @@ local function refresh_float()
   end
 end
 
--- teardown closes the float and ends the review. applied: the change
--- goes ahead, so reviewed files stay on screen; otherwise review puts them
--- back.
+-- teardown closes the float and ends the review; the windows it used
+-- get their buffers back. applied: the change goes ahead, so buffers it
+-- made for new files stay.
 local function teardown(applied)
   if not cur then
     return
   end
   local c = cur
   cur = nil
+  require('coder.quitguard').waiting_for(nil)
   review.stop()
   local was_current = valid_win(c.win) and api.nvim_get_current_win() == c.win
   if valid_win(c.win) then
@@ -220,9 +222,7 @@ local function teardown(applied)
   if valid_buf(c.buf) then
     pcall(api.nvim_buf_delete, c.buf, { force = true })
   end
-  if not applied then
-    review.put_back(c.review)
-  end
+  review.put_back(c.review, applied)
   if was_current and valid_win(c.prev) then
     api.nvim_set_current_win(c.prev)
   end
@@ -234,9 +234,14 @@ local function show(req)
     prev = api.nvim_get_current_win(),
   }
   cur.review = review.start(req, refresh_float)
+  local guard = require('coder.quitguard')
+  guard.attach()
+
   local buf = api.nvim_create_buf(false, true)
   cur.buf = buf
   vim.bo[buf].bufhidden = 'wipe'
+  pcall(api.nvim_buf_set_name, buf, 'coder://approval')
+  guard.waiting_for(one_line(req.title), buf)
   local k = keys()
   local function bmap(lhs, fn, desc)
     if lhs then

@@ -138,7 +138,9 @@ end
 -- input_rejected: the host refused input (a turn is running). Give the
 -- text back to the input if the user has not typed something new.
 function handlers.input_rejected(o)
-  vim.notify(o.msg, vim.log.levels.WARN, { title = 'coder' })
+  if o.msg and o.msg ~= '' then -- empty: the chat said why
+    vim.notify(o.msg, vim.log.levels.WARN, { title = 'coder' })
+  end
   local b = require('coder.input').input_buf()
   local cur = vim.api.nvim_buf_get_lines(b, 0, -1, false)
   if #cur <= 1 and (cur[1] or '') == '' and o.text then

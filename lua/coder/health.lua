@@ -105,7 +105,7 @@ function M.check()
     r.warn('no provider configured: the offline demo answers (' .. tostring(info.provider_reason or '') .. ')', {
       'set one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY,',
       'sign in to GitHub Copilot (copilot.vim / copilot.lua), start Ollama,',
-      'or configure "provider" (:help coder-providers) and "model" in ~/.config/coder/config.json',
+      'or configure "provider" and "model" in ~/.config/coder/config.json: see :help coder-providers',
     })
   else
     r.ok(('provider %s at %s, model %s'):format(info.provider, info.base_url, info.model))

@@ -77,12 +77,22 @@ local function draw(buf)
         i == rv.idx and '▶' or '◆',
         i,
         #rv.hunks,
-        h.accepted and 'accept' or 'reject'
+        M.state_word(h)
       )
       local hl = i == rv.idx and 'CoderHunkCurrent' or (h.accepted and 'CoderHunkAccepted' or 'CoderHunkRejected')
       pcall(api.nvim_buf_set_extmark, buf, ns, start, 0, { virt_text = { { label, hl } }, virt_text_pos = 'eol' })
     end
   end
+end
+
+-- state_word says what a hunk's decision is, never what to do:
+-- "accepted", "rejected", or, in an inline edit's review where nothing is
+-- taken unasked, "undecided".
+function M.state_word(h)
+  if rv and rv.inline and not h.decided then
+    return 'undecided'
+  end
+  return h.accepted and 'accepted' or 'rejected'
 end
 
 local function draw_all()
@@ -182,8 +192,12 @@ local function set_hunk(accepted, buf)
     return
   end
   rv.idx = buf and hunk_at(buf) or rv.idx
-  rv.hunks[rv.idx].accepted = accepted
-  rv.hunks[rv.idx].decided = true
+  local h = rv.hunks[rv.idx]
+  if h.decided and h.accepted ~= accepted then
+    -- Deciding again is the user's explicit key on that hunk: say so.
+    vim.notify(('coder review: hunk %d/%d %s (was %s)'):format(rv.idx, #rv.hunks, accepted and 'accepted' or 'rejected', accepted and 'rejected' or 'accepted'), vim.log.levels.INFO, { title = 'coder' })
+  end
+  h.accepted, h.decided = accepted, true
   if rv.inline then
     -- While the answer streams, more hunks may come: it is answered once
     -- the whole answer's hunks are decided (M.update).
@@ -220,15 +234,30 @@ function M.first()
   jump(1)
 end
 
-M.next_hunk = function()
-  if rv then
-    jump(rv.idx + 1)
+-- step moves to the next (dir 1) or previous (-1) hunk; in an inline
+-- edit's review, to the next undecided one while any remain, so walking
+-- never lands on a decided hunk for ga or gr to flip unseen.
+local function step(dir)
+  if not rv then
+    return
   end
+  local n = #rv.hunks
+  if rv.inline and not M.all_decided() then
+    for i = 1, n do
+      local j = ((rv.idx - 1 + dir * i) % n) + 1
+      if not rv.hunks[j].decided then
+        jump(j)
+        return
+      end
+    end
+  end
+  jump(rv.idx + dir)
+end
+M.next_hunk = function()
+  step(1)
 end
 M.prev_hunk = function()
-  if rv then
-    jump(rv.idx - 1)
-  end
+  step(-1)
 end
 M.accept_hunk = function(buf)
   set_hunk(true, buf)
@@ -282,6 +311,10 @@ local function map_file_buffer(buf)
     { k.accept_hunk, function() M.accept_hunk(buf) end, 'accept hunk' },
     { k.reject_hunk, function() M.reject_hunk(buf) end, 'reject hunk' },
     { rv.inline and k.reject_all or nil, function() require('coder.approval').answer('deny') end, 'reject all' },
+    -- An inline edit keeps the cursor in the buffer: the float's apply
+    -- and deny keys work here too (not <Esc>, pressed out of habit).
+    { rv.inline and k.approve or nil, function() require('coder.approval').answer('once') end, 'apply the accepted hunks' },
+    { rv.inline and k.deny or nil, function() require('coder.approval').answer('deny') end, 'deny the edit' },
     { k.review_comment, function() comment(buf) end, 'comment on the hunk' },
     { k.review_send, function() require('coder.comments').send() end, 'send the waiting comments' },
   }
@@ -365,7 +398,7 @@ function M.update(diffs, streaming)
   if not rv then
     return
   end
-  local old, cur = rv.hunks, rv.hunks[rv.idx]
+  local old, cur, was = rv.hunks, rv.hunks[rv.idx], rv.idx
   rv.hunks = {}
   for _, d in ipairs(diffs) do
     add_hunks(d.buf, d)
@@ -374,7 +407,8 @@ function M.update(diffs, streaming)
   local function same(a, b)
     return a.buf == b.buf and a.old_start == b.old_start and vim.deep_equal(a.old_lines, b.old_lines) and vim.deep_equal(a.new_lines, b.new_lines)
   end
-  rv.idx = 1
+  -- A current hunk that grew stays current by its place.
+  rv.idx = math.max(1, math.min(was, #rv.hunks))
   for i, h in ipairs(rv.hunks) do
     for _, o in ipairs(old) do
       if same(h, o) then
@@ -411,14 +445,18 @@ function M.stop()
   end
 end
 
--- put_back undoes what review r showed, for a change that does not go
--- ahead: windows get their previous buffers back and buffers made for a
--- new file are dropped.
-function M.put_back(r)
+-- put_back undoes what review r showed: windows get their previous
+-- buffers back (the user returns to where they were), and for a change
+-- that does not go ahead (not applied) buffers made for a new file are
+-- dropped.
+function M.put_back(r, applied)
   for w, b in pairs(r.restore) do
     if valid_win(w) and valid_buf(b) then
       pcall(api.nvim_win_set_buf, w, b)
     end
+  end
+  if applied then
+    return
   end
   for abs in pairs(r.created) do
     local b = vim.fn.bufnr(abs)

@@ -48,6 +48,9 @@ local function diff_lines(h)
   return out
 end
 
+-- HINT heads the diff view, as the other review buffers name their keys.
+local HINT = '# ga keep · gr reject (a reason for the model) · q close · g? keys'
+
 -- show puts hunk idx in the diff view.
 local function show(idx)
   local h = st.hunks[idx]
@@ -55,7 +58,7 @@ local function show(idx)
     return
   end
   vim.bo[st.diffbuf].modifiable = true
-  vim.api.nvim_buf_set_lines(st.diffbuf, 0, -1, false, diff_lines(h))
+  vim.api.nvim_buf_set_lines(st.diffbuf, 0, -1, false, vim.list_extend({ HINT }, diff_lines(h)))
   vim.bo[st.diffbuf].modifiable = false
 end
 
@@ -114,6 +117,35 @@ function M.reject()
   end)
 end
 
+-- close closes the review's quickfix and diff windows.
+function M.close()
+  if st.diffbuf and vim.api.nvim_buf_is_valid(st.diffbuf) then
+    for _, w in ipairs(vim.fn.win_findbuf(st.diffbuf)) do
+      if #vim.api.nvim_list_wins() > 1 then
+        pcall(vim.api.nvim_win_close, w, true)
+      end
+    end
+  end
+  vim.cmd('cclose')
+end
+
+-- map_keys maps the review's keys in buf (the quickfix list, the diff
+-- view); q would record a macro, g? did nothing.
+local function map_keys(buf, decides)
+  local function map(lhs, fn, desc)
+    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, silent = true, desc = 'coder: ' .. desc })
+  end
+  if decides then
+    map('ga', M.keep, 'keep the hunk')
+    map('gr', M.reject, 'reject the hunk (a reason for the model)')
+  end
+  map('q', M.close, 'close the review')
+  local help = require('coder.config').current.keys.help
+  if type(help) == 'string' and help ~= '' then
+    map(help, require('coder.keyhelp').show, 'show the keys that work here')
+  end
+end
+
 -- comment asks for a comment on the hunk under the cursor.
 function M.comment()
   local h = st.hunks[current()]
@@ -165,10 +197,9 @@ function M.show(kind, n)
   fill(rv, ' ')
   vim.cmd('botright copen')
   local qfbuf = vim.api.nvim_get_current_buf()
-  local opts = { buffer = qfbuf, nowait = true }
-  vim.keymap.set('n', 'ga', M.keep, vim.tbl_extend('force', opts, { desc = 'coder: keep the hunk' }))
-  vim.keymap.set('n', 'gr', M.reject, vim.tbl_extend('force', opts, { desc = 'coder: reject the hunk' }))
+  map_keys(qfbuf, true)
   local keys = require('coder.config').current.keys
+  local opts = { buffer = qfbuf, nowait = true }
   vim.keymap.set('n', keys.review_comment, M.comment, vim.tbl_extend('force', opts, { desc = 'coder: comment on the hunk' }))
   vim.keymap.set('n', keys.review_send, require('coder.comments').send, vim.tbl_extend('force', opts, { desc = 'coder: send the waiting comments' }))
   if not (st.diffbuf and vim.api.nvim_buf_is_valid(st.diffbuf) and vim.fn.bufwinid(st.diffbuf) ~= -1) then
@@ -179,6 +210,7 @@ function M.show(kind, n)
     vim.bo[st.diffbuf].bufhidden = 'wipe'
     vim.bo[st.diffbuf].swapfile = false
     vim.bo[st.diffbuf].filetype = 'diff'
+    map_keys(st.diffbuf, false)
     vim.api.nvim_set_current_win(qfwin)
   end
   vim.api.nvim_create_autocmd('CursorMoved', {

@@ -233,6 +233,7 @@ function M.open(focus)
   end
   M.win_opts(st.twin, false)
   M.win_opts(st.iwin, true)
+  require('coder.chatguard').attach()
   for _, f in ipairs(st.folds) do
     M.make_fold(st.twin, f[1], f[2], true)
   end

@@ -55,7 +55,11 @@ func (p *Printer) Handle(ev event.Event) {
 		p.endReasoning()
 		p.newline()
 		p.depth = max(0, p.depth-1)
-		fmt.Fprintf(p.Err, "%s← conversation %s answered; back to conversation %s\n", p.indent(), event.ShortConversation(ev.Target), event.ShortConversation(ev.Conversation))
+		how := "answered"
+		if ev.Tool != nil && ev.Tool.Status == event.ToolFailed {
+			how = "did not answer (" + ev.Tool.Summary + ")"
+		}
+		fmt.Fprintf(p.Err, "%s← conversation %s %s; back to conversation %s\n", p.indent(), event.ShortConversation(ev.Target), how, event.ShortConversation(ev.Conversation))
 	case event.AgentMessageDelta:
 		p.endReasoning()
 		if p.depth > 0 {

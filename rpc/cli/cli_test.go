@@ -77,6 +77,17 @@ func TestPrinter(t *testing.T) {
 			err: "→ conv.send: handed to conversation sub00000…\n  ● ls — completed: 2 entries (0 ms)\n  error: sub failed\n← conversation sub00000… answered; back to conversation root0000…\n",
 		},
 		{
+			name: "a hand-back without an answer says so (issue 52, seed 5)",
+			events: []event.Event{
+				{Kind: event.HandOver, Conversation: "root0000-1", Target: "sub00000-2", Tool: &event.Tool{Name: "conv_create"}},
+				{Kind: event.TurnAborted, Reason: event.ReasonInterrupted, Conversation: "sub00000-2", Text: "the conversation was destroyed"},
+				{Kind: event.HandBack, Conversation: "root0000-1", Target: "sub00000-2", Tool: &event.Tool{Name: "conv_create", Status: event.ToolFailed, Summary: "the conversation was destroyed"}},
+				{Kind: event.AgentMessageDelta, Text: "It left."},
+			},
+			out: "It left.",
+			err: "→ conv.create: handed to conversation sub00000…\n← conversation sub00000… did not answer (the conversation was destroyed); back to conversation root0000…\n",
+		},
+		{
 			name: "retry wait on its own stderr line",
 			events: []event.Event{
 				{Kind: event.AgentReasoningDelta, Text: "hm"},

@@ -88,9 +88,12 @@ type host struct {
 	be     *backend.Backend
 	cfg    config.Config
 	cfgErr error
-	args   startArgs // what coder_start sent, for reopening
-	queue  inputQueue
-	root   string // the workspace
+	// retrying: the open is a send's retry (retryOpen), its failure shown
+	// in the chat only.
+	retrying bool
+	args     startArgs // what coder_start sent, for reopening
+	queue    inputQueue
+	root     string // the workspace
 	// priority is how the host's CPU priority was set (host_nice), for
 	// :checkhealth.
 	priority string
@@ -249,6 +252,13 @@ func (h *host) session() (*agent.Session, error) {
 	return nil, errors.New("the session is not open yet")
 }
 
+// openFailed reports whether opening the session failed (cfgErr).
+func (h *host) openFailed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cfgErr != nil
+}
+
 func (h *host) notify(level, msg string) {
 	h.out.add(op{"t": "notify", "level": level, "msg": "coder: " + msg}, true)
 }
@@ -260,8 +270,13 @@ func (h *host) submit(text string, items []mention.Item) {
 	h.retryOpen()
 	sess, err := h.session()
 	if err != nil {
-		// Given back to the input: nothing typed is lost.
-		h.out.add(op{"t": "input_rejected", "text": text, "msg": "coder: " + err.Error()}, true)
+		// Given back to the input: nothing typed is lost. Why the session
+		// is not open the chat has just said.
+		msg := "coder: " + err.Error()
+		if h.openFailed() {
+			msg = ""
+		}
+		h.out.add(op{"t": "input_rejected", "text": text, "msg": msg}, true)
 		return
 	}
 	if strings.TrimSpace(text) == "/resume" {

@@ -267,7 +267,10 @@ func (h *host) failLocked(err error) {
 	h.cfgErr = err
 	h.log.Print(err)
 	msg := "coder: " + err.Error()
-	h.out.add(op{"t": "notify", "level": "error", "msg": msg}, true)
+	if !h.retrying {
+		// Sent again from the chat, the chat line says it: once.
+		h.out.add(op{"t": "notify", "level": "error", "msg": msg}, true)
+	}
 	line := "✗ " + msg + "\n  Fix it, then send again: the session opens then (your input is kept)."
 	h.renderMu.Lock()
 	if h.render != nil {
@@ -289,7 +292,9 @@ func (h *host) retryOpen() {
 		return
 	}
 	h.cfgErr = nil
+	h.retrying = true
 	h.openLocked(h.args.Resume, nil)
+	h.retrying = false
 }
 
 // openTimeout bounds how long a request waits for coder_start.

@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/policy"
+	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
 )
 
@@ -145,10 +147,12 @@ func Run(ctx context.Context, r Runner, line string) (string, error) {
 	return "", fmt.Errorf("%s (/help lists the commands)", msg)
 }
 
-// helpText is /help.
+// helpText is /help. The descriptions start in one column; a usage too
+// long for it has its description on the next line, in that column.
 func helpText() string {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
+	var rows [][2]string
 	for _, c := range commands() {
 		if c.alias {
 			continue
@@ -157,9 +161,24 @@ func helpText() string {
 		if c.args != "" {
 			use += " " + c.args
 		}
-		fmt.Fprintf(&b, "  %-26s %s\n", use, c.help)
+		rows = append(rows, [2]string{use, c.help})
 	}
-	b.WriteString("  /plan /default /auto-edit /yolo  shortcuts for /mode\n\n")
+	rows = append(rows, [2]string{"/plan /default /auto-edit /yolo", "shortcuts for /mode"})
+	const widest = 32
+	col := 0
+	for _, r := range rows {
+		if n := utf8.RuneCountInString(r[0]); n <= widest {
+			col = max(col, n)
+		}
+	}
+	for _, r := range rows {
+		if utf8.RuneCountInString(r[0]) > col {
+			fmt.Fprintf(&b, "  %s\n  %*s %s\n", r[0], col, "", r[1])
+			continue
+		}
+		fmt.Fprintf(&b, "  %-*s %s\n", col, r[0], r[1])
+	}
+	b.WriteString("\n")
 	b.WriteString("Input:\n")
 	b.WriteString("  Neovim: Enter (Normal mode) or Ctrl+S (Insert mode) sends the input; Enter in Insert mode starts a new line.\n")
 	b.WriteString("  exec: the prompt is the arguments, or stdin read to its end (Ctrl+D after the last line).\n")
@@ -210,7 +229,7 @@ func NearestModels(name string, models []string, n int) []string {
 	out := make([]scored, 0, len(models))
 	for _, m := range models {
 		lm := strings.ToLower(m)
-		d := distance(key, lm)
+		d := text.EditDistance(key, lm)
 		if key != "" && (strings.Contains(lm, key) || strings.Contains(key, lm)) {
 			d = -1
 		}
@@ -233,7 +252,7 @@ func closest(name string, names []string) []string {
 	}
 	var out []scored
 	for _, n := range names {
-		d := distance(name, n)
+		d := text.EditDistance(name, n)
 		if strings.HasPrefix(n, name) && name != "" {
 			d = 0
 		}
@@ -247,26 +266,4 @@ func closest(name string, names []string) []string {
 		names2 = append(names2, o.n)
 	}
 	return names2
-}
-
-// distance is the Levenshtein distance.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }

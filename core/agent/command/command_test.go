@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseSettings(t *testing.T) {
@@ -91,5 +92,34 @@ func TestHelpText(t *testing.T) {
 	}
 	if strings.Contains(help, "empty line") {
 		t.Error("/help says an empty line ends exec's input; exec reads stdin to its end")
+	}
+}
+
+// TestHelpAligned: /help's descriptions start in one column (issue 52,
+// newcomer 9).
+func TestHelpAligned(t *testing.T) {
+	text := helpText()
+	col := -1
+	for _, c := range append(commands(), command{name: "plan (shortcuts)", help: "shortcuts for /mode"}) {
+		if c.alias {
+			continue
+		}
+		found := false
+		for _, line := range strings.Split(text, "\n") {
+			if i := strings.Index(line, " "+c.help); i >= 0 && strings.HasSuffix(line, c.help) {
+				at := utf8.RuneCountInString(line[:i+1])
+				if col < 0 {
+					col = at
+				}
+				if at != col {
+					t.Errorf("/%s: description at column %d, others at %d:\n%s", c.name, at, col, text)
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("/%s: no line ends with its description %q", c.name, c.help)
+		}
 	}
 }
