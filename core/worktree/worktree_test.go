@@ -388,3 +388,34 @@ func TestParseStart(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeBranchRunsNoMergeDriver: a merge driver the repository's
+// config names is a program of the repository's: git merge --no-ff of a
+// task uses git's own text merge instead, and the conflict is left as
+// one. Without the guard git runs the driver (it writes ran-driver).
+func TestMergeBranchRunsNoMergeDriver(t *testing.T) {
+	f := newFixture(t, 0)
+	marker := filepath.Join(t.TempDir(), "ran-driver")
+	git(t, f.root, "config", "merge.evil.driver", "touch "+marker+"; false")
+	writeFile(t, filepath.Join(f.root, ".gitattributes"), "*.txt merge=evil\n")
+	git(t, f.root, "add", ".gitattributes")
+	git(t, f.root, "commit", "-q", "-m", "attributes")
+	a := start(t, f.m, "TASK-A work")
+	r := f.waitState(t, f.m, a.N, Done)
+	writeFile(t, filepath.Join(r.Path, "main.txt"), "task one\n")
+	writeFile(t, filepath.Join(f.root, "main.txt"), "user one\n")
+	git(t, f.root, "commit", "-q", "-am", "user")
+	res, err := f.m.MergeBranch(context.Background(), a.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the repository's merge driver ran: %v", err)
+	}
+	if len(res.Conflicts) != 1 || res.Conflicts[0] != "main.txt" {
+		t.Errorf("conflicts %v", res.Conflicts)
+	}
+	if got := readFile(t, filepath.Join(f.root, "main.txt")); !strings.Contains(got, "user one") || !strings.Contains(got, "task one") || !strings.Contains(got, "<<<<<<<") {
+		t.Errorf("main.txt:\n%s", got)
+	}
+}

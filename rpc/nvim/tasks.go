@@ -447,6 +447,9 @@ func (h *host) closeTasks() {
 // taskHealth lists the tasks for :checkhealth.
 func (h *host) taskHealth() []string {
 	m, err := h.manager()
+	if errors.Is(err, worktree.ErrNoRepository) {
+		return nil // no repository: no tasks to list
+	}
 	if err != nil {
 		return []string{err.Error()}
 	}
