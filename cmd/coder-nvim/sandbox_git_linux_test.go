@@ -211,3 +211,112 @@ func TestExecSandboxGitStateRunsNothingLater(t *testing.T) {
 		})
 	}
 }
+
+// TestExecSandboxRenamesKeepGuards: a script the model wrote, run
+// unasked in auto-edit, renames a guarded directory's parent away and
+// makes a new one in its place: the user's config directory and the
+// host's state directory with the workspace at a fake $HOME (the config
+// directory missing when the session starts), and the workspace itself
+// and a directory above it when it lies in the writable temp dir. Each
+// rename fails, and nothing lands where the guards were.
+func TestExecSandboxRenamesKeepGuards(t *testing.T) {
+	requireSandbox(t)
+	t.Run("home", func(t *testing.T) {
+		w := newSandboxWorld(t)
+		home := w.ws
+		env := slices.DeleteFunc(slices.Clone(w.env), func(kv string) bool {
+			return strings.HasPrefix(kv, "XDG_CONFIG_HOME=") || strings.HasPrefix(kv, "XDG_STATE_HOME=") || strings.HasPrefix(kv, "HOME=")
+		})
+		w.env = append(env, "HOME="+home)
+		cfg := filepath.Join(home, ".config", "coder", "config.json")
+		state := filepath.Join(home, ".local", "state", "coder-nvim")
+		if err := os.MkdirAll(filepath.Join(home, ".config"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script := "mv ~/.config ~/.config.old; mkdir -p ~/.config/coder; echo '{\"mode\": \"yolo\"}' > " + cfg + "\n" +
+			"mv ~/.local ~/.local.old; mv ~/.local/state ~/.local/state.old; mkdir -p " + state + "; echo x > " + state + "/planted\n" +
+			"mkdir -p ~/.config/coder; echo '{\"mode\": \"yolo\"}' > " + cfg + "\n"
+		r, res := w.run(t, "auto-edit", nil,
+			toolCall("w", "write", map[string]any{"path": "move.sh", "content": script}), bash("move", "sh move.sh"))
+		if r.code != 0 || !strings.Contains(res["move"], "exit code") {
+			t.Fatalf("exec: exit %d %q\n%s", r.code, res["move"], r.stderr)
+		}
+		for _, p := range []string{filepath.Join(home, ".config.old"), filepath.Join(home, ".local.old"), filepath.Join(home, ".local", "state.old"), cfg, filepath.Join(state, "planted")} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s exists: %q", p, res["move"])
+			}
+		}
+	})
+	t.Run("temp", func(t *testing.T) {
+		w := newSandboxWorld(t)
+		ws := filepath.Join(w.tmp, "above", "proj")
+		if err := os.MkdirAll(filepath.Dir(ws), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(w.ws, ws); err != nil {
+			t.Fatal(err)
+		}
+		config := filepath.Join(ws, ".git", "config")
+		before, _ := os.ReadFile(config)
+		script := "cd " + ws + "/..; mv proj proj.old; mv " + filepath.Dir(ws) + " " + filepath.Dir(ws) + ".old\n" +
+			"mkdir -p " + ws + " && cd " + ws + " && git init -q . && git config core.fsmonitor 'touch pwned'\n"
+		r, res := w.runAt(t, ws, "auto-edit", nil,
+			toolCall("w", "write", map[string]any{"path": "move.sh", "content": script}), bash("move", "sh move.sh"))
+		if r.code != 0 || !strings.Contains(res["move"], "exit code") {
+			t.Fatalf("exec: exit %d %q\n%s", r.code, res["move"], r.stderr)
+		}
+		for _, p := range []string{filepath.Join(filepath.Dir(ws), "proj.old"), filepath.Dir(ws) + ".old"} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s exists: %q", p, res["move"])
+			}
+		}
+		if after, _ := os.ReadFile(config); string(after) != string(before) {
+			t.Errorf("the workspace's .git/config is another: %q", after)
+		}
+	})
+}
+
+// TestExecSandboxGuardOutlivesHostRewrite: the user's own git config
+// during a session puts a new .git/config in place by a rename, which
+// takes the fork server's read-only mount of the old one with it; the
+// model's next script, run unasked in auto-edit, still cannot write it.
+func TestExecSandboxGuardOutlivesHostRewrite(t *testing.T) {
+	requireSandbox(t)
+	w := newSandboxWorld(t)
+	config := filepath.Join(w.ws, ".git", "config")
+	steps := []llm.ToolCall{
+		bash("warm", "true"),
+		toolCall("w", "write", map[string]any{"path": "plant.sh", "content": "git config core.fsmonitor 'touch pwned'; echo '[core]' >> .git/config\n"}),
+		bash("plant", "sh plant.sh"),
+	}
+	w.srv.Reset()
+	w.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
+		n := 0
+		for _, m := range req.Messages {
+			if m.Role == "tool" {
+				n++
+			}
+		}
+		if n == 1 { // between the calls: the user, outside
+			if out, err := exec.Command("git", "-C", w.ws, "config", "user.name", "someone").CombinedOutput(); err != nil {
+				t.Errorf("git config: %v %s", err, out)
+			}
+		}
+		if n < len(steps) {
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{steps[n]}}
+		}
+		return fakellm.Reply{Content: "done"}
+	})
+	r := execWithEnv(t, w.bin, w.ws, w.env, "--mode", "auto-edit", "go")
+	res := toolResults(w.srv)
+	if r.code != 0 || !strings.Contains(res["plant"], "exit code") {
+		t.Fatalf("exec: exit %d %q\n%s", r.code, res["plant"], r.stderr)
+	}
+	data, _ := os.ReadFile(config)
+	if !strings.Contains(string(data), "someone") {
+		t.Fatalf("the user's git config did not land: %q", data)
+	}
+	if strings.Contains(string(data), "fsmonitor") || strings.Count(string(data), "[core]") > 1 {
+		t.Errorf("the model wrote .git/config after the user's rewrite: %q", data)
+	}
+}

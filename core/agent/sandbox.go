@@ -37,6 +37,7 @@ func (s *Session) startSandbox() {
 		s.ws.SetAfterConfined(s.sandbox.guard.AfterCall)
 		p := s.sandboxPolicy(s.Mode())
 		box, srv := sandbox.Open(s.life, s.opts.Launcher, *p)
+		s.sandbox.guard.Ready()
 		s.sandbox.box = box
 		if srv != nil {
 			s.ws.Shells().AdoptServer(box, p, srv)

@@ -75,7 +75,7 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	s.trackCommand(ctx, t, func() {
 		res = s.ws.Shells().RunConfined(ctx, confine, choice.Command, verifyTimeout, 0, nil, nil)
 	})
-	out := res.Output()
+	out := res.Output() + s.ws.AfterConfined(ctx, confine)
 	info.Output = verify.Cap(out, verify.CapHead, verify.CapTail)
 	info.DurationMS = res.Duration.Milliseconds()
 	if res.Canceled || ctx.Err() != nil {

@@ -33,7 +33,21 @@ func BenchmarkStart(b *testing.B) {
 	os.WriteFile(ws+"/.git/config", nil, 0o644)
 	p := Policy{Writable: []string{ws, os.TempDir()}, Pinned: []string{ws + "/.git"},
 		Protected: []string{ws + "/.git/config", ws + "/.git/hooks", ws + "/.git/info", ws + "/.coder"}}
-	b.Run("served", func(b *testing.B) {
+	// As a session confines a git workspace: the whole guard (every git
+	// entry, placeholders, pins up to the writable roots).
+	gws := b.TempDir()
+	if err := exec.Command("git", "init", "-q", gws).Run(); err != nil {
+		b.Skip("no git")
+	}
+	guarded := Policy{Writable: []string{gws, os.TempDir()}}
+	GuardWorkspace(context.Background(), GuardSpec{Root: gws, Writable: guarded.Writable, Dirs: []string{gws + "/.coder"}}).Apply(&guarded, true)
+	benchStart(b, box, "", p, ws)
+	benchStart(b, box, "guard-", guarded, gws)
+}
+
+// benchStart runs the served, bare and sandboxed starts for p in ws.
+func benchStart(b *testing.B, box *Box, prefix string, p Policy, ws string) {
+	b.Run(prefix+"served", func(b *testing.B) {
 		if !box.Support().Full() {
 			b.Skipf("no full sandbox here: %s", box.Support())
 		}
@@ -58,7 +72,7 @@ func BenchmarkStart(b *testing.B) {
 		name string
 		wrap bool
 	}{{"bare", false}, {"sandboxed", true}} {
-		b.Run(bc.name, func(b *testing.B) {
+		b.Run(prefix+bc.name, func(b *testing.B) {
 			if bc.wrap && !box.Support().Full() {
 				b.Skipf("no full sandbox here: %s", box.Support())
 			}

@@ -173,26 +173,26 @@ func isGitDir(dir string) bool {
 
 // protectEntry protects the git directory entry p, made when missing.
 func (g *Guard) protectEntry(p string) {
-	if _, err := os.Lstat(p); err != nil {
-		var made error
-		switch name := filepath.Base(p); name {
-		case "gitdir":
+	kind := placeholderFor(filepath.Base(p))
+	if kind == noPlaceholder {
+		if _, err := os.Lstat(p); err != nil {
 			return // see gitReadOnly
-		case "commondir":
-			made = os.WriteFile(p, []byte(".\n"), 0o644)
-		case "config", "config.worktree", "alternates", "http-alternates":
-			if made = os.MkdirAll(filepath.Dir(p), 0o755); made == nil {
-				made = os.WriteFile(p, nil, 0o644)
-			}
-		default:
-			made = os.Mkdir(p, 0o755)
-		}
-		if made != nil {
-			g.Unguarded = append(g.Unguarded, p)
-			return
 		}
 	}
-	g.protect(p)
+	g.protectMade(p, kind)
+}
+
+// placeholderFor is what takes a missing git entry's place.
+func placeholderFor(name string) placeholder {
+	switch name {
+	case "gitdir":
+		return noPlaceholder
+	case "commondir":
+		return commondirPlaceholder
+	case "config", "config.worktree", "alternates", "http-alternates", ".gitconfig":
+		return filePlaceholder
+	}
+	return dirPlaceholder
 }
 
 // guardIncludes protects the files the git configuration files include
@@ -213,13 +213,7 @@ func (g *Guard) guardIncludes(ctx context.Context, home string) {
 			if !g.writable(inc) {
 				continue
 			}
-			if _, err := os.Lstat(inc); err != nil {
-				if os.MkdirAll(filepath.Dir(inc), 0o755) != nil || os.WriteFile(inc, nil, 0o644) != nil {
-					g.Unguarded = append(g.Unguarded, inc)
-					continue
-				}
-			}
-			g.protect(inc)
+			g.protectMade(inc, filePlaceholder)
 			queue = append(queue, inc)
 		}
 	}

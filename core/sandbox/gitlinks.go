@@ -53,13 +53,27 @@ func stampOf(p string) fileStamp {
 
 // newGitlinkWatch watches the repository l of the workspace root, its
 // gitlinks as they are now taken for the user's.
+// It takes that first look in the background (a git process, while the
+// sandbox's launcher starts): wait must return before a command runs.
 func newGitlinkWatch(ctx context.Context, root string, l gitLayout) *gitlinkWatch {
 	w := &gitlinkWatch{root: root, index: filepath.Join(l.gitDir, "index"), links: map[string][]fileStamp{}}
-	w.indexSig = stampOf(w.index)
-	for _, p := range w.gitlinks(ctx) {
-		w.links[p] = w.linkStamp(p)
-	}
+	w.mu.Lock()
+	go func() {
+		defer w.mu.Unlock()
+		w.indexSig = stampOf(w.index)
+		for _, p := range w.gitlinks(ctx) {
+			w.links[p] = w.linkStamp(p)
+		}
+	}()
 	return w
+}
+
+// wait returns once the first look is taken.
+func (w *gitlinkWatch) wait() {
+	if w != nil {
+		w.mu.Lock()
+		w.mu.Unlock() //nolint:staticcheck // an empty section: the first look holds the lock
+	}
 }
 
 // check refuses what it must (see gitlinkWatch) and says what it did,

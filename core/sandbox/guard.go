@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // GuardSpec is what a session's workspace guard is built from.
@@ -39,6 +40,10 @@ type Guard struct {
 	roots   []string // real writable roots, of Writable too
 	configs []string // git configuration files, for their includes
 	watch   *gitlinkWatch
+	// made says how each protected path is made again when the host
+	// removes it (Epoch).
+	made map[string]placeholder
+	mu   sync.Mutex // Epoch's
 }
 
 // GuardWorkspace builds spec's guard, making what it needs: the missing
@@ -55,16 +60,10 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 		g.roots = append(g.roots, realPath(w))
 	}
 	for _, d := range spec.Dirs {
-		if _, err := os.Lstat(d); err != nil && g.writable(d) {
-			os.MkdirAll(d, 0o700) //nolint:errcheck // checked below
-		}
+		g.protectMade(d, dirPlaceholder)
 	}
-	for _, p := range append(slices.Clone(spec.Dirs), spec.Protected...) {
-		if _, err := os.Lstat(p); err != nil && g.writable(p) {
-			g.Unguarded = append(g.Unguarded, p)
-			continue
-		}
-		g.protect(p)
+	for _, p := range spec.Protected {
+		g.protectMade(p, noPlaceholder)
 	}
 	root := realPath(spec.Root)
 	l, found := findGit(root)
@@ -102,6 +101,7 @@ func (g *Guard) Apply(p *Policy, workspace bool) {
 		p.Writable = append(p.Writable, g.Writable...)
 	}
 	p.Protected = append(p.Protected, g.Protected...)
+	p.Epoch = g.epoch()
 	p.Pinned = append(p.Pinned, g.Pinned...)
 	p.Reopened = append(p.Reopened, g.Reopened...)
 }
@@ -116,14 +116,25 @@ func (g *Guard) AfterCall(ctx context.Context) string {
 	return g.watch.check(ctx)
 }
 
+// Ready returns once the guard has taken its first look at the
+// workspace (in the background): call it before the first command.
+func (g *Guard) Ready() {
+	if g != nil {
+		g.watch.wait()
+	}
+}
+
 func (g *Guard) protect(p string) {
 	if p = realPath(p); !slices.Contains(g.Protected, p) {
 		g.Protected = append(g.Protected, p)
 	}
 }
 
-func (g *Guard) pin(p string) {
-	if p = realPath(p); !slices.Contains(g.Pinned, p) {
+func (g *Guard) pin(p string) { g.pinReal(realPath(p)) }
+
+// pinReal pins p, a real path already.
+func (g *Guard) pinReal(p string) {
+	if !slices.Contains(g.Pinned, p) {
 		g.Pinned = append(g.Pinned, p)
 	}
 }
@@ -159,7 +170,7 @@ func (g *Guard) pinAll() {
 	for _, r := range g.roots {
 		if slices.ContainsFunc(g.roots, func(o string) bool { return o != r && within(r, o) }) {
 			targets = append(targets, r)
-			g.pin(r)
+			g.pinReal(r)
 		}
 	}
 	for _, t := range targets {
@@ -168,7 +179,7 @@ func (g *Guard) pinAll() {
 				continue
 			}
 			for d := filepath.Dir(t); d != r && within(d, r); d = filepath.Dir(d) {
-				g.pin(d)
+				g.pinReal(d) // the paths and roots are real: so are their parents
 			}
 		}
 	}

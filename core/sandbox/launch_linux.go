@@ -106,6 +106,13 @@ func protect(p Policy) error {
 			return fmt.Errorf("protect %s: %w", m.path, err)
 		}
 	}
+	// A working directory taken before the mounts lies below them (a
+	// pinned workspace): take it again through them.
+	if wd, err := os.Getwd(); err == nil {
+		if err := unix.Chdir(wd); err != nil {
+			return fmt.Errorf("protect: chdir %s: %w", wd, err)
+		}
+	}
 	return nil
 }
 

@@ -31,6 +31,10 @@ type Policy struct {
 	// linked worktree's own directory in the common dir's worktrees/).
 	Reopened []string `json:"reopened,omitempty"`
 	Network  bool     `json:"network,omitempty"`
+	// Epoch names the guarded paths' identities on the host (Guard):
+	// one replaced there (a rename over .git/config) has lost its mount
+	// in a fork server made before, so a new epoch is a new server.
+	Epoch string `json:"epoch,omitempty"`
 	// Env is added to the command's environment: where it may keep
 	// caches, since the user's own are not writable.
 	Env []string `json:"env,omitempty"`

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
 )
 
 // The agent's own files live in .coder/: the configuration (mode,
@@ -186,12 +188,17 @@ func (w *Workspace) SetAfterConfined(after func(context.Context) string) {
 	w.afterConfined = after
 }
 
-func (w *Workspace) afterConfinedCall(ctx context.Context) string {
+// AfterConfined runs the sandbox's host-side checks after a run confined
+// by confine (nothing when nil): their note, on a line of its own, or "".
+func (w *Workspace) AfterConfined(ctx context.Context, confine *sandbox.Policy) string {
 	w.mu.Lock()
 	after := w.afterConfined
 	w.mu.Unlock()
-	if after == nil {
+	if after == nil || confine == nil {
 		return ""
 	}
-	return after(ctx)
+	if note := after(context.WithoutCancel(ctx)); note != "" {
+		return "\n" + note
+	}
+	return ""
 }

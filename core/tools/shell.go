@@ -168,12 +168,9 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 				res.Summary += ", the sandbox may have refused it"
 				res.Err = ErrSandboxRefused
 			}
-			if inv.Confine != nil {
-				if note := ws.afterConfinedCall(context.WithoutCancel(ctx)); note != "" {
-					res.Output += "\n" + note
-					res.Display += "\n" + note
-				}
-			}
+			note := ws.AfterConfined(ctx, inv.Confine)
+			res.Output += note
+			res.Display += note
 			return res
 		},
 	}, nil
@@ -215,7 +212,7 @@ func bashResult(r ShellResult, timeout time.Duration) Result {
 
 // SandboxRefusal follows the output of a confined command that failed
 // the way a sandbox refusal does (seed 004's SandboxError).
-const SandboxRefusal = "[SandboxError: this may have been blocked by the sandbox, which refuses writes outside the workspace and to .git/config, .git/hooks, .git/info and .coder, and the network. If the command must do this, call bash again with outside_sandbox: true; the user will be asked.]"
+const SandboxRefusal = "[SandboxError: this may have been blocked by the sandbox, which refuses writes outside the workspace and to .git's configuration, hooks and the like and .coder, and the network. If the command must do this, call bash again with outside_sandbox: true; the user will be asked.]"
 
 // sandboxRefused reports whether a confined command failed with the
 // errors the sandbox gives: EACCES or EROFS on a write, EPERM on a socket.
