@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -189,7 +190,7 @@ func (m *Manager) Start(ctx context.Context, a StartArgs) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	n, err := m.recs.claim()
+	n, err := m.recs.claim(m.taken(ctx))
 	if err != nil {
 		return Record{}, err
 	}
@@ -216,6 +217,29 @@ func (m *Manager) Start(ctx context.Context, a StartArgs) (Record, error) {
 	m.mu.Unlock()
 	m.schedule(a.ModeFromUser)
 	return m.Get(n)
+}
+
+// taken reports the task numbers a branch or worktree directory already
+// uses (left by records deleted by hand): a new task never reuses them.
+func (m *Manager) taken(ctx context.Context) func(n int) bool {
+	used := map[int]bool{}
+	if out, err := gitsnap.Git(ctx, m.repo.top, nil, "for-each-ref", "--format=%(refname:lstrip=3)", "refs/heads/coder/"); err == nil {
+		for _, name := range strings.Fields(string(out)) {
+			var n int
+			if _, err := fmt.Sscanf(name, "%d-", &n); err == nil {
+				used[n] = true
+			}
+		}
+	}
+	if ents, err := os.ReadDir(m.trees); err == nil {
+		for _, e := range ents {
+			var n int
+			if _, err := fmt.Sscanf(e.Name(), "%d-", &n); err == nil {
+				used[n] = true
+			}
+		}
+	}
+	return func(n int) bool { return used[n] }
 }
 
 // Get is one task's record as it stands.

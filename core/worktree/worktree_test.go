@@ -419,3 +419,19 @@ func TestMergeBranchRunsNoMergeDriver(t *testing.T) {
 		t.Errorf("main.txt:\n%s", got)
 	}
 }
+
+// TestStartSkipsNumbersInUse: records deleted by hand leave a branch and
+// a worktree behind; the next task takes a number neither uses.
+func TestStartSkipsNumbersInUse(t *testing.T) {
+	f := newFixture(t, 0)
+	a := start(t, f.m, "TASK-A work")
+	f.waitState(t, f.m, a.N, Done)
+	if err := os.RemoveAll(f.m.recs.dir); err != nil {
+		t.Fatal(err)
+	}
+	b := start(t, f.m, "TASK-B again")
+	if b.N == a.N {
+		t.Fatalf("task number %d reused", b.N)
+	}
+	f.waitState(t, f.m, b.N, Done)
+}
