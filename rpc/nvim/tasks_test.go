@@ -80,8 +80,13 @@ func (e *editor) tasks() []taskItem {
 	e.t.Helper()
 	var res struct {
 		Items []taskItem `msgpack:"items"`
+		Err   string     `msgpack:"err"`
 	}
-	e.lua(`return require('coder.host').request('coder_tasks')`, &res)
+	e.lua(`local r, err = require('coder.host').request('coder_tasks')
+		return r or {items = {}, err = tostring(err)}`, &res)
+	if res.Err != "" {
+		e.t.Logf("coder_tasks: %s", res.Err)
+	}
 	return res.Items
 }
 
@@ -296,6 +301,14 @@ func TestTaskInterruptedByHostDeath(t *testing.T) {
 	}
 	if st := gitOut(t, e.dir, "status", "--porcelain"); strings.TrimSpace(st) != "" {
 		t.Errorf("the user's tree changed:\n%s", st)
+	}
+	// :checkhealth coder lists it.
+	e.cmd("checkhealth coder")
+	var report string
+	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
+	e.cmd("bwipeout!")
+	if !strings.Contains(report, "TASK-C survive") || !strings.Contains(report, "1 tasks: 0 running") {
+		t.Errorf("health report:\n%s", report)
 	}
 	// /resume lists the task's session too; choosing it shows it.
 	e.lua(`vim.ui.select = function(items, opts, cb)
