@@ -325,7 +325,15 @@ func (m *Manager) Stop(n int) error {
 // Continue sends input (a default note when "") to task n: an
 // interrupted, stopped or finished task goes on in its Session.
 func (m *Manager) Continue(ctx context.Context, n int, input string) error {
-	if input == "" {
+	rec, err := m.Get(n)
+	if err != nil {
+		return err
+	}
+	switch {
+	case input != "":
+	case rec.Session == "":
+		input = rec.Prompt // its host died before the task's session opened
+	default:
 		input = "Continue the task where you left off; say what is left when you are done."
 	}
 	sess, err := m.Session(ctx, n)
@@ -343,6 +351,12 @@ func (m *Manager) Discard(ctx context.Context, n int, force bool) error {
 	rec, err := m.Get(n)
 	if err != nil {
 		return err
+	}
+	m.mu.Lock()
+	mine := m.live[n] != nil
+	m.mu.Unlock()
+	if pid := store.Holder(store.Dir(rec.Root), rec.Session); !mine && rec.Session != "" && pid != 0 {
+		return fmt.Errorf("task %d is open in another coder-nvim (process %d): discard it there", n, pid)
 	}
 	if !force && !rec.Merged {
 		files, _, _, err := changes(ctx, rec.Path, m.repo.prefix, rec.Base)
