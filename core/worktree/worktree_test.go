@@ -435,3 +435,27 @@ func TestStartSkipsNumbersInUse(t *testing.T) {
 	}
 	f.waitState(t, f.m, b.N, Done)
 }
+
+// TestQueuedTaskContinuesAfterHostDeath: a task still queued when its host
+// went has no session yet; continuing it sends its own prompt.
+func TestQueuedTaskContinuesAfterHostDeath(t *testing.T) {
+	f := newFixture(t, 1)
+	gate := make(chan struct{})
+	f.script.gates["TASK-A"] = gate
+	a := start(t, f.m, "TASK-A first")
+	b := start(t, f.m, "TASK-B queued")
+	f.waitState(t, f.m, a.N, Running)
+	f.m.Close()
+	close(gate)
+	m2 := f.manager(t, 1)
+	if r, _ := m2.Get(b.N); r.State != Interrupted || r.Session != "" {
+		t.Fatalf("the queued task after its host went: %s %q", r.State, r.Session)
+	}
+	if err := m2.Continue(context.Background(), b.N, ""); err != nil {
+		t.Fatal(err)
+	}
+	r := f.waitState(t, m2, b.N, Done)
+	if got := readFile(t, filepath.Join(r.Path, "task-b.txt")); got != "TASK-B was here\n" {
+		t.Errorf("task-b.txt = %q", got)
+	}
+}
