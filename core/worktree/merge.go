@@ -105,6 +105,15 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 	if err != nil {
 		return res, err
 	}
+	u := &undoLog{}
+	defer func() {
+		m.mu.Lock()
+		if m.undo == nil {
+			m.undo = map[int]*undoLog{}
+		}
+		m.undo[n] = u // also a merge cut short by an error can be taken back
+		m.mu.Unlock()
+	}()
 	for _, fc := range files {
 		theirs := fc.task
 		if choice, ok := accepted[fc.Path]; ok && !fc.Binary {
@@ -116,7 +125,7 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 				continue
 			}
 		}
-		conflict, err := m.mergeFile(ctx, n, fc, theirs)
+		conflict, err := m.mergeFile(ctx, u, n, fc, theirs)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", fc.Path, err)
 		}
@@ -133,7 +142,7 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 }
 
 // mergeFile brings one file's task version (theirs) into the user's tree.
-func (m *Manager) mergeFile(ctx context.Context, n int, fc FileChange, theirs string) (conflict bool, err error) {
+func (m *Manager) mergeFile(ctx context.Context, u *undoLog, n int, fc FileChange, theirs string) (conflict bool, err error) {
 	dst := filepath.Join(m.opts.Root, filepath.FromSlash(fc.Path))
 	data, rerr := os.ReadFile(dst)
 	exists := rerr == nil
@@ -147,24 +156,24 @@ func (m *Manager) mergeFile(ctx context.Context, n int, fc FileChange, theirs st
 			return false, nil
 		}
 		if ours == fc.base {
-			return false, os.Remove(dst)
+			return false, u.remove(dst)
 		}
 		return true, nil // the user changed what the task removes: kept, reported
 	case !exists && fc.Status == "A":
-		return false, write(dst, theirs)
+		return false, u.write(dst, theirs)
 	case exists && ours == theirs:
 		return false, nil
 	case exists && fc.Status != "A" && ours == fc.base:
-		return false, write(dst, theirs)
+		return false, u.write(dst, theirs)
 	case !exists || fc.Status == "A" || fc.Binary:
 		// Nothing to merge line by line: the task's version goes beside.
-		return true, write(fmt.Sprintf("%s.task-%d", dst, n), theirs)
+		return true, u.write(fmt.Sprintf("%s.task-%d", dst, n), theirs)
 	}
 	merged, clean, err := merge3(ctx, ours, fc.base, theirs, n)
 	if err != nil {
 		return false, err
 	}
-	return !clean, write(dst, merged)
+	return !clean, u.write(dst, merged)
 }
 
 func write(path, text string) error {

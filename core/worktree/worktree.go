@@ -82,6 +82,8 @@ type Manager struct {
 	// verdicts are the user's decisions in merge reviews, per task and
 	// hunk (review.go).
 	verdicts map[int]map[string]verdict
+	// undo is each task's last merge into the user's tree (unmerge.go).
+	undo map[int]*undoLog
 }
 
 // live is a task this process holds.

@@ -312,6 +312,21 @@ func TestApplyRejectsAHunkAndKeepsConflicts(t *testing.T) {
 	if r, _ := f.m.Get(a.N); !r.Merged {
 		t.Errorf("not marked merged")
 	}
+	// Unmerge takes it back, but for a file the user changed since.
+	writeFile(t, filepath.Join(f.root, "task-a.txt"), "the user's now\n")
+	msg, err := f.m.Unmerge(a.N)
+	if err != nil || !strings.Contains(msg, "left as they are: task-a.txt") {
+		t.Errorf("unmerge: %q %v", msg, err)
+	}
+	if got := readFile(t, filepath.Join(f.root, "main.txt")); got != "one\ntwo\nthree\nfour\nfive\nsix\nuser's seven\n" {
+		t.Errorf("main.txt after unmerge:\n%s", got)
+	}
+	if got := readFile(t, filepath.Join(f.root, "task-a.txt")); got != "the user's now\n" {
+		t.Errorf("task-a.txt after unmerge = %q", got)
+	}
+	if r, _ := f.m.Get(a.N); r.Merged {
+		t.Errorf("still marked merged")
+	}
 }
 
 func TestMergeBranchNoFF(t *testing.T) {

@@ -243,6 +243,15 @@ func TestTwoTasksFromTheChat(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "task-b.txt")); !os.IsNotExist(err) {
 		t.Errorf("task 1's change reached the tree: %v", err)
 	}
+	// gu takes the merge back.
+	e.input("gu")
+	e.waitFor("the merge taken back", 10*time.Second, func() bool { return strings.Contains(e.notes(), "merge taken back") })
+	if main, _ := os.ReadFile(filepath.Join(e.dir, "main.txt")); string(main) != "one\ntwo\nthree\nfour\nfive\nsix\nuser's seven\n" {
+		t.Errorf("main.txt after gu:\n%s", main)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "task-a.txt")); !os.IsNotExist(err) {
+		t.Errorf("gu left task-a.txt: %v", err)
+	}
 
 	// gx on task 1 (unmerged work): asked first, then nothing left.
 	items := e.tasks()
