@@ -87,7 +87,7 @@ func BenchmarkEightTasks(b *testing.B) {
 		for n := 1; n <= tasks; n++ {
 			e.cmd(fmt.Sprintf("Coder task --mode yolo BENCH-%d do the work", n))
 		}
-		e.waitFor("every task done", 300*time.Second, func() bool {
+		for deadline := time.Now().Add(300 * time.Second); ; {
 			var done int
 			var failed string
 			e.lua(`return _G.bench_done`, &done)
@@ -95,9 +95,18 @@ func BenchmarkEightTasks(b *testing.B) {
 			if failed != "" {
 				b.Fatal(failed)
 			}
-			time.Sleep(100 * time.Millisecond) // fewer polls: each one is Neovim's work too
-			return done == tasks
-		})
+			if done == tasks {
+				break
+			}
+			if time.Now().After(deadline) {
+				var lines []string
+				for _, it := range e.tasks() {
+					lines = append(lines, it.Line)
+				}
+				b.Fatalf("%d of %d tasks told done after 300 s:\n%s\nnotes: %s", done, tasks, strings.Join(lines, "\n"), e.notes())
+			}
+			time.Sleep(100 * time.Millisecond) // few polls: each one is Neovim's work too
+		}
 		elapsed := time.Since(start)
 		b.StopTimer()
 		rtts, _, _ := probe.stop(b)
