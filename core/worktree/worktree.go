@@ -74,6 +74,9 @@ type Manager struct {
 	life  context.Context
 	stop  context.CancelFunc
 	bg    sync.WaitGroup
+	// adding serializes git worktree add: several at once race for the
+	// repository's lock files and all but one fail.
+	adding sync.Mutex
 
 	mu      sync.Mutex
 	live    map[int]*live
@@ -200,7 +203,10 @@ func (m *Manager) Start(ctx context.Context, a StartArgs) (Record, error) {
 	path := filepath.Join(m.trees, name)
 	rec := Record{N: n, Title: title(a.Prompt), Prompt: a.Prompt, Branch: "coder/" + name, Base: base, Path: path,
 		Root: filepath.Join(path, filepath.FromSlash(m.repo.prefix)), Mode: a.Mode, State: Queued, Created: m.opts.Now()}
-	if err := m.repo.add(ctx, path, rec.Branch, base); err != nil {
+	m.adding.Lock()
+	err = m.repo.add(ctx, path, rec.Branch, base)
+	m.adding.Unlock()
+	if err != nil {
 		m.recs.remove(n) //nolint:errcheck // the claim only
 		return Record{}, err
 	}

@@ -474,3 +474,34 @@ func TestQueuedTaskContinuesAfterHostDeath(t *testing.T) {
 		t.Errorf("task-b.txt = %q", got)
 	}
 }
+
+// TestStartsAtOnce: tasks started at the same moment (eight :Coder task at
+// once) all get their worktree; git worktree add run concurrently fails
+// on the repository's locks.
+func TestStartsAtOnce(t *testing.T) {
+	f := newFixture(t, 1)
+	gate := make(chan struct{})
+	defer close(gate)
+	f.script.gates["TASK-A"] = gate
+	// Two managers, as two processes would be: nothing in common but git.
+	other := f.manager(t, 1)
+	errs := make(chan error, 8)
+	for i := range 8 {
+		m := f.m
+		if i%2 == 1 {
+			m = other
+		}
+		go func() {
+			_, err := m.Start(context.Background(), StartArgs{Prompt: fmt.Sprintf("TASK-A number %d", i), Mode: "auto-edit"})
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := len(f.m.List()); n != 8 {
+		t.Errorf("%d tasks listed, want 8", n)
+	}
+}
