@@ -24,17 +24,23 @@ func benchStart(b *testing.B, root string) {
 		b.Fatal(err)
 	}
 	defer m.Close()
-	var total time.Duration
+	var total, plain time.Duration
 	n := 0
+	dir := b.TempDir()
 	for b.Loop() {
 		t0 := time.Now()
 		if _, err := m.Start(context.Background(), StartArgs{Prompt: fmt.Sprintf("bench %d", n), Mode: "default"}); err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(t0)
+		// git's own share: the same worktree made by git alone.
+		t1 := time.Now()
+		git(b, root, "worktree", "add", "-q", "-b", fmt.Sprintf("plain-%d", n), filepath.Join(dir, fmt.Sprint(n)), "HEAD")
+		plain += time.Since(t1)
 		n++
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(n), "ms/task")
+	b.ReportMetric(float64(plain.Milliseconds())/float64(n), "git-ms/task")
 }
 
 func BenchmarkStartSmallRepo(b *testing.B) {

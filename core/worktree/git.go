@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/gitsnap"
 )
@@ -60,15 +61,34 @@ func (r repo) resolve(ctx context.Context, ref string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// add makes the worktree at path on a new branch from base.
+// add makes the worktree at path on a new branch from base. Worktrees
+// added at the same moment by other processes (scripts running exec
+// --worktree side by side) can make git fail reading their half-written
+// administrative files: it is tried again, on the branch a failed try may
+// have made already.
 func (r repo) add(ctx context.Context, path, branch, base string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("worktree: %w", err)
 	}
-	if _, err := gitsnap.Git(ctx, r.top, nil, "worktree", "add", "--quiet", "-b", branch, "--", path, base); err != nil {
-		return fmt.Errorf("worktree: %w", err)
+	for attempt := 0; ; attempt++ {
+		args := []string{"worktree", "add", "--quiet", "-b", branch, "--", path, base}
+		if r.hasBranch(ctx, branch) {
+			args = []string{"worktree", "add", "--quiet", "--", path, branch}
+		}
+		_, err := gitsnap.Git(ctx, r.top, nil, args...)
+		if err == nil {
+			return nil
+		}
+		if attempt == 4 || ctx.Err() != nil {
+			return fmt.Errorf("worktree: %w", err)
+		}
+		os.RemoveAll(path)                                //nolint:errcheck // what the failed try left
+		gitsnap.Git(ctx, r.top, nil, "worktree", "prune") //nolint:errcheck // likewise
+		select {
+		case <-time.After(time.Duration(20<<attempt) * time.Millisecond):
+		case <-ctx.Done():
+		}
 	}
-	return nil
 }
 
 // remove deletes the worktree (with whatever it holds: the user asked)

@@ -105,6 +105,15 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 	if err != nil {
 		return res, err
 	}
+	u := &undoLog{}
+	defer func() {
+		m.mu.Lock()
+		if m.undo == nil {
+			m.undo = map[int]*undoLog{}
+		}
+		m.undo[n] = u // also a merge cut short by an error can be taken back
+		m.mu.Unlock()
+	}()
 	for _, fc := range files {
 		theirs := fc.task
 		if choice, ok := accepted[fc.Path]; ok && !fc.Binary {
@@ -116,7 +125,7 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 				continue
 			}
 		}
-		conflict, err := m.mergeFile(ctx, n, fc, theirs)
+		conflict, err := m.mergeFile(ctx, u, n, fc, theirs)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", fc.Path, err)
 		}
@@ -133,7 +142,7 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 }
 
 // mergeFile brings one file's task version (theirs) into the user's tree.
-func (m *Manager) mergeFile(ctx context.Context, n int, fc FileChange, theirs string) (conflict bool, err error) {
+func (m *Manager) mergeFile(ctx context.Context, u *undoLog, n int, fc FileChange, theirs string) (conflict bool, err error) {
 	// Every write into the user's tree goes beneath it (os.Root): a
 	// directory that links out is refused, never written through.
 	root, err := os.OpenRoot(m.opts.Root)
@@ -142,7 +151,7 @@ func (m *Manager) mergeFile(ctx context.Context, n int, fc FileChange, theirs st
 	}
 	defer root.Close()
 	rel := filepath.FromSlash(fc.Path)
-	write := func(name, text string) error { return writeIn(root, name, text) }
+	write := func(name, text string) error { return u.write(root, name, text) }
 	dst := filepath.Join(m.opts.Root, rel)
 	data, rerr := os.ReadFile(dst)
 	exists := rerr == nil
@@ -156,7 +165,7 @@ func (m *Manager) mergeFile(ctx context.Context, n int, fc FileChange, theirs st
 			return false, nil
 		}
 		if ours == fc.base {
-			return false, atomicfile.InRootError(rel, root.Remove(rel))
+			return false, u.remove(root, rel)
 		}
 		return true, nil // the user changed what the task removes: kept, reported
 	case !exists && fc.Status == "A":

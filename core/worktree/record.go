@@ -81,8 +81,9 @@ type records struct{ dir string }
 func (rs records) file(n int) string { return filepath.Join(rs.dir, strconv.Itoa(n)+".json") }
 
 // claim reserves the next free task number with an exclusive create, so
-// two processes starting tasks at once get different numbers.
-func (rs records) claim() (int, error) {
+// two processes starting tasks at once get different numbers; taken
+// numbers are skipped.
+func (rs records) claim(taken func(int) bool) (int, error) {
 	if err := os.MkdirAll(rs.dir, 0o700); err != nil {
 		return 0, fmt.Errorf("task records: %w", err)
 	}
@@ -93,6 +94,9 @@ func (rs records) claim() (int, error) {
 		}
 	}
 	for ; ; n++ {
+		if taken(n) {
+			continue
+		}
 		f, err := os.OpenFile(rs.file(n), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue

@@ -76,6 +76,9 @@ type Manager struct {
 	life  context.Context
 	stop  context.CancelFunc
 	bg    sync.WaitGroup
+	// adding serializes git worktree add: several at once race for the
+	// repository's lock files and all but one fail.
+	adding sync.Mutex
 
 	mu      sync.Mutex
 	live    map[int]*live
@@ -84,6 +87,8 @@ type Manager struct {
 	// verdicts are the user's decisions in merge reviews, per task and
 	// hunk (review.go).
 	verdicts map[int]map[string]verdict
+	// undo is each task's last merge into the user's tree (unmerge.go).
+	undo map[int]*undoLog
 }
 
 // live is a task this process holds.
@@ -195,7 +200,7 @@ func (m *Manager) Start(ctx context.Context, a StartArgs) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	n, err := m.recs.claim()
+	n, err := m.recs.claim(m.taken(ctx))
 	if err != nil {
 		return Record{}, err
 	}
@@ -203,7 +208,10 @@ func (m *Manager) Start(ctx context.Context, a StartArgs) (Record, error) {
 	path := filepath.Join(m.trees, name)
 	rec := Record{N: n, Title: title(a.Prompt), Prompt: a.Prompt, Branch: "coder/" + name, Base: base, Path: path,
 		Root: filepath.Join(path, filepath.FromSlash(m.repo.prefix)), Mode: a.Mode, State: Queued, Created: m.opts.Now()}
-	if err := m.repo.add(ctx, path, rec.Branch, base); err != nil {
+	m.adding.Lock()
+	err = m.repo.add(ctx, path, rec.Branch, base)
+	m.adding.Unlock()
+	if err != nil {
 		m.recs.remove(n) //nolint:errcheck // the claim only
 		return Record{}, err
 	}
@@ -222,6 +230,29 @@ func (m *Manager) Start(ctx context.Context, a StartArgs) (Record, error) {
 	m.mu.Unlock()
 	m.schedule(a.ModeFromUser)
 	return m.Get(n)
+}
+
+// taken reports the task numbers a branch or worktree directory already
+// uses (left by records deleted by hand): a new task never reuses them.
+func (m *Manager) taken(ctx context.Context) func(n int) bool {
+	used := map[int]bool{}
+	if out, err := gitsnap.Git(ctx, m.repo.top, nil, "for-each-ref", "--format=%(refname:lstrip=3)", "refs/heads/coder/"); err == nil {
+		for _, name := range strings.Fields(string(out)) {
+			var n int
+			if _, err := fmt.Sscanf(name, "%d-", &n); err == nil {
+				used[n] = true
+			}
+		}
+	}
+	if ents, err := os.ReadDir(m.trees); err == nil {
+		for _, e := range ents {
+			var n int
+			if _, err := fmt.Sscanf(e.Name(), "%d-", &n); err == nil {
+				used[n] = true
+			}
+		}
+	}
+	return func(n int) bool { return used[n] }
 }
 
 // Get is one task's record as it stands.
@@ -307,7 +338,15 @@ func (m *Manager) Stop(n int) error {
 // Continue sends input (a default note when "") to task n: an
 // interrupted, stopped or finished task goes on in its Session.
 func (m *Manager) Continue(ctx context.Context, n int, input string) error {
-	if input == "" {
+	rec, err := m.Get(n)
+	if err != nil {
+		return err
+	}
+	switch {
+	case input != "":
+	case rec.Session == "":
+		input = rec.Prompt // its host died before the task's session opened
+	default:
 		input = "Continue the task where you left off; say what is left when you are done."
 	}
 	sess, err := m.Session(ctx, n)
@@ -325,6 +364,12 @@ func (m *Manager) Discard(ctx context.Context, n int, force bool) error {
 	rec, err := m.Get(n)
 	if err != nil {
 		return err
+	}
+	m.mu.Lock()
+	mine := m.live[n] != nil
+	m.mu.Unlock()
+	if pid := store.Holder(store.Dir(rec.Root), rec.Session); !mine && rec.Session != "" && pid != 0 {
+		return fmt.Errorf("task %d is open in another coder-nvim (process %d): discard it there", n, pid)
 	}
 	if !force && !rec.Merged {
 		files, _, _, err := changes(ctx, rec.Path, m.repo.prefix, rec.Base)

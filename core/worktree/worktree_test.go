@@ -312,6 +312,21 @@ func TestApplyRejectsAHunkAndKeepsConflicts(t *testing.T) {
 	if r, _ := f.m.Get(a.N); !r.Merged {
 		t.Errorf("not marked merged")
 	}
+	// Unmerge takes it back, but for a file the user changed since.
+	writeFile(t, filepath.Join(f.root, "task-a.txt"), "the user's now\n")
+	msg, err := f.m.Unmerge(a.N)
+	if err != nil || !strings.Contains(msg, "left as they are: task-a.txt") {
+		t.Errorf("unmerge: %q %v", msg, err)
+	}
+	if got := readFile(t, filepath.Join(f.root, "main.txt")); got != "one\ntwo\nthree\nfour\nfive\nsix\nuser's seven\n" {
+		t.Errorf("main.txt after unmerge:\n%s", got)
+	}
+	if got := readFile(t, filepath.Join(f.root, "task-a.txt")); got != "the user's now\n" {
+		t.Errorf("task-a.txt after unmerge = %q", got)
+	}
+	if r, _ := f.m.Get(a.N); r.Merged {
+		t.Errorf("still marked merged")
+	}
 }
 
 func TestMergeBranchNoFF(t *testing.T) {
@@ -386,5 +401,107 @@ func TestParseStart(t *testing.T) {
 		if err != nil || a.Prompt != c.prompt || a.Mode != c.mode || a.From != c.from || a.ModeFromUser != (c.mode != "") {
 			t.Errorf("%q: %+v %v", c.line, a, err)
 		}
+	}
+}
+
+// TestMergeBranchRunsNoMergeDriver: a merge driver the repository's
+// config names is a program of the repository's: git merge --no-ff of a
+// task uses git's own text merge instead, and the conflict is left as
+// one. Without the guard git runs the driver (it writes ran-driver).
+func TestMergeBranchRunsNoMergeDriver(t *testing.T) {
+	f := newFixture(t, 0)
+	marker := filepath.Join(t.TempDir(), "ran-driver")
+	git(t, f.root, "config", "merge.evil.driver", "touch "+marker+"; false")
+	writeFile(t, filepath.Join(f.root, ".gitattributes"), "*.txt merge=evil\n")
+	git(t, f.root, "add", ".gitattributes")
+	git(t, f.root, "commit", "-q", "-m", "attributes")
+	a := start(t, f.m, "TASK-A work")
+	r := f.waitState(t, f.m, a.N, Done)
+	writeFile(t, filepath.Join(r.Path, "main.txt"), "task one\n")
+	writeFile(t, filepath.Join(f.root, "main.txt"), "user one\n")
+	git(t, f.root, "commit", "-q", "-am", "user")
+	res, err := f.m.MergeBranch(context.Background(), a.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the repository's merge driver ran: %v", err)
+	}
+	if len(res.Conflicts) != 1 || res.Conflicts[0] != "main.txt" {
+		t.Errorf("conflicts %v", res.Conflicts)
+	}
+	if got := readFile(t, filepath.Join(f.root, "main.txt")); !strings.Contains(got, "user one") || !strings.Contains(got, "task one") || !strings.Contains(got, "<<<<<<<") {
+		t.Errorf("main.txt:\n%s", got)
+	}
+}
+
+// TestStartSkipsNumbersInUse: records deleted by hand leave a branch and
+// a worktree behind; the next task takes a number neither uses.
+func TestStartSkipsNumbersInUse(t *testing.T) {
+	f := newFixture(t, 0)
+	a := start(t, f.m, "TASK-A work")
+	f.waitState(t, f.m, a.N, Done)
+	if err := os.RemoveAll(f.m.recs.dir); err != nil {
+		t.Fatal(err)
+	}
+	b := start(t, f.m, "TASK-B again")
+	if b.N == a.N {
+		t.Fatalf("task number %d reused", b.N)
+	}
+	f.waitState(t, f.m, b.N, Done)
+}
+
+// TestQueuedTaskContinuesAfterHostDeath: a task still queued when its host
+// went has no session yet; continuing it sends its own prompt.
+func TestQueuedTaskContinuesAfterHostDeath(t *testing.T) {
+	f := newFixture(t, 1)
+	gate := make(chan struct{})
+	f.script.gates["TASK-A"] = gate
+	a := start(t, f.m, "TASK-A first")
+	b := start(t, f.m, "TASK-B queued")
+	f.waitState(t, f.m, a.N, Running)
+	f.m.Close()
+	close(gate)
+	m2 := f.manager(t, 1)
+	if r, _ := m2.Get(b.N); r.State != Interrupted || r.Session != "" {
+		t.Fatalf("the queued task after its host went: %s %q", r.State, r.Session)
+	}
+	if err := m2.Continue(context.Background(), b.N, ""); err != nil {
+		t.Fatal(err)
+	}
+	r := f.waitState(t, m2, b.N, Done)
+	if got := readFile(t, filepath.Join(r.Path, "task-b.txt")); got != "TASK-B was here\n" {
+		t.Errorf("task-b.txt = %q", got)
+	}
+}
+
+// TestStartsAtOnce: tasks started at the same moment (eight :Coder task at
+// once) all get their worktree; git worktree add run concurrently fails
+// on the repository's locks.
+func TestStartsAtOnce(t *testing.T) {
+	f := newFixture(t, 1)
+	gate := make(chan struct{})
+	defer close(gate)
+	f.script.gates["TASK-A"] = gate
+	// Two managers, as two processes would be: nothing in common but git.
+	other := f.manager(t, 1)
+	errs := make(chan error, 8)
+	for i := range 8 {
+		m := f.m
+		if i%2 == 1 {
+			m = other
+		}
+		go func() {
+			_, err := m.Start(context.Background(), StartArgs{Prompt: fmt.Sprintf("TASK-A number %d", i), Mode: "auto-edit"})
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := len(f.m.List()); n != 8 {
+		t.Errorf("%d tasks listed, want 8", n)
 	}
 }

@@ -55,6 +55,9 @@ local function header(req)
     table.insert(parts, k.help .. ' help')
   end
   local title = 'coder plan'
+  if (req.label or '') ~= '' then
+    title = title .. ' (⚑ ' .. req.label .. ')' -- a task's, or the chat's while a task is shown
+  end
   if (req.plan.summary or '') ~= '' then
     title = title .. ': ' .. req.plan.summary:gsub('\n', ' ')
   end

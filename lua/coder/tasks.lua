@@ -1,6 +1,7 @@
 -- :Coder tasks and /tasks: the task list buffer, one line a task (the host
 -- writes the lines), and its keys: <CR> the task's transcript, gd its
--- diff, gr its hunk-by-hunk review, gm merge (reviewed hunks), gM git
+-- diff, gr its hunk-by-hunk review, gm merge (reviewed hunks), gu take
+-- the merge back, gM git
 -- merge --no-ff, gs stop, gc continue, gx discard, R refresh, g? keys.
 -- Every action is the host's (:help coder-tasks).
 local M = {}
@@ -144,6 +145,7 @@ function M.open()
     map('gd', M.diff, 'the whole diff of the task against its base')
     map('gr', M.review, 'review the task hunk by hunk (ga keep, gr reject)')
     map('gm', say('merge'), 'merge: apply the kept hunks to your working tree, uncommitted')
+    map('gu', say('unmerge'), "take back the last gm: files as they were, but those you changed since")
     map('gM', say('merge_branch'), 'merge the branch: git merge --no-ff')
     map('gs', say('stop'), 'stop the task')
     map('gc', say('continue'), 'continue an interrupted, stopped or finished task')

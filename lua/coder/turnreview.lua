@@ -108,7 +108,9 @@ end
 -- the model with the next message.
 function M.reject()
   local idx = current()
-  vim.ui.input({ prompt = 'Reject this hunk; reason for the model (optional): ' }, function(reason)
+  local prompt = st.kind == 'task' and 'Reject this hunk; reason (optional, kept in the review): '
+    or 'Reject this hunk; reason for the model (optional): '
+  vim.ui.input({ prompt = prompt }, function(reason)
     if reason ~= nil then
       vim.schedule(function()
         decide(idx, false, reason)

@@ -41,7 +41,7 @@ var planAnswerText = map[string]string{
 // answerPlan resolves a plan hand-off with the user's choice, the plan as
 // they left the buffer and their comment.
 func (h *host) answerPlan(id, decision, plan, comment string) {
-	sess, err := h.session()
+	sess, err := h.approvalSession(id)
 	if err != nil {
 		h.notify("error", err.Error())
 		return

@@ -349,6 +349,13 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 		}
 		h.reloadAll(m.Repository())
 		return fmt.Sprintf("task %d merged into your working tree as uncommitted changes: %s", n, res.Summary()), nil
+	case "unmerge":
+		msg, err := m.Unmerge(n)
+		h.reloadAll(m.Repository())
+		if err != nil {
+			return nil, err
+		}
+		return msg, nil
 	case "merge_branch":
 		res, err := m.MergeBranch(ctx, n)
 		if err != nil {
@@ -449,6 +456,9 @@ func (h *host) closeTasks() {
 // taskHealth lists the tasks for :checkhealth.
 func (h *host) taskHealth() []string {
 	m, err := h.manager()
+	if errors.Is(err, worktree.ErrNoRepository) {
+		return nil // no repository: no tasks to list
+	}
 	if err != nil {
 		return []string{err.Error()}
 	}

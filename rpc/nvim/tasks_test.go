@@ -80,8 +80,13 @@ func (e *editor) tasks() []taskItem {
 	e.t.Helper()
 	var res struct {
 		Items []taskItem `msgpack:"items"`
+		Err   string     `msgpack:"err"`
 	}
-	e.lua(`return require('coder.host').request('coder_tasks')`, &res)
+	e.lua(`local r, err = require('coder.host').request('coder_tasks')
+		return r or {items = {}, err = tostring(err)}`, &res)
+	if res.Err != "" {
+		e.t.Logf("coder_tasks: %s", res.Err)
+	}
 	return res.Items
 }
 
@@ -238,6 +243,15 @@ func TestTwoTasksFromTheChat(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "task-b.txt")); !os.IsNotExist(err) {
 		t.Errorf("task 1's change reached the tree: %v", err)
 	}
+	// gu takes the merge back.
+	e.input("gu")
+	e.waitFor("the merge taken back", 10*time.Second, func() bool { return strings.Contains(e.notes(), "merge taken back") })
+	if main, _ := os.ReadFile(filepath.Join(e.dir, "main.txt")); string(main) != "one\ntwo\nthree\nfour\nfive\nsix\nuser's seven\n" {
+		t.Errorf("main.txt after gu:\n%s", main)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "task-a.txt")); !os.IsNotExist(err) {
+		t.Errorf("gu left task-a.txt: %v", err)
+	}
 
 	// gx on task 1 (unmerged work): asked first, then nothing left.
 	items := e.tasks()
@@ -296,6 +310,14 @@ func TestTaskInterruptedByHostDeath(t *testing.T) {
 	}
 	if st := gitOut(t, e.dir, "status", "--porcelain"); strings.TrimSpace(st) != "" {
 		t.Errorf("the user's tree changed:\n%s", st)
+	}
+	// :checkhealth coder lists it.
+	e.cmd("checkhealth coder")
+	var report string
+	e.lua(`return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')`, &report)
+	e.cmd("bwipeout!")
+	if !strings.Contains(report, "TASK-C survive") || !strings.Contains(report, "1 tasks: 0 running") {
+		t.Errorf("health report:\n%s", report)
 	}
 	// /resume lists the task's session too; choosing it shows it.
 	e.lua(`vim.ui.select = function(items, opts, cb)
