@@ -48,6 +48,8 @@ func (s *Session) runPlan(ctx context.Context, t *task) {
 	case planContinue:
 		s.closeCall(t, p.closure)
 		s.modelLoop(ctx, t, "")
+	case planExternal:
+		s.runExternal(ctx, t)
 	default:
 		s.runTask(ctx, t, p.input)
 	}

@@ -19,6 +19,7 @@ const (
 	planInput    planKind = iota // the user's input: a message, `/` or `!` command
 	planTarget                   // a hand-over's target: its input, then the model loop
 	planContinue                 // a caller's continuation: the call's result, then the loop
+	planExternal                 // a change the user makes through a front end (external.go)
 )
 
 // taskPlan is one queued task (seed 000: TaskPlan).
@@ -42,6 +43,9 @@ type taskPlan struct {
 	// fresh, on a target, makes it a user turn of its own (a conversation
 	// the user opened runs on its first message): snapshotted for /undo.
 	fresh bool
+	// external and done: a planExternal's change and where its error goes.
+	external *ExternalChange
+	done     chan error
 }
 
 // trace is the trace of p's events: its chain's user task.

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -343,12 +344,12 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 		}
 		return fmt.Sprintf("task %d discarded: its worktree is gone", n), nil
 	case "merge":
-		res, err := m.Merge(ctx, n)
+		res, err := h.mergeAsTurn(ctx, m, n)
 		if err != nil {
 			return nil, err
 		}
 		h.reloadAll(m.Repository())
-		return fmt.Sprintf("task %d merged into your working tree as uncommitted changes: %s", n, res.Summary()), nil
+		return fmt.Sprintf("task %d merged into your working tree as uncommitted changes: %s (/undo takes it back)", n, res.Summary()), nil
 	case "unmerge":
 		msg, err := m.Unmerge(n)
 		h.reloadAll(m.Repository())
@@ -368,6 +369,26 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 		return fmt.Sprintf("task %d merged (git merge --no-ff)", n), nil
 	}
 	return nil, fmt.Errorf("unknown task action %q", action)
+}
+
+// mergeAsTurn merges task n into the chat's workspace as a turn of the
+// chat's session (agent.ExternalChange), so /undo and /rewind take the
+// merge back like any turn's changes; the chat's model is told.
+func (h *host) mergeAsTurn(ctx context.Context, m *worktree.Manager, n int) (worktree.MergeResult, error) {
+	h.mu.Lock()
+	sess := h.chat // not the session shown: that may be a task's
+	h.mu.Unlock()
+	if sess == nil {
+		return worktree.MergeResult{}, errors.New("the chat's session is not open yet")
+	}
+	var res worktree.MergeResult
+	err := sess.RunExternal(ctx, agent.ExternalChange{Label: fmt.Sprintf("merge of task %d", n), Apply: func(ctx context.Context) ([]string, string, error) {
+		r, err := m.Merge(ctx, n)
+		res = r
+		paths := append(slices.Clone(r.Applied), r.Conflicts...)
+		return paths, fmt.Sprintf("I merged task %d's changes into the working tree: %s", n, r.Summary()), err
+	}})
+	return res, err
 }
 
 // reloadAll asks the editor to reload the buffers of files a merge wrote.

@@ -252,6 +252,23 @@ func TestTwoTasksFromTheChat(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "task-a.txt")); !os.IsNotExist(err) {
 		t.Errorf("gu left task-a.txt: %v", err)
 	}
+	// gm again; the chat's /undo takes the merge back as a turn of its own.
+	e.lua(`require('coder.tasks').open()`, nil)
+	e.lua(`vim.api.nvim_win_set_cursor(0, {5, 0})`, nil)
+	before := strings.Count(e.notes(), "task 2 merged")
+	e.input("gm")
+	e.waitFor("the second merge", 10*time.Second, func() bool { return strings.Count(e.notes(), "task 2 merged") > before })
+	if _, err := os.Stat(filepath.Join(e.dir, "task-a.txt")); err != nil {
+		t.Fatalf("the second gm did not apply task-a.txt: %v", err)
+	}
+	// Back to the chat (input went to the task shown), then /undo.
+	e.lua(`return require('coder.host').request('coder_task_action', 0, 'open')`, nil)
+	e.run("Coder /undo")
+	e.waitFor("/undo of the merge", 10*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(e.dir, "task-a.txt"))
+		main, _ := os.ReadFile(filepath.Join(e.dir, "main.txt"))
+		return os.IsNotExist(err) && string(main) == "one\ntwo\nthree\nfour\nfive\nsix\nuser's seven\n"
+	})
 
 	// gx on task 1 (unmerged work): asked first, then nothing left.
 	items := e.tasks()
