@@ -50,6 +50,8 @@ func (s *Session) openMCP(log io.Writer) {
 			switch n.Kind {
 			case mcp.NoticeFailed, mcp.NoticeExited, mcp.NoticeCloseFailed:
 				s.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", n.Server, n.Text)})
+			case mcp.NoticeStarted, mcp.NoticePromptsChanged:
+				s.emit(event.Event{Kind: event.CommandsChanged}) // its prompts are /server:prompt commands
 			}
 		},
 	})
@@ -175,6 +177,9 @@ func (s *Session) mcpTools(t *task, mode policy.Mode) []tools.Tool {
 		}
 		out = append(out, mcpTool{s: s, t: mt, view: v, cat: t.mcpCat})
 	}
+	if rt, ok := v.ResourceReadSpec(); ok { // read-only: plan mode too
+		out = append(out, mcpTool{s: s, t: rt, view: v, cat: t.mcpCat})
+	}
 	return out
 }
 
@@ -201,8 +206,16 @@ func (m mcpTool) Kind() tools.Kind { return KindMCP }
 
 func (m mcpTool) Prepare(_ context.Context, _ *tools.Workspace, args json.RawMessage) (*tools.Invocation, error) {
 	title := fmt.Sprintf("%s: %s %s", m.t.Server, m.t.Name, text.Truncate(compactJSON(args), 300))
+	if m.t.Server == "" {
+		title = fmt.Sprintf("%s %s", m.t.Name, text.Truncate(compactJSON(args), 300))
+	}
 	inv := tools.NewInvocation(m.t.FQN, KindMCP, title, func(ctx context.Context) tools.Result {
-		res := m.view.Call(ctx, m.cat, m.t.FQN, args, 0)
+		var res mcp.Result
+		if m.t.FQN == mcp.ResourceReadTool {
+			res = m.view.CallResourceRead(ctx, args, 0)
+		} else {
+			res = m.view.Call(ctx, m.cat, m.t.FQN, args, 0)
+		}
 		if t := taskFrom(ctx); t != nil && len(res.Images) > 0 {
 			t.mcpImages = append(t.mcpImages, res.Images...)
 		}
