@@ -36,11 +36,7 @@ func (s *Session) mcpPromptText(ctx context.Context, t *task, line string) (stri
 	if !isServer || !s.mcp.pool.Has(server) {
 		return "", false, nil
 	}
-	// Typed before the server is up (the session's first line): wait for
-	// it as the first turn waits for its tools.
-	wctx, cancel := context.WithTimeout(ctx, s.opts.Config.MCPFirstTurnWait())
-	s.mcp.pool.WaitStarted(wctx)
-	cancel()
+	s.waitMCPStarted(ctx)
 	for _, p := range s.mcp.pool.Prompts() {
 		if p.Command() != name {
 			continue
@@ -57,6 +53,15 @@ func (s *Session) mcpPromptText(ctx context.Context, t *task, line string) (stri
 		return msg.Text, true, nil
 	}
 	return "", false, nil
+}
+
+// waitMCPStarted waits, as the first turn does for its tools, for
+// servers still starting: a prompt or resource typed as the session's
+// first line names a server that may not be up yet.
+func (s *Session) waitMCPStarted(ctx context.Context) {
+	wctx, cancel := context.WithTimeout(ctx, s.opts.Config.MCPFirstTurnWait())
+	s.mcp.pool.WaitStarted(wctx)
+	cancel()
 }
 
 // MCPResources are the resources and templates conv can mention, as
@@ -91,6 +96,7 @@ func (r mcpResourceReader) Resource(ctx context.Context, tok string) (mention.It
 	if !ok {
 		return mention.Item{}, false
 	}
+	r.s.waitMCPStarted(ctx)
 	it := mention.Item{Source: "@", Path: tok}
 	v, err := r.s.mcpView(r.c)
 	if err == nil {
