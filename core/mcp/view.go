@@ -19,6 +19,9 @@ type View struct {
 	lim     *limiter
 	servers []*server // the servers it holds, until Release
 
+	mu    sync.Mutex // guards found
+	found []string   // FQNs mcp_tool_search found, in order
+
 	once sync.Once
 }
 
