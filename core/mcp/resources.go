@@ -158,16 +158,11 @@ func (v *View) CallResourceRead(ctx context.Context, args json.RawMessage, maxBy
 	if err := json.Unmarshal(args, &a); err != nil || a.Server == "" || a.URI == "" {
 		return errorResult(`mcp_resource_read takes {"server": NAME, "uri": URI}`)
 	}
-	release, err := v.lim.acquire()
+	release, err := v.acquire()
 	if err != nil {
 		return errorResult(err.Error())
 	}
 	defer release()
-	releaseSession, err := v.pool.session.acquire()
-	if err != nil {
-		return errorResult(err.Error())
-	}
-	defer releaseSession()
 	rt, err := v.ReadResource(ctx, a.Server, a.URI)
 	if err != nil {
 		return errorResult(err.Error())
