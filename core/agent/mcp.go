@@ -177,7 +177,7 @@ func (s *Session) mcpOffer(t *task, mode policy.Mode) (offered []tools.Tool, vis
 		return nil, nil
 	}
 	visible = v.Visible(t.mcpCat, mode == policy.ModePlan)
-	head, found := v.Offer(visible, s.opts.Config.MCP.ToolBudgetTokens)
+	head, found := v.Offer(visible, s.opts.Config.MCP.ToolBudgetTokens, func() []json.RawMessage { return pastSearches(t.conv) })
 	add := func(mt mcp.Tool) {
 		offered = append(offered, mcpTool{s: s, t: mt, view: v, cat: t.mcpCat, visible: visible})
 	}
@@ -191,6 +191,20 @@ func (s *Session) mcpOffer(t *task, mode policy.Mode) (offered []tools.Tool, vis
 		add(mt)
 	}
 	return offered, visible
+}
+
+// pastSearches are the arguments of c's mcp_tool_search calls, oldest
+// first (the part of the history in memory).
+func pastSearches(c *Conversation) []json.RawMessage {
+	var out []json.RawMessage
+	for _, m := range c.messages() {
+		for _, tc := range m.ToolCalls {
+			if tc.Function.Name == mcp.ToolSearchTool {
+				out = append(out, json.RawMessage(tc.Function.Arguments))
+			}
+		}
+	}
+	return out
 }
 
 // lookupMCP finds an MCP tool the task offers in mode; behind
@@ -329,7 +343,7 @@ func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
 	visible := v.Visible(cat, mode == policy.ModePlan)
 	if budget := s.opts.Config.MCP.ToolBudgetTokens; budget > 0 {
 		if n := mcp.SchemaTokens(visible); n > budget {
-			_, found := v.Offer(visible, budget)
+			_, found := v.Offer(visible, budget, func() []json.RawMessage { return pastSearches(c) })
 			fmt.Fprintf(&b, "MCP tool search: on (~%d tokens of schemas, over mcp.tool_budget_tokens %d); %d tool(s) found so far\n", n, budget, len(found))
 		}
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -76,6 +77,18 @@ func TestMCPToolSearchKeepsRequestsLight(t *testing.T) {
 	}
 	if got := toolNames(reqs[4].Tools); len(got) != len(first)+6 || strings.Join(got[len(got)-5:], " ") != "big__tool_04 big__tool_10 big__tool_16 big__tool_22 big__tool_28" {
 		t.Errorf("after the second search the tools are %v", got)
+	}
+	// Resumed, the conversation's searches are replayed: the same tools
+	// in the same order, and its requests go on extending.
+	f.sess.Close()
+	again := mustResume(t, f.sess.opts, f.sess.ID())
+	f.srv.Enqueue(fakellm.Reply{Content: "still here"})
+	if err := again.Run(context.Background(), "and now?"); err != nil {
+		t.Fatal(err)
+	}
+	reqs = f.srv.Requests()
+	if got, want := toolNames(reqs[5].Tools), toolNames(reqs[4].Tools); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("after the resume the tools are %v, want %v", got, want)
 	}
 	extendEachOther(t, reqs)
 	for i := 1; i < len(reqs); i++ {

@@ -43,11 +43,20 @@ func (v *View) Visible(cat *Catalog, readOnlyOnly bool) []Tool {
 // description names every tool, as head, and the tools searches found,
 // in the order they were found, as found. A caller puts found last: a
 // new find then only appends, so each request's tools extend the
-// previous request's byte for byte.
-func (v *View) Offer(tools []Tool, budget int) (head, found []Tool) {
+// previous request's byte for byte. past gives the arguments of the
+// conversation's earlier searches (a resumed session's): the view's
+// first Offer replays them, so the same tools are found again, in order.
+func (v *View) Offer(tools []Tool, budget int, past func() []json.RawMessage) (head, found []Tool) {
 	if budget <= 0 || SchemaTokens(tools) <= budget {
 		return tools, nil
 	}
+	v.restore.Do(func() {
+		if past != nil {
+			for _, args := range past() {
+				v.Search(tools, args)
+			}
+		}
+	})
 	var names strings.Builder
 	for _, t := range tools {
 		fmt.Fprintf(&names, "\n%s: %s", t.FQN, oneLine(t.Description, 80))

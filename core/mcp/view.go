@@ -19,8 +19,9 @@ type View struct {
 	lim     *limiter
 	servers []*server // the servers it holds, until Release
 
-	mu    sync.Mutex // guards found
-	found []string   // FQNs mcp_tool_search found, in order
+	mu      sync.Mutex // guards found
+	found   []string   // FQNs mcp_tool_search found, in order
+	restore sync.Once  // past searches replayed (Offer)
 
 	once sync.Once
 }
