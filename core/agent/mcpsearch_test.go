@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
+	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/fakellm"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
@@ -33,7 +34,7 @@ func wireTools(t *testing.T, r fakellm.Request) json.RawMessage {
 func TestMCPToolSearchKeepsRequestsLight(t *testing.T) {
 	url := mcptest.HTTP(t, mcptest.Server(mcptest.Options{Tools: 60}))
 	f := convFixture(t, func(c *config.Config) {
-		c.Mode = "yolo"
+		c.Mode = "default"
 		c.MCPServers = map[string]mcp.ServerConfig{"big": {URL: url}}
 		c.MCP.FirstTurnWait = "30s"
 	})
@@ -44,6 +45,11 @@ func TestMCPToolSearchKeepsRequestsLight(t *testing.T) {
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("s2", "mcp_tool_search", map[string]any{"query": "hash"})}},
 		fakellm.Reply{Content: "found more"},
 	)
+	var asked []string
+	f.rec.onAsk = func(a *event.Approval) {
+		asked = append(asked, a.Tool)
+		_ = f.sess.Answer(a.ID, Answer{Decision: AllowOnce})
+	}
 	f.run(t, "use tool 7")
 	f.run(t, "find the hashing tools")
 	reqs := f.srv.Requests()
@@ -89,6 +95,9 @@ func TestMCPToolSearchKeepsRequestsLight(t *testing.T) {
 	reqs = f.srv.Requests()
 	if got, want := toolNames(reqs[5].Tools), toolNames(reqs[4].Tools); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("after the resume the tools are %v, want %v", got, want)
+	}
+	if strings.Join(asked, " ") != "big__tool_07" {
+		t.Errorf("asked for %v: the search is the host's own and never asked, the server's tool is", asked)
 	}
 	extendEachOther(t, reqs)
 	for i := 1; i < len(reqs); i++ {
