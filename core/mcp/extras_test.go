@@ -48,8 +48,10 @@ func TestPromptsAndResources(t *testing.T) {
 	if server, uri, ok := p.SplitMention("docs:" + mcptest.ReadmeURI); !ok || server != "docs" || uri != mcptest.ReadmeURI {
 		t.Errorf("split = %q %q %v", server, uri, ok)
 	}
-	if _, _, ok := p.SplitMention("main.go:10"); ok {
-		t.Error("a path:line is taken for a resource")
+	for _, tok := range []string{"main.go:10", "docs:10", "docs:"} {
+		if _, _, ok := p.SplitMention(tok); ok {
+			t.Errorf("%s is taken for a resource", tok)
+		}
 	}
 	all, _ := p.View(nil)
 	if rs := all.Resources(); len(rs) != 2 || rs[0].Mention() != "docs:"+mcptest.ReadmeURI || !rs[1].Template {

@@ -118,8 +118,8 @@ func (p *Pool) Prompts() []Prompt {
 		list := srv.extras.prompts
 		srv.mu.Unlock()
 		for _, sp := range list {
-			if sp == nil || sp.Name == "" {
-				continue
+			if sp == nil || sp.Name == "" || strings.ContainsAny(sp.Name, " \t\n") {
+				continue // no command can name it
 			}
 			pr := Prompt{Server: name, Name: sp.Name, Description: sp.Description}
 			if pr.Description == "" {

@@ -63,10 +63,11 @@ func (v *View) Resources() []Resource {
 }
 
 // SplitMention splits "server:uri" when server is configured in the
-// pool; ok is false for anything else (a path, a path:line).
+// pool and uri has a scheme; ok is false for anything else (a path, a
+// path:line such as docs:10).
 func (p *Pool) SplitMention(tok string) (server, uri string, ok bool) {
 	server, uri, ok = strings.Cut(tok, ":")
-	if !ok || uri == "" {
+	if !ok || !strings.Contains(uri, ":") {
 		return "", "", false
 	}
 	if !p.Has(server) {
