@@ -309,6 +309,9 @@ func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
 	b.WriteString("MCP servers:\n")
 	for _, st := range s.mcp.pool.Status() {
 		fmt.Fprintf(&b, "  %-12s %-6s %-10s %d tools", st.Name, st.Transport, st.State, st.Tools)
+		if st.Prompts > 0 || st.Resources > 0 {
+			fmt.Fprintf(&b, ", %d prompts, %d resources", st.Prompts, st.Resources)
+		}
 		if st.Trusted {
 			b.WriteString(", trusted")
 		}
