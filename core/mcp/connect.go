@@ -98,9 +98,7 @@ func startError(ctx context.Context, timeout time.Duration, err error) error {
 // relist applies notifications/tools/list_changed to the server's live
 // list; the catalog takes it at the next turn boundary (Advance).
 func (p *Pool) relist(srv *server) {
-	srv.mu.Lock()
-	sess := srv.sess
-	srv.mu.Unlock()
+	sess := srv.session()
 	if sess == nil {
 		return
 	}

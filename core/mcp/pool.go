@@ -102,6 +102,13 @@ type server struct {
 	wake   chan struct{}
 }
 
+// session is the server's live session, nil while it is down.
+func (srv *server) session() *sdk.ClientSession {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.sess
+}
+
 // Pool owns the session's MCP servers.
 type Pool struct {
 	opts    Options

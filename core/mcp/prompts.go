@@ -61,9 +61,7 @@ func (p *Pool) listExtras(ctx context.Context, name string, sess *sdk.ClientSess
 
 // relistExtras applies prompts/list_changed or resources/list_changed.
 func (p *Pool) relistExtras(srv *server) {
-	srv.mu.Lock()
-	sess := srv.sess
-	srv.mu.Unlock()
+	sess := srv.session()
 	if sess == nil {
 		return
 	}
