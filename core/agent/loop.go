@@ -66,7 +66,7 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	var promptErr error
 	if !isPrompt && strings.HasPrefix(trimmed, "/") {
 		// The user's prompt files: their text is the user's message.
-		prompt, isPrompt, promptErr = s.promptFileText(trimmed)
+		prompt, isPrompt, promptErr = s.promptFileText(ctx, t, trimmed)
 	}
 	switch {
 	case promptErr != nil:

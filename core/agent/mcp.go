@@ -69,6 +69,9 @@ func (s *Session) openMCP(log io.Writer) {
 				s.mcp.failMu.Lock()
 				delete(s.mcp.failed, n.Server) // it recovered before anyone was told
 				s.mcp.failMu.Unlock()
+				s.emit(event.Event{Kind: event.CommandsChanged}) // its prompts are /server:prompt commands
+			case mcp.NoticePromptsChanged:
+				s.emit(event.Event{Kind: event.CommandsChanged})
 			}
 		},
 	})
@@ -196,30 +199,70 @@ func (s *Session) releaseMCPView(id ConversationID) {
 
 // mcpTools are the MCP tools a task offers: the turn's snapshot, narrowed
 // to the conversation's view, and in plan mode to tools annotated
-// readOnlyHint. In FQN order.
+// readOnlyHint, in FQN order — or, past mcp.tool_budget_tokens,
+// mcp_tool_search and the tools found so far, last (core/mcp Offer).
 func (s *Session) mcpTools(t *task, mode policy.Mode) []tools.Tool {
+	out, _ := s.mcpOffer(t, mode)
+	return out
+}
+
+func (s *Session) mcpOffer(t *task, mode policy.Mode) (offered []tools.Tool, visible []mcp.Tool) {
 	if s.mcp == nil || t.mcpCat == nil {
-		return nil
+		return nil, nil
 	}
 	v, err := s.mcpView(t.conv)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var out []tools.Tool
-	for _, mt := range v.Tools(t.mcpCat) {
-		if mode == policy.ModePlan && !mt.ReadOnly {
-			continue
+	visible = v.Visible(t.mcpCat, mode == policy.ModePlan)
+	head, found := v.Offer(visible, s.opts.Config.MCP.ToolBudgetTokens, func() []json.RawMessage { return pastSearches(t.conv) })
+	add := func(mt mcp.Tool) {
+		offered = append(offered, mcpTool{s: s, t: mt, view: v, cat: t.mcpCat, visible: visible})
+	}
+	for _, mt := range head {
+		add(mt)
+	}
+	if rt, ok := v.ResourceReadSpec(); ok { // read-only: plan mode too
+		add(rt)
+	}
+	for _, mt := range found {
+		add(mt)
+	}
+	return offered, visible
+}
+
+// pastSearches are the arguments of c's mcp_tool_search calls, oldest
+// first (the part of the history in memory).
+func pastSearches(c *Conversation) []json.RawMessage {
+	var out []json.RawMessage
+	for _, m := range c.messages() {
+		for _, tc := range m.ToolCalls {
+			if tc.Function.Name == mcp.ToolSearchTool {
+				out = append(out, json.RawMessage(tc.Function.Arguments))
+			}
 		}
-		out = append(out, mcpTool{s: s, t: mt, view: v, cat: t.mcpCat})
 	}
 	return out
 }
 
-// lookupMCP finds an MCP tool the task offers in mode.
+// lookupMCP finds an MCP tool the task offers in mode; behind
+// mcp_tool_search, a tool of the names list not yet found is callable
+// too (the model knows its name).
 func (s *Session) lookupMCP(t *task, name string, mode policy.Mode) (mcpTool, bool) {
-	for _, tl := range s.mcpTools(t, mode) {
+	offered, visible := s.mcpOffer(t, mode)
+	for _, tl := range offered {
 		if mt := tl.(mcpTool); mt.t.FQN == name {
 			return mt, true
+		}
+	}
+	if len(offered) > 0 {
+		if first := offered[0].(mcpTool); first.t.FQN == mcp.ToolSearchTool {
+			for _, vt := range visible {
+				if vt.FQN == name {
+					first.t = vt
+					return first, true
+				}
+			}
 		}
 	}
 	return mcpTool{}, false
@@ -231,6 +274,8 @@ type mcpTool struct {
 	t    mcp.Tool
 	view *mcp.View
 	cat  *mcp.Catalog
+	// visible: what mcp_tool_search searches
+	visible []mcp.Tool
 }
 
 func (m mcpTool) Spec() llm.Tool   { return m.t.Spec() }
@@ -238,8 +283,19 @@ func (m mcpTool) Kind() tools.Kind { return KindMCP }
 
 func (m mcpTool) Prepare(_ context.Context, _ *tools.Workspace, args json.RawMessage) (*tools.Invocation, error) {
 	title := fmt.Sprintf("%s: %s %s", m.t.Server, m.t.Name, text.Truncate(compactJSON(args), 300))
+	if m.t.Server == "" {
+		title = fmt.Sprintf("%s %s", m.t.Name, text.Truncate(compactJSON(args), 300))
+	}
 	inv := tools.NewInvocation(m.t.FQN, KindMCP, title, func(ctx context.Context) tools.Result {
-		res := m.view.Call(ctx, m.cat, m.t.FQN, args, 0)
+		var res mcp.Result
+		switch m.t.FQN {
+		case mcp.ResourceReadTool:
+			res = m.view.CallResourceRead(ctx, args, 0)
+		case mcp.ToolSearchTool:
+			res = m.view.Search(m.visible, args)
+		default:
+			res = m.view.Call(ctx, m.cat, m.t.FQN, args, 0)
+		}
 		if t := taskFrom(ctx); t != nil && len(res.Images) > 0 {
 			t.mcpImages = append(t.mcpImages, res.Images...)
 		}
@@ -291,6 +347,9 @@ func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
 	b.WriteString("MCP servers:\n")
 	for _, st := range s.mcp.pool.Status() {
 		fmt.Fprintf(&b, "  %-12s %-6s %-10s %d tools", st.Name, st.Transport, st.State, st.Tools)
+		if st.Prompts > 0 || st.Resources > 0 {
+			fmt.Fprintf(&b, ", %d prompts, %d resources", st.Prompts, st.Resources)
+		}
 		if st.Trusted {
 			b.WriteString(", trusted")
 		}
@@ -321,6 +380,13 @@ func (s *Session) mcpReport(c *Conversation, mode policy.Mode) string {
 	}
 	for _, cf := range cat.Conflicts {
 		fmt.Fprintf(&b, "  conflict: %s\n", cf)
+	}
+	visible := v.Visible(cat, mode == policy.ModePlan)
+	if budget := s.opts.Config.MCP.ToolBudgetTokens; budget > 0 {
+		if n := mcp.SchemaTokens(visible); n > budget {
+			_, found := v.Offer(visible, budget, func() []json.RawMessage { return pastSearches(c) })
+			fmt.Fprintf(&b, "MCP tool search: on (~%d tokens of schemas, over mcp.tool_budget_tokens %d); %d tool(s) found so far\n", n, budget, len(found))
+		}
 	}
 	return b.String()
 }

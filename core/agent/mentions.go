@@ -21,7 +21,7 @@ func (s *Session) SubmitMentions(ctx context.Context, convID ConversationID, tex
 		id, err := s.SubmitTo(convID, text)
 		return id, nil, err
 	}
-	content, images, items := s.withMentions(ctx, text, editor)
+	content, images, items := s.withMentions(ctx, convID, text, editor)
 	id, _, err := s.start(convID, content, text, images...)
 	return string(id), items, err
 }
@@ -31,7 +31,7 @@ func (s *Session) RunMentions(ctx context.Context, text string) ([]mention.Item,
 	if isCommandLine(text) {
 		return nil, s.Run(ctx, text)
 	}
-	content, images, items := s.withMentions(ctx, text, nil)
+	content, images, items := s.withMentions(ctx, "", text, nil)
 	_, done, err := s.start("", content, text, images...)
 	if err != nil {
 		return items, err
@@ -53,22 +53,28 @@ func (s *Session) ResolveMentions(ctx context.Context, text string) []mention.It
 	if isCommandLine(text) {
 		return nil
 	}
-	return s.resolver().Resolve(ctx, text)
+	return s.resolver("").Resolve(ctx, text)
 }
 
 // ResolveFiles resolves files a client attached by path as `@path`
 // mentions (ACP's resource links); paths outside the workspace are left
 // out.
 func (s *Session) ResolveFiles(ctx context.Context, paths []string) []mention.Item {
-	return s.resolver().Files(ctx, paths)
+	return s.resolver("").Files(ctx, paths)
 }
 
-func (s *Session) resolver() mention.Resolver {
-	return mention.Resolver{WS: s.ws, Images: s.opts.Config.AcceptsImages(), Limits: mention.DefaultLimits}
+// resolver resolves mentions typed in conversation conv: its MCP view
+// decides which servers' resources `@server:uri` reaches.
+func (s *Session) resolver(conv ConversationID) mention.Resolver {
+	r := mention.Resolver{WS: s.ws, Images: s.opts.Config.AcceptsImages(), Limits: mention.DefaultLimits}
+	if c, err := s.conversation(conv); err == nil && s.mcp != nil {
+		r.Resources = mcpResourceReader{s: s, c: c}
+	}
+	return r
 }
 
-func (s *Session) withMentions(ctx context.Context, text string, editor []mention.Item) (string, []llm.Image, []mention.Item) {
-	r := s.resolver()
+func (s *Session) withMentions(ctx context.Context, conv ConversationID, text string, editor []mention.Item) (string, []llm.Image, []mention.Item) {
+	r := s.resolver(conv)
 	items := append(r.Confine(editor), r.Resolve(ctx, text)...)
 	return mention.Attach(text, items, mention.DefaultLimits)
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,10 @@ func (s *Session) promptFiles() ([]prompts.Prompt, []prompts.Refused) {
 // promptFileText is the text a `/name args` line of a prompt file sends;
 // ok is false when no prompt file has that name, err says why one that
 // does was refused.
-func (s *Session) promptFileText(line string) (text string, ok bool, err error) {
+func (s *Session) promptFileText(ctx context.Context, t *task, line string) (text string, ok bool, err error) {
+	if text, ok, err := s.mcpPromptText(ctx, t, line); ok || err != nil {
+		return text, ok, err
+	}
 	list, refused := s.promptFiles()
 	if p, args, found := prompts.Find(list, line); found {
 		return p.Expand(args), true, nil
@@ -38,8 +42,9 @@ func (s *Session) promptFileText(line string) (text string, ok bool, err error) 
 }
 
 // PromptCommands are the prompt files' commands with their descriptions,
-// for completion and ACP's available commands.
+// then the MCP servers' prompts (`server:prompt`), for completion and
+// ACP's available commands.
 func (s *Session) PromptCommands() []prompts.Prompt {
 	list, _ := s.promptFiles()
-	return list
+	return append(list, s.mcpPromptCommands()...)
 }

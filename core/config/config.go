@@ -193,6 +193,10 @@ type MCP struct {
 	// IdleTimeout (a Go duration) stops a server no conversation has
 	// used since the last one using it closed; "0": never.
 	IdleTimeout string `json:"idle_timeout"`
+	// ToolBudgetTokens: when the schemas of a conversation's MCP tools
+	// would take more (chars/4), it is offered mcp_tool_search and the
+	// names instead; 0: every schema, always.
+	ToolBudgetTokens int `json:"tool_budget_tokens"`
 	mcp.Limits
 }
 
@@ -264,7 +268,7 @@ func Defaults() Config {
 		},
 		Conversations: Conversations{MaxInterruptChainDepth: 4, CloseTimeout: "10s"},
 		Undo:          Undo{KeepTurns: 100, MaxFileMB: 10},
-		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s", CallTimeout: "120s", IdleTimeout: "10m"},
+		MCP:           MCP{StartTimeout: "30s", FirstTurnWait: "2s", CallTimeout: "120s", IdleTimeout: "10m", ToolBudgetTokens: 1500},
 		Storage:       Storage{Policy: "full", TTL: "72h"},
 		History:       History{MaxItems: 2000},
 		LSP:           LSP{Settle: "1.5s", Timeout: "5s"},

@@ -124,6 +124,9 @@ func (c Config) validate(providerUnset bool) error {
 	if d, err := time.ParseDuration(c.MCP.IdleTimeout); err != nil || d < 0 {
 		bad("mcp.idle_timeout", "want a duration such as \"10m\" (\"0\": never), got %q", c.MCP.IdleTimeout)
 	}
+	if c.MCP.ToolBudgetTokens < 0 {
+		bad("mcp.tool_budget_tokens", "want a number of tokens (0: every schema, always), got %d", c.MCP.ToolBudgetTokens)
+	}
 	if d, err := time.ParseDuration(c.MCP.StartTimeout); err != nil || d <= 0 {
 		bad("mcp.start_timeout", "want a positive duration such as \"30s\", got %q", c.MCP.StartTimeout)
 	}

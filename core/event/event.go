@@ -54,6 +54,11 @@ const (
 	ConversationClosed Kind = "conversation_closed"
 )
 
+// CommandsChanged: the `/` commands on offer changed (an MCP server
+// started with prompts, or announced prompts/list_changed); a front end
+// lists them again (Session.PromptCommands).
+const CommandsChanged Kind = "commands_changed"
+
 // ToolOutputDelta is a piece of a running bash call's output as it
 // arrives, in conversations whose use_streamable_shell_tool is on (the
 // default). Tool names the call (CallID, Name, Kind, Title); Text is the

@@ -17,13 +17,19 @@ import (
 
 // start connects (initialize, initialized, version negotiation are the
 // SDK's) and lists the tools, all within StartTimeout.
-func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
+func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, extras, error) {
 	ctx, cancel := context.WithTimeout(p.ctx, p.opts.StartTimeout)
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: p.opts.ClientName, Version: p.opts.ClientVersion}, &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			go p.relist(srv)
+		},
+		PromptListChangedHandler: func(context.Context, *sdk.PromptListChangedRequest) {
+			go p.relistExtras(srv)
+		},
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {
+			go p.relistExtras(srv)
 		},
 	})
 	var transport sdk.Transport
@@ -46,17 +52,18 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
 	sess, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		proc.KillGroupOf(cmd)
-		return nil, nil, startError(ctx, p.opts.StartTimeout, err)
+		return nil, nil, extras{}, startError(ctx, p.opts.StartTimeout, err)
 	}
 	var tools []*sdk.Tool
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			_ = sess.Close()
 			proc.KillGroupOf(cmd)
-			return nil, nil, startError(ctx, p.opts.StartTimeout, fmt.Errorf("tools/list: %w", err))
+			return nil, nil, extras{}, startError(ctx, p.opts.StartTimeout, fmt.Errorf("tools/list: %w", err))
 		}
 		tools = append(tools, t)
 	}
+	x := p.listExtras(ctx, srv.name, sess)
 	if cmd != nil {
 		// When the server ends, so do the processes it started (npx
 		// starts node): nothing outlives the pool.
@@ -65,7 +72,7 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
 			proc.KillGroupOf(cmd)
 		}()
 	}
-	return sess, tools, nil
+	return sess, tools, x, nil
 }
 
 func startError(ctx context.Context, timeout time.Duration, err error) error {
@@ -78,9 +85,7 @@ func startError(ctx context.Context, timeout time.Duration, err error) error {
 // relist applies notifications/tools/list_changed to the server's live
 // list; the catalog takes it at the next turn boundary (Advance).
 func (p *Pool) relist(srv *server) {
-	srv.mu.Lock()
-	sess := srv.sess
-	srv.mu.Unlock()
+	sess := srv.session()
 	if sess == nil {
 		return
 	}

@@ -15,7 +15,7 @@ func (p *Pool) run(srv *server) {
 	failures := 0
 	for p.ctx.Err() == nil {
 		began := p.opts.Now()
-		sess, tools, err := p.start(srv)
+		sess, tools, x, err := p.start(srv)
 		if err != nil {
 			if p.ctx.Err() != nil {
 				return
@@ -48,7 +48,7 @@ func (p *Pool) run(srv *server) {
 			_ = sess.Close()
 			return
 		}
-		srv.sess, srv.tools, srv.state = sess, tools, StateReady
+		srv.sess, srv.tools, srv.extras, srv.state = sess, tools, x, StateReady
 		srv.starts++
 		srv.mu.Unlock()
 		p.markDirty()

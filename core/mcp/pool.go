@@ -54,6 +54,8 @@ const (
 	NoticeFailed       = "failed"
 	NoticeExited       = "exited"
 	NoticeToolsChanged = "tools_changed"
+	// NoticePromptsChanged: a server's prompts were listed again.
+	NoticePromptsChanged = "prompts_changed"
 	// NoticeCloseFailed: a session the pool closed while idle did not
 	// close cleanly (Close returns the same failures).
 	NoticeCloseFailed = "close_failed"
@@ -83,6 +85,8 @@ type ServerStatus struct {
 	Transport string // stdio or http
 	State     string
 	Tools     int
+	Prompts   int
+	Resources int // resources and resource templates
 	Starts    int
 	LastError string
 	Trusted   bool
@@ -97,6 +101,7 @@ type server struct {
 	state   string
 	sess    *sdk.ClientSession
 	tools   []*sdk.Tool // last listed; kept through an outage
+	extras  extras      // prompts and resources, last listed
 	lastErr string
 	starts  int
 	stderr  *tailWriter
@@ -105,6 +110,13 @@ type server struct {
 	idle   *time.Timer // running while refs is 0 after a release
 	idling bool        // the session is being closed for idleness
 	wake   chan struct{}
+}
+
+// session is the server's live session, nil while it is down.
+func (srv *server) session() *sdk.ClientSession {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	return srv.sess
 }
 
 // Pool owns the session's MCP servers.
@@ -323,7 +335,7 @@ func (p *Pool) Status() []ServerStatus {
 	for _, name := range sortedNames(p.servers) {
 		srv := p.servers[name]
 		srv.mu.Lock()
-		st := ServerStatus{Name: name, Transport: "stdio", State: srv.state, Tools: len(srv.tools), Starts: srv.starts, LastError: srv.lastErr, Trusted: srv.cfg.Trusted, Views: srv.refs}
+		st := ServerStatus{Name: name, Transport: "stdio", State: srv.state, Tools: len(srv.tools), Prompts: len(srv.extras.prompts), Resources: len(srv.extras.resources) + len(srv.extras.templates), Starts: srv.starts, LastError: srv.lastErr, Trusted: srv.cfg.Trusted, Views: srv.refs}
 		srv.mu.Unlock()
 		if srv.cfg.URL != "" {
 			st.Transport = "http"

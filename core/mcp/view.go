@@ -19,6 +19,10 @@ type View struct {
 	lim     *limiter
 	servers []*server // the servers it holds, until Release
 
+	mu      sync.Mutex // guards found
+	found   []string   // FQNs mcp_tool_search found, in order
+	restore sync.Once  // past searches replayed (Offer)
+
 	once sync.Once
 }
 
@@ -133,16 +137,11 @@ func (v *View) Call(ctx context.Context, cat *Catalog, fqn string, args json.Raw
 	if !ok || !v.Allows(fqn) {
 		return errorResult(fmt.Sprintf("MCP tool %s is not offered in this conversation", fqn))
 	}
-	release, err := v.lim.acquire()
+	release, err := v.acquire()
 	if err != nil {
 		return errorResult(err.Error())
 	}
 	defer release()
-	releaseSession, err := v.pool.session.acquire()
-	if err != nil {
-		return errorResult(err.Error())
-	}
-	defer releaseSession()
 	sess, err := v.pool.liveSession(t.Server)
 	if err != nil {
 		return errorResult(err.Error())
@@ -165,6 +164,20 @@ func (v *View) Call(ctx context.Context, cat *Catalog, fqn string, args json.Raw
 		return errorResult(fmt.Sprintf("MCP server %s failed on %s: %v", t.Server, t.Name, err))
 	}
 	return convert(res, maxBytes)
+}
+
+// acquire takes a call under the view's limits and the session's.
+func (v *View) acquire() (func(), error) {
+	release, err := v.lim.acquire()
+	if err != nil {
+		return nil, err
+	}
+	releaseSession, err := v.pool.session.acquire()
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return func() { releaseSession(); release() }, nil
 }
 
 // limiter bounds concurrent calls and calls per sliding minute; over a

@@ -36,6 +36,15 @@ type Resolver struct {
 	// Images says the model takes image parts (model_images).
 	Images bool
 	Limits Limits
+	// Resources resolves `@server:uri` (an MCP resource) before a path
+	// is tried; nil: none.
+	Resources ResourceReader
+}
+
+// ResourceReader reads the MCP resource a mention token names; ok is
+// false when the token names none (it is then a path).
+type ResourceReader interface {
+	Resource(ctx context.Context, tok string) (it Item, ok bool)
 }
 
 // Confine applies the file tools' path rules to what the editor attached
@@ -90,6 +99,12 @@ func (r Resolver) Resolve(ctx context.Context, text string) []Item {
 		case "#diff":
 			items = append(items, r.diff(ctx))
 		case "@":
+			if r.Resources != nil {
+				if it, ok := r.Resources.Resource(ctx, key[1:]); ok {
+					items = append(items, it)
+					continue
+				}
+			}
 			items = append(items, r.path(ctx, ref))
 		}
 	}

@@ -76,6 +76,13 @@ function handlers.ready(o)
   transcript.ensure_line_start()
 end
 
+-- commands: the / commands changed (an MCP server's prompts).
+function handlers.commands(o)
+  local host = require('coder.host')
+  host.state.commands = o.commands
+  host.state.command_help = o.command_help
+end
+
 function handlers.turn_start(o)
   require('coder.notify').turn_started(o.input)
   autocmd('CoderTurnStart', { task = o.task, input = o.input })

@@ -121,7 +121,11 @@ end
 local function path_items(list)
   local out = {}
   for _, p in ipairs(list) do
-    table.insert(out, { word = '@' .. p, abbr = p, menu = p:sub(-1) == '/' and '[dir]' or '[file]', icase = 1 })
+    local menu = p:sub(-1) == '/' and '[dir]' or '[file]'
+    if p:match('^[%w_-]+:%a[%w+.-]*:') then
+      menu = '[mcp]' -- server:uri, an MCP resource
+    end
+    table.insert(out, { word = '@' .. p, abbr = p, menu = menu, icase = 1 })
   end
   return out
 end

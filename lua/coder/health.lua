@@ -202,6 +202,9 @@ function M.check()
     r.start(section('MCP servers'))
     for _, s in ipairs(servers) do
       local line = ('%s (%s): %s, %d tools'):format(s.name, s.transport, s.state, s.tools or 0)
+      if (s.prompts or 0) > 0 or (s.resources or 0) > 0 then
+        line = line .. (', %d prompts, %d resources'):format(s.prompts or 0, s.resources or 0)
+      end
       if s.last_error and s.last_error ~= '' then
         line = line .. '; last error: ' .. s.last_error
       end

@@ -45,6 +45,8 @@ func (s *session) handle(ev event.Event) {
 		}
 	case event.TaskComplete, event.TurnAborted:
 		s.turnEnd(ev)
+	case event.CommandsChanged:
+		s.send(availableCommands(s.eng.PromptCommands()))
 	}
 }
 

@@ -47,8 +47,11 @@ func (h *host) complete(id int, kind, query string) {
 		var msg string
 		switch kind {
 		case "path":
+			// The MCP resources the chat's view can mention first, as
+			// server:uri: a query naming a server finds them.
+			items = append(items, mention.Match(sess.MCPResources(""), query, maxCandidates/2)...)
 			x := h.fileIndex(sess.Workspace())
-			paths, _, err := x.Match(ctx, query, maxCandidates)
+			paths, _, err := x.Match(ctx, query, maxCandidates-len(items))
 			if err != nil {
 				msg = err.Error()
 			}

@@ -216,6 +216,10 @@ func (h *host) send(ops []op) error {
 
 // onEvent renders engine events; the session calls it one at a time.
 func (h *host) onEvent(ev event.Event) {
+	if ev.Kind == event.CommandsChanged {
+		go h.commandsChanged() // never under the caller's locks
+		return
+	}
 	if ev.Kind == event.Error && ev.Reason == event.ReasonSessionLocked {
 		h.notify("warn", ev.Text)
 	}
@@ -430,6 +434,19 @@ func commandList(sess *agent.Session) ([]string, map[string]string) {
 		help[p.Name] = p.Description
 	}
 	return names, help
+}
+
+// commandsChanged sends the plugin the commands anew (MCP prompts came
+// or went).
+func (h *host) commandsChanged() {
+	h.mu.Lock()
+	sess := h.sess
+	h.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	names, help := commandList(sess)
+	h.out.add(op{"t": "commands", "commands": names, "command_help": help}, true)
 }
 
 // guard refuses a write to a file whose Neovim buffer has unsaved edits. It
