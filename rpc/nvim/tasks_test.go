@@ -333,3 +333,15 @@ func TestTaskInterruptedByHostDeath(t *testing.T) {
 		t.Errorf("/resume offered %q", picked)
 	}
 }
+
+// TestTaskNeedsACommit: a repository without a commit has nothing to
+// branch from; /task says so and gives the input back.
+func TestTaskNeedsACommit(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.start()
+	e.lua(`require('coder').send('/task do something')`, nil)
+	e.waitFor("the refusal", 10*time.Second, func() bool { return strings.Contains(e.notes(), "no commit yet") })
+	if got := strings.Join(e.inputLines(), "\n"); got != "/task do something" {
+		t.Errorf("input after the refusal: %q", got)
+	}
+}
