@@ -505,3 +505,18 @@ func TestStartsAtOnce(t *testing.T) {
 		t.Errorf("%d tasks listed, want 8", n)
 	}
 }
+
+// TestMergeWaitsForTheTask: a task at work is not merged half done.
+func TestMergeWaitsForTheTask(t *testing.T) {
+	f := newFixture(t, 0)
+	gate := make(chan struct{})
+	defer close(gate)
+	f.script.gates["TASK-A"] = gate
+	a := start(t, f.m, "TASK-A work")
+	f.waitState(t, f.m, a.N, Running)
+	for _, merge := range []func(context.Context, int) (MergeResult, error){f.m.Merge, f.m.MergeBranch} {
+		if _, err := merge(context.Background(), a.N); err == nil || !strings.Contains(err.Error(), "still at work") {
+			t.Errorf("merging a running task: %v", err)
+		}
+	}
+}
