@@ -113,6 +113,7 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 		}
 		m.undo[n] = u // also a merge cut short by an error can be taken back
 		m.mu.Unlock()
+		m.recs.saveUndo(n, u) //nolint:errcheck // the one in memory serves this host
 	}()
 	for _, fc := range files {
 		theirs := fc.task

@@ -1,27 +1,60 @@
 package worktree
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/atomicfile"
 )
 
 // undoEntry is one file a merge wrote or removed: what it held before
 // (had: it existed) and what the merge left.
 type undoEntry struct {
-	path          string
-	before, after string
-	had, left     bool
+	Path   string `json:"path"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+	Had    bool   `json:"had"`
+	Left   bool   `json:"left"`
 }
 
-// undoLog records a merge's writes so that Unmerge can take them back.
-type undoLog struct{ entries []undoEntry }
+// undoLog records a merge's writes so that Unmerge can take them back;
+// it is kept beside the task's record (<n>.undo.json), so a later host
+// can too.
+type undoLog struct {
+	Entries []undoEntry `json:"entries"`
+}
 
 func (u *undoLog) note(path string, after string, left bool) {
 	data, err := os.ReadFile(path)
-	u.entries = append(u.entries, undoEntry{path: path, before: string(data), had: err == nil, after: after, left: left})
+	u.Entries = append(u.Entries, undoEntry{Path: path, Before: string(data), Had: err == nil, After: after, Left: left})
+}
+
+func (rs records) undoFile(n int) string {
+	return filepath.Join(rs.dir, fmt.Sprintf("%d.undo.json", n))
+}
+
+func (rs records) saveUndo(n int, u *undoLog) error {
+	data, err := json.Marshal(u)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(rs.undoFile(n), data, 0o600)
+}
+
+func (rs records) loadUndo(n int) *undoLog {
+	data, err := os.ReadFile(rs.undoFile(n))
+	if err != nil {
+		return nil
+	}
+	var u undoLog
+	if json.Unmarshal(data, &u) != nil {
+		return nil
+	}
+	return &u
 }
 
 func (u *undoLog) write(path, text string) error {
@@ -34,7 +67,7 @@ func (u *undoLog) remove(path string) error {
 	return os.Remove(path)
 }
 
-// Unmerge takes back the last merge (gm) of task n in this host: each file
+// Unmerge takes back the last merge (gm) of task n: each file
 // it wrote or removed is put back as it was, unless the user changed it
 // since (those are named and left alone).
 func (m *Manager) Unmerge(n int) (string, error) {
@@ -43,22 +76,26 @@ func (m *Manager) Unmerge(n int) (string, error) {
 	delete(m.undo, n)
 	m.mu.Unlock()
 	if u == nil {
+		u = m.recs.loadUndo(n)
+	}
+	os.Remove(m.recs.undoFile(n)) //nolint:errcheck // taken back once
+	if u == nil {
 		return "", fmt.Errorf("task %d: no merge of it to take back in this editor", n)
 	}
 	var restored, kept []string
 	var errs []error
-	for i := len(u.entries) - 1; i >= 0; i-- {
-		e := u.entries[i]
-		data, err := os.ReadFile(e.path)
-		rel, _ := filepath.Rel(m.opts.Root, e.path)
-		if exists := err == nil; exists != e.left || string(data) != e.after {
+	for i := len(u.Entries) - 1; i >= 0; i-- {
+		e := u.Entries[i]
+		data, err := os.ReadFile(e.Path)
+		rel, _ := filepath.Rel(m.opts.Root, e.Path)
+		if exists := err == nil; exists != e.Left || string(data) != e.After {
 			kept = append(kept, rel)
 			continue
 		}
-		if e.had {
-			err = write(e.path, e.before)
+		if e.Had {
+			err = write(e.Path, e.Before)
 		} else {
-			err = os.Remove(e.path)
+			err = os.Remove(e.Path)
 		}
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)

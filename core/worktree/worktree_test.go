@@ -312,9 +312,12 @@ func TestApplyRejectsAHunkAndKeepsConflicts(t *testing.T) {
 	if r, _ := f.m.Get(a.N); !r.Merged {
 		t.Errorf("not marked merged")
 	}
-	// Unmerge takes it back, but for a file the user changed since.
+	// Unmerge takes it back, but for a file the user changed since; a
+	// later host too.
 	writeFile(t, filepath.Join(f.root, "task-a.txt"), "the user's now\n")
-	msg, err := f.m.Unmerge(a.N)
+	f.m.Close()
+	m2 := f.manager(t, 0)
+	msg, err := m2.Unmerge(a.N)
 	if err != nil || !strings.Contains(msg, "left as they are: task-a.txt") {
 		t.Errorf("unmerge: %q %v", msg, err)
 	}
@@ -324,8 +327,11 @@ func TestApplyRejectsAHunkAndKeepsConflicts(t *testing.T) {
 	if got := readFile(t, filepath.Join(f.root, "task-a.txt")); got != "the user's now\n" {
 		t.Errorf("task-a.txt after unmerge = %q", got)
 	}
-	if r, _ := f.m.Get(a.N); r.Merged {
+	if r, _ := m2.Get(a.N); r.Merged {
 		t.Errorf("still marked merged")
+	}
+	if _, err := m2.Unmerge(a.N); err == nil {
+		t.Errorf("a merge taken back twice")
 	}
 }
 
