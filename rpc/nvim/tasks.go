@@ -368,8 +368,10 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 	return nil, fmt.Errorf("unknown task action %q", action)
 }
 
-// reloadAll asks the editor to reload the buffers of files a merge wrote.
-func (h *host) reloadAll(string) { h.out.add(op{"t": "reload", "paths": []string{}}, true) }
+// reloadAll asks the editor to reload the unmodified buffers of files a
+// merge wrote: every buffer's file checked again (a git merge may touch
+// any).
+func (h *host) reloadAll(string) { h.out.add(op{"t": "reload"}, true) }
 
 // taskReviewRequest is coder_task_review n: task n's hunks for the review.
 func (h *host) taskReviewRequest(n int) (worktree.TaskReview, error) {
