@@ -345,11 +345,11 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.reloadAll(m.Repository())
+		h.reloadAll()
 		return fmt.Sprintf("task %d merged into your working tree as uncommitted changes: %s", n, res.Summary()), nil
 	case "unmerge":
 		msg, err := m.Unmerge(n)
-		h.reloadAll(m.Repository())
+		h.reloadAll()
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +359,7 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.reloadAll(m.Repository())
+		h.reloadAll()
 		if len(res.Conflicts) > 0 {
 			return fmt.Sprintf("task %d: git merge stopped on conflicts in %s; resolve them and commit (or git merge --abort)", n, strings.Join(res.Conflicts, ", ")), nil
 		}
@@ -371,7 +371,7 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 // reloadAll asks the editor to reload the unmodified buffers of files a
 // merge wrote: every buffer's file checked again (a git merge may touch
 // any).
-func (h *host) reloadAll(string) { h.out.add(op{"t": "reload"}, true) }
+func (h *host) reloadAll() { h.out.add(op{"t": "reload"}, true) }
 
 // taskReviewRequest is coder_task_review n: task n's hunks for the review.
 func (h *host) taskReviewRequest(n int) (worktree.TaskReview, error) {
