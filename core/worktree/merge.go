@@ -269,10 +269,13 @@ func mergeDriverGuard(ctx context.Context, dir string) []string {
 }
 
 // markMerged records that task n's work reached the user's tree.
-func (m *Manager) markMerged(n int) {
+func (m *Manager) markMerged(n int) { m.setMerged(n, true) }
+
+// setMerged records whether task n's work is in the user's tree.
+func (m *Manager) setMerged(n int, merged bool) {
 	m.mu.Lock()
 	if l := m.live[n]; l != nil {
-		l.rec.Merged = true
+		l.rec.Merged = merged
 		rec := l.rec
 		m.mu.Unlock()
 		m.saveRecord(rec)
@@ -280,10 +283,7 @@ func (m *Manager) markMerged(n int) {
 	}
 	m.mu.Unlock()
 	if rec, err := m.Get(n); err == nil {
-		rec.Merged = true
+		rec.Merged = merged
 		m.saveRecord(rec)
 	}
 }
-
-// MarkMerged is markMerged for a front end that applied the work itself.
-func (m *Manager) MarkMerged(n int) { m.markMerged(n) }

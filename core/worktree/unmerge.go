@@ -103,19 +103,7 @@ func (m *Manager) Unmerge(n int) (string, error) {
 		}
 		restored = append(restored, rel)
 	}
-	m.mu.Lock()
-	if l := m.live[n]; l != nil {
-		l.rec.Merged = false
-		rec := l.rec
-		m.mu.Unlock()
-		m.saveRecord(rec)
-	} else {
-		m.mu.Unlock()
-		if rec, err := m.Get(n); err == nil {
-			rec.Merged = false
-			m.saveRecord(rec)
-		}
-	}
+	m.setMerged(n, false)
 	msg := fmt.Sprintf("task %d's merge taken back: %d files restored", n, len(restored))
 	if len(kept) > 0 {
 		msg += fmt.Sprintf("; changed since, left as they are: %s", strings.Join(kept, ", "))

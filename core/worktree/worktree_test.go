@@ -182,6 +182,21 @@ func (f *fixture) waitState(t *testing.T, m *Manager, n int, want State) Record 
 	return Record{}
 }
 
+// waitRequest waits until the model was asked for the task marked marker.
+func (f *fixture) waitRequest(t *testing.T, marker string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, r := range f.srv.Requests() {
+			for _, m := range r.Messages {
+				if strings.Contains(m.Content, marker) {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("the model was never asked for %s", marker)
+}
+
 func start(t *testing.T, m *Manager, prompt string) Record {
 	t.Helper()
 	r, err := m.Start(context.Background(), StartArgs{Prompt: prompt, Mode: "auto-edit"})
@@ -199,6 +214,7 @@ func TestTwoTasksRunInTheirWorktrees(t *testing.T) {
 	a := start(t, f.m, "TASK-A add a file")
 	b := start(t, f.m, "TASK-B add another")
 	// A is held at its first answer while B runs to its end: both at once.
+	f.waitRequest(t, "TASK-A")
 	f.waitState(t, f.m, b.N, Done)
 	if r, _ := f.m.Get(a.N); r.State != Running {
 		t.Fatalf("task A is %s while its answer is held, want running", r.State)
@@ -359,10 +375,7 @@ func TestInterruptedTaskContinues(t *testing.T) {
 	gate := make(chan struct{})
 	f.script.gates["TASK-A"] = gate
 	a := start(t, f.m, "TASK-A work")
-	f.waitState(t, f.m, a.N, Running)
-	for deadline := time.Now().Add(30 * time.Second); len(f.srv.Requests()) == 0 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	f.waitRequest(t, "TASK-A")
 	f.m.Close() // the host goes away mid-task
 	close(gate)
 	m2 := f.manager(t, 0)
