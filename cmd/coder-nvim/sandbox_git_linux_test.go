@@ -88,7 +88,8 @@ func TestExecSandboxWorktreeAndSubmodule(t *testing.T) {
 			before, _ := os.ReadFile(dotGit)
 			r, res := w.runAt(t, dir, "auto-edit", append([]string{"HOME=" + home}, goEnv...),
 				bash("ls", "ls"),
-				bash("test", "go test ./..."),
+				// A cold build cache on a loaded machine: the longest timeout.
+				toolCall("test", "bash", map[string]any{"command": "go test ./...", "timeout_ms": 600000}),
 				bash("commit", "echo x > new.txt && git add new.txt && git commit -qm 'from the agent' && git log -1 --format=%s"),
 				bash("dotgit", "echo 'gitdir: /tmp' > .git"),
 				bash("cfg", "git config core.fsmonitor 'touch pwned'"),
@@ -140,7 +141,8 @@ func hostileGit(key, prog, gitDir string) string {
 // (core.fsmonitor, core.hooksPath, a filter driver, diff.external) where
 // the user's git would later read it: through .git/commondir pointing at
 // a directory of its own, in a nested repository added as a gitlink, in
-// a repository it makes with git init where there was none. The user's
+// a repository it makes with git init where there was none, and at the
+// root of a workspace that lies below its repository's top. The user's
 // plain git status, git diff and git commit in the workspace afterwards,
 // run outside any sandbox, run nothing.
 func TestExecSandboxGitStateRunsNothingLater(t *testing.T) {
@@ -154,6 +156,11 @@ func TestExecSandboxGitStateRunsNothingLater(t *testing.T) {
 		"gitlink": func(w *sandboxWorld, key, prog string) (string, string) {
 			return w.ws, "git init -q vendor/lib && cd vendor/lib && echo x > f.txt && git add f.txt && git commit -qm lib && " +
 				hostileGit(key, prog, ".git") + " && cd ../.. && git add vendor/lib && git status --short"
+		},
+		"subdir": func(w *sandboxWorld, key, prog string) (string, string) {
+			sub := filepath.Join(w.ws, "pkg")
+			writeFiles(t, sub, map[string]string{"tracked.txt": "a\n"})
+			return sub, "git init -q . && git add tracked.txt && git commit -qm init && " + hostileGit(key, prog, ".git")
 		},
 		"init": func(w *sandboxWorld, key, prog string) (string, string) {
 			plain := t.TempDir()
@@ -169,6 +176,7 @@ func TestExecSandboxGitStateRunsNothingLater(t *testing.T) {
 		{"commondir", "fsmonitor"}, {"commondir", "hooksPath"}, {"commondir", "filter"}, {"commondir", "diff"},
 		{"gitlink", "fsmonitor"}, {"gitlink", "none"},
 		{"init", "fsmonitor"}, {"init", "hooksPath"}, {"init", "filter"}, {"init", "diff"},
+		{"subdir", "fsmonitor"}, {"subdir", "hooksPath"}, {"subdir", "filter"}, {"subdir", "diff"},
 	}
 	for _, c := range cases {
 		t.Run(c.place+"/"+c.key, func(t *testing.T) {

@@ -62,6 +62,13 @@ func findGit(dir string) (gitLayout, bool) {
 	for d := dir; ; d = filepath.Dir(d) {
 		dot := filepath.Join(d, ".git")
 		if fi, err := os.Lstat(dot); err == nil {
+			if fi.Mode()&os.ModeSymlink != 0 {
+				// Taken as what it names; the link itself can be
+				// replaced (no mount covers a link).
+				if fi, err = os.Stat(dot); err != nil {
+					return gitLayout{dotGit: dot}, false
+				}
+			}
 			l := gitLayout{dotGit: dot, gitDir: dot}
 			if fi.Mode().IsRegular() {
 				l.isFile = true

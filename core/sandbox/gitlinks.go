@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -32,6 +33,9 @@ type gitlinkWatch struct {
 	// the signature of the files its repository's configuration is in.
 	indexSig fileStamp
 	links    map[string][]fileStamp
+	// atRoot: the workspace lies below its repository's top with no
+	// .git of its own; one made there is looked at like a gitlink ("").
+	atRoot bool
 }
 
 // fileStamp tells whether a file changed: the change time too, which
@@ -56,11 +60,15 @@ func stampOf(p string) fileStamp {
 // It takes that first look in the background (a git process, while the
 // sandbox's launcher starts): wait must return before a command runs.
 func newGitlinkWatch(ctx context.Context, root string, l gitLayout) *gitlinkWatch {
-	w := &gitlinkWatch{root: root, index: filepath.Join(l.gitDir, "index"), links: map[string][]fileStamp{}}
+	w := &gitlinkWatch{root: root, index: filepath.Join(l.gitDir, "index"), links: map[string][]fileStamp{},
+		atRoot: filepath.Dir(l.dotGit) != root}
 	w.mu.Lock()
 	go func() {
 		defer w.mu.Unlock()
 		w.indexSig = stampOf(w.index)
+		if w.atRoot {
+			w.links[""] = w.linkStamp("")
+		}
 		for _, p := range w.gitlinks(ctx) {
 			w.links[p] = w.linkStamp(p)
 		}
@@ -88,6 +96,9 @@ func (w *gitlinkWatch) check(ctx context.Context) string {
 	if sig := stampOf(w.index); sig != w.indexSig {
 		w.indexSig = sig
 		paths = w.gitlinks(ctx)
+		if w.atRoot {
+			paths = append(paths, "")
+		}
 	}
 	var refused []string
 	for _, p := range paths {
@@ -97,10 +108,10 @@ func (w *gitlinkWatch) check(ctx context.Context) string {
 		}
 		if why := w.namesProgram(ctx, p); why != "" {
 			if to, err := w.refuse(p); err == nil {
-				refused = append(refused, fmt.Sprintf("%s (%s; moved to %s)", p, why, to))
+				refused = append(refused, fmt.Sprintf("%s (%s; moved to %s)", cmp.Or(p, "."), why, to))
 				stamp = w.linkStamp(p)
 			} else {
-				refused = append(refused, fmt.Sprintf("%s (%s; could not be moved aside: %v)", p, why, err))
+				refused = append(refused, fmt.Sprintf("%s (%s; could not be moved aside: %v)", cmp.Or(p, "."), why, err))
 			}
 		}
 		w.links[p] = stamp
@@ -108,7 +119,7 @@ func (w *gitlinkWatch) check(ctx context.Context) string {
 	if len(refused) == 0 {
 		return ""
 	}
-	return "[sandbox: the nested repositories " + strings.Join(refused, ", ") + " are gitlinks of the workspace's index, and their configuration names what the user's git would run there; their .git was moved aside. Move it back yourself (outside the agent) if you trust it.]"
+	return "[sandbox: the repositories " + strings.Join(refused, ", ") + " would be entered by the user's git in the workspace (a gitlink of its index, or a new repository at its root), and their configuration names what git would run there; their .git was moved aside. Move it back yourself (outside the agent) if you trust it.]"
 }
 
 // gitlinks are the index's gitlink paths under the root. git reads the

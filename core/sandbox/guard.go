@@ -70,14 +70,17 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 	switch {
 	case found && (l.isFile || g.writable(l.dotGit)):
 		g.guardGit(l)
-		g.watch = newGitlinkWatch(ctx, root, l)
 	case !found && l.dotGit != "" && g.writable(l.dotGit):
 		g.protect(l.dotGit) // one git cannot read: no other takes its place
 	}
+	if found {
+		g.watch = newGitlinkWatch(ctx, root, l)
+	}
 	if !found && l.dotGit == "" {
 		// No repository: one made at the root would be the one the
-		// user's git finds there. (A workspace below its repository's
-		// top gets none: tools take any .git for the top.)
+		// user's git finds there. (Below its repository's top the
+		// workspace gets none, as ripgrep and other tools would take
+		// it for the top: the gitlink watch looks at the root instead.)
 		g.protectEntry(filepath.Join(root, ".git"))
 	}
 	for _, f := range userGitConfigs(spec.Home, getenv) {

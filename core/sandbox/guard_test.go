@@ -108,3 +108,25 @@ func BenchmarkGuardPerCall(b *testing.B) {
 		g.AfterCall(context.Background())
 	}
 }
+
+// TestGuardSymlinkedGitDir: a .git that is a link to a git directory in
+// the workspace is guarded as that directory (its config read-only, the
+// rest writable), not made read-only whole.
+func TestGuardSymlinkedGitDir(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	ws, _ := filepath.EvalSymlinks(t.TempDir())
+	git(t, ws, "init", "-q")
+	if err := os.Rename(filepath.Join(ws, ".git"), filepath.Join(ws, "real-git")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real-git", filepath.Join(ws, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	g := GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws}})
+	real := filepath.Join(ws, "real-git")
+	if !slices.Contains(g.Protected, filepath.Join(real, "config")) || slices.Contains(g.Protected, real) || !slices.Contains(g.Pinned, real) {
+		t.Errorf("protected %q, pinned %q", g.Protected, g.Pinned)
+	}
+}
