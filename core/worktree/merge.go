@@ -113,6 +113,7 @@ func (m *Manager) Apply(ctx context.Context, n int, accepted map[string][]bool) 
 		}
 		m.undo[n] = u // also a merge cut short by an error can be taken back
 		m.mu.Unlock()
+		m.recs.saveUndo(n, u) //nolint:errcheck // the one in memory serves this host
 	}()
 	for _, fc := range files {
 		theirs := fc.task
@@ -281,10 +282,13 @@ func mergeDriverGuard(ctx context.Context, dir string) []string {
 }
 
 // markMerged records that task n's work reached the user's tree.
-func (m *Manager) markMerged(n int) {
+func (m *Manager) markMerged(n int) { m.setMerged(n, true) }
+
+// setMerged records whether task n's work is in the user's tree.
+func (m *Manager) setMerged(n int, merged bool) {
 	m.mu.Lock()
 	if l := m.live[n]; l != nil {
-		l.rec.Merged = true
+		l.rec.Merged = merged
 		rec := l.rec
 		m.mu.Unlock()
 		m.saveRecord(rec)
@@ -292,10 +296,7 @@ func (m *Manager) markMerged(n int) {
 	}
 	m.mu.Unlock()
 	if rec, err := m.Get(n); err == nil {
-		rec.Merged = true
+		rec.Merged = merged
 		m.saveRecord(rec)
 	}
 }
-
-// MarkMerged is markMerged for a front end that applied the work itself.
-func (m *Manager) MarkMerged(n int) { m.markMerged(n) }

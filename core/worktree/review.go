@@ -102,6 +102,11 @@ func (m *Manager) Judge(ctx context.Context, n, id int, keep bool, reason string
 // Merge applies task n's change to the user's working tree without the
 // hunks the user rejected in its review (Apply).
 func (m *Manager) Merge(ctx context.Context, n int) (MergeResult, error) {
+	if rec, err := m.Get(n); err != nil {
+		return MergeResult{}, err
+	} else if rec.State.Active() {
+		return MergeResult{}, fmt.Errorf("task %d is still at work: stop it or wait, then merge", n)
+	}
 	files, err := m.Changes(ctx, n)
 	if err != nil {
 		return MergeResult{}, err

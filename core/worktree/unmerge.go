@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,17 +14,47 @@ import (
 // undoEntry is one file a merge wrote or removed: what it held before
 // (had: it existed) and what the merge left.
 type undoEntry struct {
-	rel           string // beneath the user's tree
-	before, after string
-	had, left     bool
+	Path   string `json:"path"` // beneath the user's tree
+	Before string `json:"before"`
+	After  string `json:"after"`
+	Had    bool   `json:"had"`
+	Left   bool   `json:"left"`
 }
 
-// undoLog records a merge's writes so that Unmerge can take them back.
-type undoLog struct{ entries []undoEntry }
+// undoLog records a merge's writes so that Unmerge can take them back;
+// it is kept beside the task's record (<n>.undo.json), so a later host
+// can too.
+type undoLog struct {
+	Entries []undoEntry `json:"entries"`
+}
 
 func (u *undoLog) note(root *os.Root, rel string, after string, left bool) {
 	data, err := root.ReadFile(rel)
-	u.entries = append(u.entries, undoEntry{rel: rel, before: string(data), had: err == nil, after: after, left: left})
+	u.Entries = append(u.Entries, undoEntry{Path: rel, Before: string(data), Had: err == nil, After: after, Left: left})
+}
+
+func (rs records) undoFile(n int) string {
+	return filepath.Join(rs.dir, fmt.Sprintf("%d.undo.json", n))
+}
+
+func (rs records) saveUndo(n int, u *undoLog) error {
+	data, err := json.Marshal(u)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(rs.undoFile(n), data, 0o600)
+}
+
+func (rs records) loadUndo(n int) *undoLog {
+	data, err := os.ReadFile(rs.undoFile(n))
+	if err != nil {
+		return nil
+	}
+	var u undoLog
+	if json.Unmarshal(data, &u) != nil {
+		return nil
+	}
+	return &u
 }
 
 // write and remove change the user's tree beneath root (no link out
@@ -38,7 +69,7 @@ func (u *undoLog) remove(root *os.Root, rel string) error {
 	return atomicfile.InRootError(rel, root.Remove(rel))
 }
 
-// Unmerge takes back the last merge (gm) of task n in this host: each file
+// Unmerge takes back the last merge (gm) of task n: each file
 // it wrote or removed is put back as it was, unless the user changed it
 // since (those are named and left alone).
 func (m *Manager) Unmerge(n int) (string, error) {
@@ -46,6 +77,10 @@ func (m *Manager) Unmerge(n int) (string, error) {
 	u := m.undo[n]
 	delete(m.undo, n)
 	m.mu.Unlock()
+	if u == nil {
+		u = m.recs.loadUndo(n)
+	}
+	os.Remove(m.recs.undoFile(n)) //nolint:errcheck // taken back once
 	if u == nil {
 		return "", fmt.Errorf("task %d: no merge of it to take back in this editor", n)
 	}
@@ -56,18 +91,18 @@ func (m *Manager) Unmerge(n int) (string, error) {
 	defer root.Close()
 	var restored, kept []string
 	var errs []error
-	for i := len(u.entries) - 1; i >= 0; i-- {
-		e := u.entries[i]
-		data, err := root.ReadFile(e.rel)
-		rel := filepath.ToSlash(e.rel)
-		if exists := err == nil; exists != e.left || string(data) != e.after {
+	for i := len(u.Entries) - 1; i >= 0; i-- {
+		e := u.Entries[i]
+		data, err := root.ReadFile(e.Path)
+		rel := filepath.ToSlash(e.Path)
+		if exists := err == nil; exists != e.Left || string(data) != e.After {
 			kept = append(kept, rel)
 			continue
 		}
-		if e.had {
-			err = writeIn(root, e.rel, e.before)
+		if e.Had {
+			err = writeIn(root, e.Path, e.Before)
 		} else {
-			err = root.Remove(e.rel)
+			err = root.Remove(e.Path)
 		}
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
@@ -75,19 +110,7 @@ func (m *Manager) Unmerge(n int) (string, error) {
 		}
 		restored = append(restored, rel)
 	}
-	m.mu.Lock()
-	if l := m.live[n]; l != nil {
-		l.rec.Merged = false
-		rec := l.rec
-		m.mu.Unlock()
-		m.saveRecord(rec)
-	} else {
-		m.mu.Unlock()
-		if rec, err := m.Get(n); err == nil {
-			rec.Merged = false
-			m.saveRecord(rec)
-		}
-	}
+	m.setMerged(n, false)
 	msg := fmt.Sprintf("task %d's merge taken back: %d files restored", n, len(restored))
 	if len(kept) > 0 {
 		msg += fmt.Sprintf("; changed since, left as they are: %s", strings.Join(kept, ", "))

@@ -394,6 +394,7 @@ func (m *Manager) Discard(ctx context.Context, n int, force bool) error {
 	if err := m.repo.remove(ctx, rec.Path, rec.Branch, force || rec.Merged); err != nil {
 		return fmt.Errorf("discard task %d: %w", n, err)
 	}
+	os.Remove(m.recs.undoFile(n)) //nolint:errcheck // none when never merged
 	return m.recs.remove(n)
 }
 

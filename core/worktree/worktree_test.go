@@ -182,6 +182,21 @@ func (f *fixture) waitState(t *testing.T, m *Manager, n int, want State) Record 
 	return Record{}
 }
 
+// waitRequest waits until the model was asked for the task marked marker.
+func (f *fixture) waitRequest(t *testing.T, marker string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, r := range f.srv.Requests() {
+			for _, m := range r.Messages {
+				if strings.Contains(m.Content, marker) {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("the model was never asked for %s", marker)
+}
+
 func start(t *testing.T, m *Manager, prompt string) Record {
 	t.Helper()
 	r, err := m.Start(context.Background(), StartArgs{Prompt: prompt, Mode: "auto-edit"})
@@ -199,6 +214,7 @@ func TestTwoTasksRunInTheirWorktrees(t *testing.T) {
 	a := start(t, f.m, "TASK-A add a file")
 	b := start(t, f.m, "TASK-B add another")
 	// A is held at its first answer while B runs to its end: both at once.
+	f.waitRequest(t, "TASK-A")
 	f.waitState(t, f.m, b.N, Done)
 	if r, _ := f.m.Get(a.N); r.State != Running {
 		t.Fatalf("task A is %s while its answer is held, want running", r.State)
@@ -312,9 +328,12 @@ func TestApplyRejectsAHunkAndKeepsConflicts(t *testing.T) {
 	if r, _ := f.m.Get(a.N); !r.Merged {
 		t.Errorf("not marked merged")
 	}
-	// Unmerge takes it back, but for a file the user changed since.
+	// Unmerge takes it back, but for a file the user changed since; a
+	// later host too.
 	writeFile(t, filepath.Join(f.root, "task-a.txt"), "the user's now\n")
-	msg, err := f.m.Unmerge(a.N)
+	f.m.Close()
+	m2 := f.manager(t, 0)
+	msg, err := m2.Unmerge(a.N)
 	if err != nil || !strings.Contains(msg, "left as they are: task-a.txt") {
 		t.Errorf("unmerge: %q %v", msg, err)
 	}
@@ -324,8 +343,11 @@ func TestApplyRejectsAHunkAndKeepsConflicts(t *testing.T) {
 	if got := readFile(t, filepath.Join(f.root, "task-a.txt")); got != "the user's now\n" {
 		t.Errorf("task-a.txt after unmerge = %q", got)
 	}
-	if r, _ := f.m.Get(a.N); r.Merged {
+	if r, _ := m2.Get(a.N); r.Merged {
 		t.Errorf("still marked merged")
+	}
+	if _, err := m2.Unmerge(a.N); err == nil {
+		t.Errorf("a merge taken back twice")
 	}
 }
 
@@ -353,10 +375,7 @@ func TestInterruptedTaskContinues(t *testing.T) {
 	gate := make(chan struct{})
 	f.script.gates["TASK-A"] = gate
 	a := start(t, f.m, "TASK-A work")
-	f.waitState(t, f.m, a.N, Running)
-	for deadline := time.Now().Add(30 * time.Second); len(f.srv.Requests()) == 0 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	f.waitRequest(t, "TASK-A")
 	f.m.Close() // the host goes away mid-task
 	close(gate)
 	m2 := f.manager(t, 0)
@@ -503,5 +522,20 @@ func TestStartsAtOnce(t *testing.T) {
 	}
 	if n := len(f.m.List()); n != 8 {
 		t.Errorf("%d tasks listed, want 8", n)
+	}
+}
+
+// TestMergeWaitsForTheTask: a task at work is not merged half done.
+func TestMergeWaitsForTheTask(t *testing.T) {
+	f := newFixture(t, 0)
+	gate := make(chan struct{})
+	defer close(gate)
+	f.script.gates["TASK-A"] = gate
+	a := start(t, f.m, "TASK-A work")
+	f.waitState(t, f.m, a.N, Running)
+	for _, merge := range []func(context.Context, int) (MergeResult, error){f.m.Merge, f.m.MergeBranch} {
+		if _, err := merge(context.Background(), a.N); err == nil || !strings.Contains(err.Error(), "still at work") {
+			t.Errorf("merging a running task: %v", err)
+		}
 	}
 }

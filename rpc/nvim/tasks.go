@@ -348,11 +348,11 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.reloadAll(m.Repository())
+		h.reloadAll()
 		return fmt.Sprintf("task %d merged into your working tree as uncommitted changes: %s (/undo takes it back)", n, res.Summary()), nil
 	case "unmerge":
 		msg, err := m.Unmerge(n)
-		h.reloadAll(m.Repository())
+		h.reloadAll()
 		if err != nil {
 			return nil, err
 		}
@@ -362,7 +362,7 @@ func (h *host) taskActionRequest(n int, action string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		h.reloadAll(m.Repository())
+		h.reloadAll()
 		if len(res.Conflicts) > 0 {
 			return fmt.Sprintf("task %d: git merge stopped on conflicts in %s; resolve them and commit (or git merge --abort)", n, strings.Join(res.Conflicts, ", ")), nil
 		}
@@ -391,8 +391,10 @@ func (h *host) mergeAsTurn(ctx context.Context, m *worktree.Manager, n int) (wor
 	return res, err
 }
 
-// reloadAll asks the editor to reload the buffers of files a merge wrote.
-func (h *host) reloadAll(string) { h.out.add(op{"t": "reload", "paths": []string{}}, true) }
+// reloadAll asks the editor to reload the unmodified buffers of files a
+// merge wrote: every buffer's file checked again (a git merge may touch
+// any).
+func (h *host) reloadAll() { h.out.add(op{"t": "reload"}, true) }
 
 // taskReviewRequest is coder_task_review n: task n's hunks for the review.
 func (h *host) taskReviewRequest(n int) (worktree.TaskReview, error) {

@@ -227,10 +227,15 @@ func TestTwoTasksFromTheChat(t *testing.T) {
 		t.Fatalf("no hunk at main.txt:1 in %+v", rv.Hunks)
 	}
 	e.lua(`return require('coder.host').request('coder_task_verdict', 2, ..., false, 'keep it lower case')`, nil, rejected)
+	// main.txt is open, unmodified: its buffer follows the merge.
+	e.cmd("edit " + filepath.Join(e.dir, "main.txt"))
 	e.lua(`require('coder.tasks').open()`, nil)
 	e.lua(`vim.api.nvim_win_set_cursor(0, {5, 0})`, nil)
 	e.input("gm")
 	e.waitFor("the merge", 10*time.Second, func() bool { return strings.Contains(e.notes(), "task 2 merged") })
+	e.waitFor("main.txt's buffer reloaded", 10*time.Second, func() bool {
+		return e.boolLua(`return vim.fn.join(vim.fn.getbufline(vim.fn.bufnr(...), 1, '$'), '\n'):find('<<<<<<< yours', 1, true) ~= nil`, filepath.Join(e.dir, "main.txt"))
+	})
 	main, _ := os.ReadFile(filepath.Join(e.dir, "main.txt"))
 	if s := string(main); !strings.HasPrefix(s, "one\n") || !strings.Contains(s, "<<<<<<< yours") || !strings.Contains(s, "user's seven") || !strings.Contains(s, "SEVEN") {
 		t.Errorf("main.txt after gm:\n%s", s)
@@ -348,5 +353,17 @@ func TestTaskInterruptedByHostDeath(t *testing.T) {
 	e.lua(`return _G.picked`, &picked)
 	if len(picked) == 0 || !strings.Contains(strings.Join(picked, "\n"), "task 1  TASK-C survive  (done") {
 		t.Errorf("/resume offered %q", picked)
+	}
+}
+
+// TestTaskNeedsACommit: a repository without a commit has nothing to
+// branch from; /task says so and gives the input back.
+func TestTaskNeedsACommit(t *testing.T) {
+	e := newEditor(t, editorOpts{})
+	e.start()
+	e.lua(`require('coder').send('/task do something')`, nil)
+	e.waitFor("the refusal", 10*time.Second, func() bool { return strings.Contains(e.notes(), "no commit yet") })
+	if got := strings.Join(e.inputLines(), "\n"); got != "/task do something" {
+		t.Errorf("input after the refusal: %q", got)
 	}
 }
