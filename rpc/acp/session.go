@@ -130,12 +130,35 @@ func (s *session) pump() {
 			if len(batch) == 0 {
 				break
 			}
-			for _, ev := range batch {
+			for _, ev := range coalesce(batch) {
 				s.handle(ev)
 			}
 			s.flushBlocks() // one content update per batch, not per delta
 		}
 	}
+}
+
+// maxChunk bounds the text coalesce merges into one delta.
+const maxChunk = 64 << 10
+
+// coalesce merges runs of text deltas of one task into one event each, up
+// to maxChunk: a client whose notification queue is bounded (the SDK's
+// holds 1,024) is never sent a notification per token faster than it
+// reads them — a long streamed answer overflowed it and the connection
+// was closed.
+func coalesce(batch []event.Event) []event.Event {
+	out := batch[:0:0]
+	for _, ev := range batch {
+		if n := len(out); n > 0 && (ev.Kind == event.AgentMessageDelta || ev.Kind == event.AgentReasoningDelta) {
+			last := &out[n-1]
+			if last.Kind == ev.Kind && last.Task == ev.Task && last.Conversation == ev.Conversation && len(last.Text)+len(ev.Text) <= maxChunk {
+				last.Text += ev.Text
+				continue
+			}
+		}
+		out = append(out, ev)
+	}
+	return out
 }
 
 // close stops the engine's task and the pump.

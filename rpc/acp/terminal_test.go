@@ -183,8 +183,16 @@ func TestBashOutputInTerminal(t *testing.T) {
 	if got := toolResult(e.llm.Requests(), "b1"); !strings.Contains(got, "first line\nsecond line\n[exit code 3]") {
 		t.Errorf("the model got %q, not the command's result", got)
 	}
-	if _, err := os.Stat(creates[0].Args[1]); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the output file is left after the release: %v", err)
+	// The file goes once the release is answered: wait for it, bounded.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, err := os.Stat(creates[0].Args[1])
+		if errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the output file is left after the release: %v", err)
+			break
+		}
 	}
 }
 
