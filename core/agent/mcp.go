@@ -35,6 +35,7 @@ type mcpState struct {
 	// own lock: the pool may call OnNotice under Session.mu.
 	failMu sync.Mutex
 	failed map[string]string
+	forms  elicitForms // open elicitations (mcpelicit.go)
 }
 
 // openMCP starts the configured servers in the background; nothing waits
@@ -57,6 +58,7 @@ func (s *Session) openMCP(log io.Writer) {
 		Log:           log,
 		ClientName:    "coder-nvim",
 		ClientVersion: s.opts.Version,
+		Elicit:        s.elicit,
 		OnNotice: func(n mcp.Notice) {
 			switch n.Kind {
 			case mcp.NoticeCloseFailed: // at close too, when no turn follows

@@ -20,12 +20,17 @@ import (
 func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
 	ctx, cancel := context.WithTimeout(p.ctx, p.opts.StartTimeout)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: p.opts.ClientName, Version: p.opts.ClientVersion}, &sdk.ClientOptions{
+	copts := &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			go p.relist(srv)
 		},
-	})
+	}
+	if p.opts.Elicit != nil {
+		copts.Capabilities.Elicitation = elicitCapabilities()
+		copts.ElicitationHandler = p.elicitHandler(srv)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: p.opts.ClientName, Version: p.opts.ClientVersion}, copts)
 	var transport sdk.Transport
 	var cmd *exec.Cmd
 	if srv.cfg.URL != "" {

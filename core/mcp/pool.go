@@ -43,6 +43,9 @@ type Options struct {
 	// 0: 5.
 	MaxAttempts int
 	Now         func() time.Time
+	// Elicit puts a server's elicitation/create to the user (elicit.go);
+	// nil: the client does not offer elicitation.
+	Elicit ElicitFunc
 	// IdleTimeout stops a server no view has used for this long once its
 	// last view was released; a new view starts it again. 0: never.
 	IdleTimeout time.Duration
@@ -117,6 +120,7 @@ type Pool struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
+	calls     calls      // tool calls in flight, for elicitation
 	mu        sync.Mutex // guards committed, dirty, closed
 	committed *Catalog
 	dirty     bool
