@@ -106,6 +106,8 @@ end
 function handlers.approval(o)
   if o.approval.plan then
     require('coder.plan').push(o.approval)
+  elseif o.approval.elicitation then
+    require('coder.elicit').push(o.approval)
   else
     require('coder.approval').push(o.approval)
   end
@@ -127,6 +129,7 @@ end
 function handlers.approval_closed(o)
   require('coder.approval').closed(o.id)
   require('coder.plan').closed(o.id)
+  require('coder.elicit').closed(o.id)
 end
 
 function handlers.reload(o)
@@ -378,6 +381,7 @@ end
 function M.host_died(msg)
   require('coder.approval').reset()
   require('coder.plan').reset()
+  require('coder.elicit').reset()
   statusline.set_status(nil)
   transcript.append({ { '\n✗ ' .. msg .. '\n', 'CoderError' } }, true)
 end

@@ -39,8 +39,10 @@ func New() *httptest.Server {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "action=" + res.Action + " content=" + string(content)}}}, nil
 		}
 	}
-	s.AddTool(&sdk.Tool{Name: "signup", InputSchema: obj}, ask(&sdk.ElicitParams{Message: "Who are you?", RequestedSchema: json.RawMessage(FormSchema)}))
-	s.AddTool(&sdk.Tool{Name: "confirm", InputSchema: obj}, ask(&sdk.ElicitParams{Message: "Deploy now?", RequestedSchema: json.RawMessage(ChoiceSchema)}))
-	s.AddTool(&sdk.Tool{Name: "visit", InputSchema: obj}, ask(&sdk.ElicitParams{Mode: "url", Message: "Sign in at the vendor", URL: "https://example.invalid/login", ElicitationID: "e1"}))
+	// Read-only, so that a trusted server's calls run unasked.
+	ro := &sdk.ToolAnnotations{ReadOnlyHint: true}
+	s.AddTool(&sdk.Tool{Name: "signup", InputSchema: obj, Annotations: ro}, ask(&sdk.ElicitParams{Message: "Who are you?", RequestedSchema: json.RawMessage(FormSchema)}))
+	s.AddTool(&sdk.Tool{Name: "confirm", InputSchema: obj, Annotations: ro}, ask(&sdk.ElicitParams{Message: "Deploy now?", RequestedSchema: json.RawMessage(ChoiceSchema)}))
+	s.AddTool(&sdk.Tool{Name: "visit", InputSchema: obj, Annotations: ro}, ask(&sdk.ElicitParams{Mode: "url", Message: "Sign in at the vendor", URL: "https://example.invalid/login", ElicitationID: "e1"}))
 	return httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, nil))
 }
