@@ -29,6 +29,15 @@ type elicitForms struct {
 	open map[string]*event.Elicitation
 }
 
+type mcpCallKey struct{}
+
+// withMCPCall records the MCP tool call ctx runs, so that a question its
+// server asks meanwhile carries the call's id (ACP clients show it on
+// the call).
+func withMCPCall(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, mcpCallKey{}, id)
+}
+
 func (s *Session) elicit(ctx context.Context, server string, e *event.Elicitation) (string, map[string]any, error) {
 	t := taskFrom(ctx)
 	if !s.opts.Prompter || t == nil {
@@ -39,8 +48,10 @@ func (s *Session) elicit(ctx context.Context, server string, e *event.Elicitatio
 		s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: mcp.Describe(e) + "\n(declined: " + why + ")"})
 		return mcp.ElicitDecline, nil, nil
 	}
+	callID, _ := ctx.Value(mcpCallKey{}).(string)
 	req := &event.Approval{
 		ID:          uuid.NewString(),
+		CallID:      callID,
 		Tool:        "elicitation",
 		Kind:        string(KindMCP),
 		Title:       fmt.Sprintf("MCP server %s asks", server),

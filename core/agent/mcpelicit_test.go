@@ -84,7 +84,7 @@ func TestMCPElicitationAnswers(t *testing.T) {
 				}
 				return
 			}
-			if len(asked) != 1 || asked[0].Elicitation.Server != "ask" {
+			if len(asked) != 1 || asked[0].Elicitation.Server != "ask" || asked[0].CallID != "c1" {
 				t.Fatalf("asked = %+v", asked)
 			}
 			if tc.tool == "signup" && len(asked[0].Elicitation.Fields) != 4 {
