@@ -18,7 +18,12 @@ import (
 // start connects (initialize, initialized, version negotiation are the
 // SDK's) and lists the tools, all within StartTimeout.
 func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
-	ctx, cancel := context.WithTimeout(p.ctx, p.opts.StartTimeout)
+	oauth, timeout, authDone, err := p.oauthHandler(srv)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer authDone()
+	ctx, cancel := context.WithTimeout(p.ctx, timeout)
 	defer cancel()
 	copts := &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{},
@@ -39,6 +44,9 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
 			HTTPClient: &http.Client{Transport: headerTransport{headers: srv.cfg.Headers, base: http.DefaultTransport}},
 			MaxRetries: -1,
 		}
+		if oauth != nil {
+			transport.(*sdk.StreamableClientTransport).OAuthHandler = oauth
+		}
 	} else {
 		cmd = p.command(srv.cfg)
 		cmd.Stderr = srv.stderr
@@ -51,14 +59,14 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, error) {
 	sess, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		proc.KillGroupOf(cmd)
-		return nil, nil, startError(ctx, p.opts.StartTimeout, err)
+		return nil, nil, startError(ctx, timeout, err)
 	}
 	var tools []*sdk.Tool
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			_ = sess.Close()
 			proc.KillGroupOf(cmd)
-			return nil, nil, startError(ctx, p.opts.StartTimeout, fmt.Errorf("tools/list: %w", err))
+			return nil, nil, startError(ctx, timeout, fmt.Errorf("tools/list: %w", err))
 		}
 		tools = append(tools, t)
 	}
