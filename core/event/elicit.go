@@ -39,3 +39,9 @@ type ElicitField struct {
 	Minimum   *float64 `json:"minimum,omitempty" msgpack:"minimum,omitempty"`
 	Maximum   *float64 `json:"maximum,omitempty" msgpack:"maximum,omitempty"`
 }
+
+// OpenURL asks the front end to open Text (an http(s) address) with the
+// user's opener (vim.ui.open in Neovim; printed where there is none):
+// the sign-in page of an MCP server the user asked to log in to
+// (/mcp login). Detail says what for.
+const OpenURL Kind = "open_url"

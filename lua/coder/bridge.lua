@@ -126,6 +126,10 @@ function handlers.approval(o)
   })
 end
 
+function handlers.open_url(o)
+  require('coder.elicit').open(o.url, o.what)
+end
+
 function handlers.approval_closed(o)
   require('coder.approval').closed(o.id)
   require('coder.plan').closed(o.id)

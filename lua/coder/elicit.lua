@@ -264,19 +264,30 @@ local function edit()
   end
 end
 
+-- open hands an http(s) address to the user's opener (vim.ui.open on
+-- 0.10+; else it is printed for them to open). what says what for.
+function M.open(url, what)
+  url = tostring(url or '')
+  if not (url:match('^https?://')) then
+    vim.notify('coder: not opening ' .. url .. ': not an http(s) address', vim.log.levels.WARN, { title = 'coder' })
+    return
+  end
+  local label = (what and what ~= '') and (what .. ': ') or ''
+  if vim.fn.has('nvim-0.10') == 1 then
+    local ok, err = pcall(vim.ui.open, url)
+    if ok then
+      return
+    end
+    vim.notify('coder: could not open ' .. url .. ': ' .. tostring(err), vim.log.levels.WARN, { title = 'coder' })
+  end
+  vim.notify('coder: ' .. label .. 'open ' .. url, vim.log.levels.INFO, { title = 'coder' })
+end
+
 local function open_url()
   if not cur then
     return
   end
-  local url = cur.req.elicitation.url
-  if vim.fn.has('nvim-0.10') == 1 then
-    local ok, err = pcall(vim.ui.open, url)
-    if not ok then
-      vim.notify('coder: could not open ' .. url .. ': ' .. tostring(err), vim.log.levels.WARN, { title = 'coder' })
-    end
-  else
-    vim.notify('coder: open ' .. url, vim.log.levels.INFO, { title = 'coder' })
-  end
+  M.open(cur.req.elicitation.url)
   M.answer('accept')
 end
 

@@ -66,3 +66,10 @@ func (h *host) answerElicitRequest(id, decision string, values map[string]any) (
 	}
 	return "", nil
 }
+
+// openURL has the editor open a sign-in page with the user's opener: the
+// user asked for it (/mcp login).
+func (r *renderer) openURL(ev event.Event) {
+	r.line(hlNotice, "ℹ "+ev.Detail+": "+ev.Text)
+	r.emitOp(op{"t": "open_url", "url": ev.Text, "what": ev.Detail}, true)
+}

@@ -46,6 +46,8 @@ func (r *renderer) event(ev event.Event) {
 		r.noteEvent(ev)
 	case event.FilesChanged, event.ModelChoices, event.UndoOthers:
 		r.editorEvent(ev)
+	case event.OpenURL:
+		r.openURL(ev)
 	}
 }
 
