@@ -202,6 +202,9 @@ function M.check()
     r.start(section('MCP servers'))
     for _, s in ipairs(servers) do
       local line = ('%s (%s): %s, %d tools'):format(s.name, s.transport, s.state, s.tools or 0)
+      if (s.auth or '') ~= '' then
+        line = line .. ', auth: ' .. s.auth -- OAuth (:help coder-mcp-oauth)
+      end
       if s.last_error and s.last_error ~= '' then
         line = line .. '; last error: ' .. s.last_error
       end
@@ -213,6 +216,8 @@ function M.check()
       elseif s.state == 'starting' and (s.last_error or '') == '' then
         -- Simply not up yet (the host started moments ago): no warning.
         r.ok(line .. ' (still starting; check again in a moment)')
+      elseif s.state == 'needs_login' then
+        r.warn(line .. ' (sign in with /mcp login ' .. s.name .. ')')
       elseif s.state == 'starting' or s.state == 'restarting' then
         r.warn(line)
       else
