@@ -155,16 +155,7 @@ local function teardown()
   end
   local c = cur
   cur = nil
-  local was_current = valid_win(c.win) and api.nvim_get_current_win() == c.win
-  if valid_win(c.win) then
-    pcall(api.nvim_win_close, c.win, true)
-  end
-  if valid_buf(c.buf) then
-    pcall(api.nvim_buf_delete, c.buf, { force = true })
-  end
-  if was_current and valid_win(c.prev) then
-    api.nvim_set_current_win(c.prev)
-  end
+  require('coder.pending').close_float(c)
 end
 
 local pending
@@ -334,17 +325,11 @@ local function show(req)
   end
   -- Closing the float answers like q: the server must not wait for good.
   local id, win = req.id, cur.win
-  api.nvim_create_autocmd('WinClosed', {
-    pattern = tostring(win),
-    once = true,
-    callback = function()
-      vim.schedule(function()
-        if cur and cur.req.id == id then
-          M.answer('cancel')
-        end
-      end)
-    end,
-  })
+  require('coder.pending').answer_on_close(win, function()
+    return cur and cur.req.id == id
+  end, function()
+    M.answer('cancel')
+  end)
   -- Keys typed ahead in another mode must never answer: the float takes
   -- the cursor only from Normal mode.
   local mode = api.nvim_get_mode()
