@@ -37,27 +37,68 @@ const (
 // none is); it returns the action and, for accept, the checked values.
 type ElicitFunc func(ctx context.Context, server string, e *event.Elicitation) (action string, values map[string]any, err error)
 
+// callTimer is a call's mcp.call_timeout that stops while the user is
+// asked: the time they take is not the server's.
+type callTimer struct {
+	mu     sync.Mutex
+	t      *time.Timer
+	left   time.Duration
+	since  time.Time
+	paused int
+}
+
+// withCallTimer is context.WithTimeout with a timer that can pause.
+func withCallTimer(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc, *callTimer) {
+	ctx, cancel := context.WithCancel(ctx)
+	ct := &callTimer{left: d, since: time.Now()}
+	ct.t = time.AfterFunc(d, cancel)
+	return ctx, func() { ct.t.Stop(); cancel() }, ct
+}
+
+// pause stops the timer until the returned resume.
+func (ct *callTimer) pause() (resume func()) {
+	ct.mu.Lock()
+	defer ct.mu.Unlock()
+	if ct.paused == 0 && ct.t.Stop() {
+		ct.left -= time.Since(ct.since)
+	}
+	ct.paused++
+	return func() {
+		ct.mu.Lock()
+		defer ct.mu.Unlock()
+		if ct.paused--; ct.paused == 0 {
+			ct.since = time.Now()
+			ct.t.Reset(max(ct.left, 0))
+		}
+	}
+}
+
 // calls are the tool calls in flight per server, newest last: a
 // server's question belongs to the call it answers.
 type calls struct {
 	mu  sync.Mutex
 	seq int
-	by  map[string]map[int]context.Context
+	by  map[string]map[int]trackedCall
+}
+
+type trackedCall struct {
+	ctx   context.Context
+	timer *callTimer
 }
 
 // track records a call on server until the returned func is called.
-func (c *calls) track(server string, ctx context.Context) func() {
+func (c *calls) track(server string, ctx context.Context, timer *callTimer) func() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.by == nil {
-		c.by = map[string]map[int]context.Context{}
+		c.by = map[string]map[int]trackedCall{}
 	}
 	if c.by[server] == nil {
-		c.by[server] = map[int]context.Context{}
+		c.by[server] = map[int]trackedCall{}
 	}
 	c.seq++
 	id := c.seq
-	c.by[server][id] = ctx
+	c.by[server][id] = trackedCall{ctx, timer}
 	return func() {
 		c.mu.Lock()
 		delete(c.by[server], id)
@@ -65,18 +106,18 @@ func (c *calls) track(server string, ctx context.Context) func() {
 	}
 }
 
-// latest is the newest call in flight on server, or nil.
-func (c *calls) latest(server string) context.Context {
+// latest is the newest call in flight on server (ctx nil when none).
+func (c *calls) latest(server string) trackedCall {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	best := -1
-	var ctx context.Context
+	var tc trackedCall
 	for id, cx := range c.by[server] {
 		if id > best {
-			best, ctx = id, cx
+			best, tc = id, cx
 		}
 	}
-	return ctx
+	return tc
 }
 
 // elicitHandler is the SDK's ElicitationHandler for srv.
@@ -87,9 +128,12 @@ func (p *Pool) elicitHandler(srv *server) func(context.Context, *sdk.ElicitReque
 			p.logf("mcp %s: elicitation refused: %v", srv.name, err)
 			return &sdk.ElicitResult{Action: ElicitDecline}, nil
 		}
-		base := p.calls.latest(srv.name)
+		call := p.calls.latest(srv.name)
+		base := call.ctx
 		if base == nil {
 			base = p.ctx
+		} else {
+			defer call.timer.pause()()
 		}
 		// The server may give up on its question: the user's float goes
 		// with it.

@@ -1,11 +1,14 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/mcp/elicitserver"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -51,5 +54,28 @@ func TestElicitFormChecks(t *testing.T) {
 		if _, err := ParseElicitation("s", bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// The time the user takes to answer does not count toward the call's
+// timeout: a question answered after three timeouts still gets the
+// server's result.
+func TestElicitPausesCallTimeout(t *testing.T) {
+	srv := elicitserver.New()
+	t.Cleanup(srv.Close)
+	const timeout = 300 * time.Millisecond
+	p := newPool(t, Options{CallTimeout: timeout, Servers: map[string]ServerConfig{"ask": {URL: srv.URL}},
+		Elicit: func(ctx context.Context, _ string, e *event.Elicitation) (string, map[string]any, error) {
+			select { // the user thinks
+			case <-time.After(3 * timeout):
+			case <-ctx.Done():
+				return ElicitCancel, nil, nil
+			}
+			return ElicitAccept, map[string]any{"go": true}, nil
+		}})
+	cat := ready(t, p, "ask")
+	v, _ := p.View(nil)
+	if res := v.Call(context.Background(), cat, "ask__confirm", json.RawMessage(`{}`), 0); res.Text != `action=accept content={"go":true}` {
+		t.Fatalf("result = %q", res.Text)
 	}
 }
