@@ -13,6 +13,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/neovim/go-client v1.2.1
 	github.com/sashabaranov/go-openai v1.43.0
+	golang.org/x/oauth2 v0.35.0
 	golang.org/x/sys v0.45.0
 	mvdan.cc/sh/v3 v3.13.1
 )
@@ -23,7 +24,6 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/net v0.55.0 // indirect
-	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

@@ -35,6 +35,8 @@ type mcpState struct {
 	// own lock: the pool may call OnNotice under Session.mu.
 	failMu sync.Mutex
 	failed map[string]string
+	forms  elicitForms     // open elicitations (mcpelicit.go)
+	logins map[string]bool // logins the user started, to tell their outcome (under failMu)
 }
 
 // openMCP starts the configured servers in the background; nothing waits
@@ -44,7 +46,7 @@ func (s *Session) openMCP(log io.Writer) {
 	if len(servers) == 0 {
 		return
 	}
-	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}, failed: map[string]string{}}
+	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}, failed: map[string]string{}, logins: map[string]bool{}}
 	s.mcp.pool = mcp.New(mcp.Options{
 		Servers:       servers,
 		Root:          s.root,
@@ -57,7 +59,10 @@ func (s *Session) openMCP(log io.Writer) {
 		Log:           log,
 		ClientName:    "coder-nvim",
 		ClientVersion: s.opts.Version,
+		Elicit:        s.elicit,
+		Auth:          s.mcpAuth(),
 		OnNotice: func(n mcp.Notice) {
+			s.mcpLoginNotice(n)
 			switch n.Kind {
 			case mcp.NoticeCloseFailed: // at close too, when no turn follows
 				s.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", n.Server, n.Text)})

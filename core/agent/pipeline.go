@@ -238,6 +238,9 @@ func (s *Session) execute(ctx context.Context, c *toolCall) string {
 		out = streamOutput(t, c.info) // use_streamable_shell_tool
 		inv.Output = out
 	}
+	if c.isMCP {
+		ctx = withMCPCall(ctx, call.ID) // a server's question names its call
+	}
 	res := s.runTracked(ctx, t, inv, c.readOnly)
 	out.Close() // every delta before the call's end
 	s.markEnded(call.ID)

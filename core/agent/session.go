@@ -555,6 +555,9 @@ type Answer struct {
 	// Plan and Comment answer a plan hand-off (plan.go): the plan as the
 	// user left it ("" keeps the proposal) and their note for the model.
 	Plan, Comment string
+	// Values answer an MCP server's form (ElicitAccept): per field, its
+	// value, as text or typed; checked against the form.
+	Values map[string]any
 }
 
 // Decision is the user's choice.
@@ -570,9 +573,12 @@ const (
 // Answer resolves an open approval request.
 func (s *Session) Answer(approvalID string, a Answer) error {
 	switch a.Decision {
-	case AllowOnce, Deny, AllowAlways, PlanApprove, PlanAutoEdit, PlanRevise:
+	case AllowOnce, Deny, AllowAlways, PlanApprove, PlanAutoEdit, PlanRevise, ElicitAccept, ElicitDecline, ElicitCancel:
 	default:
-		return fmt.Errorf("unknown decision %q (want once, deny or always; for a plan %s, %s, %s or deny)", a.Decision, PlanApprove, PlanAutoEdit, PlanRevise)
+		return fmt.Errorf("unknown decision %q (want once, deny or always; for a plan %s, %s, %s or deny; for an MCP question accept, decline or cancel)", a.Decision, PlanApprove, PlanAutoEdit, PlanRevise)
+	}
+	if err := s.checkElicitAnswer(approvalID, &a); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	ch, ok := s.approvals[approvalID]

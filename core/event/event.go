@@ -218,6 +218,9 @@ type Approval struct {
 	// (policy.OffersAlways). An "always" answer to a request without it
 	// counts as once.
 	Always bool `json:"always,omitempty" msgpack:"always,omitempty"`
+	// Elicitation, when set, makes this an MCP server's question to the
+	// user (elicit.go), not a tool call's approval.
+	Elicitation *Elicitation `json:"elicitation,omitempty" msgpack:"elicitation,omitempty"`
 }
 
 // Plan is a plan put to the user.

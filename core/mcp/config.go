@@ -32,6 +32,9 @@ type ServerConfig struct {
 	// Trusted lets this server's tools annotated readOnlyHint run unasked
 	// under the strict and balanced presets.
 	Trusted bool `json:"trusted,omitempty"`
+	// OAuth is the client the user registered for this url server
+	// (auth.go); without it the client registers itself.
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
 	// FromProject: the entry comes from the workspace's own config file,
 	// which the user trusted; such a server starts in the workspace
 	// without a cwd. Never read from JSON.

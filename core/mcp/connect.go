@@ -18,9 +18,14 @@ import (
 // start connects (initialize, initialized, version negotiation are the
 // SDK's) and lists the tools, all within StartTimeout.
 func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, extras, error) {
-	ctx, cancel := context.WithTimeout(p.ctx, p.opts.StartTimeout)
+	oauth, timeout, authDone, err := p.oauthHandler(srv)
+	if err != nil {
+		return nil, nil, extras{}, err
+	}
+	defer authDone()
+	ctx, cancel := context.WithTimeout(p.ctx, timeout)
 	defer cancel()
-	client := sdk.NewClient(&sdk.Implementation{Name: p.opts.ClientName, Version: p.opts.ClientVersion}, &sdk.ClientOptions{
+	copts := &sdk.ClientOptions{
 		Capabilities: &sdk.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			go p.relist(srv)
@@ -31,7 +36,12 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, extras, erro
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) {
 			go p.relistExtras(srv)
 		},
-	})
+	}
+	if p.opts.Elicit != nil {
+		copts.Capabilities.Elicitation = elicitCapabilities()
+		copts.ElicitationHandler = p.elicitHandler(srv)
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: p.opts.ClientName, Version: p.opts.ClientVersion}, copts)
 	var transport sdk.Transport
 	var cmd *exec.Cmd
 	if srv.cfg.URL != "" {
@@ -39,6 +49,9 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, extras, erro
 			Endpoint:   srv.cfg.URL,
 			HTTPClient: &http.Client{Transport: headerTransport{headers: srv.cfg.Headers, base: http.DefaultTransport}},
 			MaxRetries: -1,
+		}
+		if oauth != nil {
+			transport.(*sdk.StreamableClientTransport).OAuthHandler = oauth
 		}
 	} else {
 		cmd = p.command(srv.cfg)
@@ -52,14 +65,14 @@ func (p *Pool) start(srv *server) (*sdk.ClientSession, []*sdk.Tool, extras, erro
 	sess, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		proc.KillGroupOf(cmd)
-		return nil, nil, extras{}, startError(ctx, p.opts.StartTimeout, err)
+		return nil, nil, extras{}, startError(ctx, timeout, err)
 	}
 	var tools []*sdk.Tool
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			_ = sess.Close()
 			proc.KillGroupOf(cmd)
-			return nil, nil, extras{}, startError(ctx, p.opts.StartTimeout, fmt.Errorf("tools/list: %w", err))
+			return nil, nil, extras{}, startError(ctx, timeout, fmt.Errorf("tools/list: %w", err))
 		}
 		tools = append(tools, t)
 	}

@@ -20,6 +20,13 @@ func (p *Pool) run(srv *server) {
 			if p.ctx.Err() != nil {
 				return
 			}
+			if needsLogin(err) {
+				if !p.waitLogin(srv, err) {
+					return
+				}
+				failures = 0
+				continue
+			}
 			failures++
 			msg := err.Error()
 			if tail := srv.stderr.last(); tail != "" {

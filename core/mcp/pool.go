@@ -43,6 +43,12 @@ type Options struct {
 	// 0: 5.
 	MaxAttempts int
 	Now         func() time.Time
+	// Auth enables OAuth for URL servers without an Authorization
+	// header (auth.go); nil: none.
+	Auth *AuthOptions
+	// Elicit puts a server's elicitation/create to the user (elicit.go);
+	// nil: the client does not offer elicitation.
+	Elicit ElicitFunc
 	// IdleTimeout stops a server no view has used for this long once its
 	// last view was released; a new view starts it again. 0: never.
 	IdleTimeout time.Duration
@@ -90,7 +96,8 @@ type ServerStatus struct {
 	Starts    int
 	LastError string
 	Trusted   bool
-	Views     int // live conversation views that can call it
+	Views     int    // live conversation views that can call it
+	Auth      string // AuthNone, AuthHeader, AuthToken, AuthNeeded, AuthLoggingIn, AuthNoToken
 }
 
 type server struct {
@@ -110,6 +117,9 @@ type server struct {
 	idle   *time.Timer // running while refs is 0 after a release
 	idling bool        // the session is being closed for idleness
 	wake   chan struct{}
+
+	login     bool // the next start signs in (Pool.Login)
+	loggingIn bool // a start with the sign-in runs
 }
 
 // session is the server's live session, nil while it is down.
@@ -129,6 +139,7 @@ type Pool struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
+	calls     calls      // tool calls in flight, for elicitation
 	mu        sync.Mutex // guards committed, dirty, closed
 	committed *Catalog
 	dirty     bool
@@ -335,7 +346,7 @@ func (p *Pool) Status() []ServerStatus {
 	for _, name := range sortedNames(p.servers) {
 		srv := p.servers[name]
 		srv.mu.Lock()
-		st := ServerStatus{Name: name, Transport: "stdio", State: srv.state, Tools: len(srv.tools), Prompts: len(srv.extras.prompts), Resources: len(srv.extras.resources) + len(srv.extras.templates), Starts: srv.starts, LastError: srv.lastErr, Trusted: srv.cfg.Trusted, Views: srv.refs}
+		st := ServerStatus{Name: name, Transport: "stdio", State: srv.state, Tools: len(srv.tools), Prompts: len(srv.extras.prompts), Resources: len(srv.extras.resources) + len(srv.extras.templates), Starts: srv.starts, LastError: srv.lastErr, Trusted: srv.cfg.Trusted, Views: srv.refs, Auth: p.authState(srv)}
 		srv.mu.Unlock()
 		if srv.cfg.URL != "" {
 			st.Transport = "http"

@@ -151,8 +151,9 @@ func (v *View) Call(ctx context.Context, cat *Catalog, fqn string, args json.Raw
 	}
 	// A server that never answers must not hold the turn: the call is
 	// abandoned after CallTimeout (an interrupt still ends it at once).
-	callCtx, cancel := context.WithTimeout(ctx, v.pool.opts.CallTimeout)
+	callCtx, cancel, timer := withCallTimer(ctx, v.pool.opts.CallTimeout)
 	defer cancel()
+	defer v.pool.calls.track(t.Server, callCtx, timer)()
 	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.Name, Arguments: args})
 	if err != nil {
 		if ctx.Err() == nil && callCtx.Err() != nil {

@@ -113,6 +113,8 @@ end
 function handlers.approval(o)
   if o.approval.plan then
     require('coder.plan').push(o.approval)
+  elseif o.approval.elicitation then
+    require('coder.elicit').push(o.approval)
   else
     require('coder.approval').push(o.approval)
   end
@@ -131,9 +133,14 @@ function handlers.approval(o)
   })
 end
 
+function handlers.open_url(o)
+  require('coder.elicit').open(o.url, o.what)
+end
+
 function handlers.approval_closed(o)
   require('coder.approval').closed(o.id)
   require('coder.plan').closed(o.id)
+  require('coder.elicit').closed(o.id)
 end
 
 function handlers.reload(o)
@@ -387,6 +394,7 @@ end
 function M.host_died(msg)
   require('coder.approval').reset()
   require('coder.plan').reset()
+  require('coder.elicit').reset()
   statusline.set_status(nil)
   transcript.append({ { '\n✗ ' .. msg .. '\n', 'CoderError' } }, true)
 end

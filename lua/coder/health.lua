@@ -205,6 +205,9 @@ function M.check()
       if (s.prompts or 0) > 0 or (s.resources or 0) > 0 then
         line = line .. (', %d prompts, %d resources'):format(s.prompts or 0, s.resources or 0)
       end
+      if (s.auth or '') ~= '' then
+        line = line .. ', auth: ' .. s.auth -- OAuth (:help coder-mcp-oauth)
+      end
       if s.last_error and s.last_error ~= '' then
         line = line .. '; last error: ' .. s.last_error
       end
@@ -216,6 +219,8 @@ function M.check()
       elseif s.state == 'starting' and (s.last_error or '') == '' then
         -- Simply not up yet (the host started moments ago): no warning.
         r.ok(line .. ' (still starting; check again in a moment)')
+      elseif s.state == 'needs_login' then
+        r.warn(line .. ' (sign in with /mcp login ' .. s.name .. ')')
       elseif s.state == 'starting' or s.state == 'restarting' then
         r.warn(line)
       else

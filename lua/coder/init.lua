@@ -100,7 +100,7 @@ function M.state()
   return require('coder.ui').state.status
 end
 
-local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust', 'edit', 'rewind', 'review', 'task', 'tasks' }
+local subcommands = { 'open', 'close', 'toggle', 'stop', 'conversations', 'conversation', 'trust', 'edit', 'rewind', 'review', 'task', 'tasks', 'mcp' }
 
 local function notify_err(err)
   vim.notify('coder: ' .. tostring(err), vim.log.levels.ERROR, { title = 'coder' })
@@ -286,6 +286,8 @@ function M.command(opts)
     require('coder.rewind').pick(vim.trim(args:sub(#'rewind' + 1)))
   elseif args == 'conversation' or args:match('^conversation%s') then
     M.conversation(vim.trim(args:sub(#'conversation' + 1)))
+  elseif args == 'mcp' or args:match('^mcp%s') then
+    M.send(vim.trim('/mcp ' .. vim.trim(args:sub(#'mcp' + 1)))) -- servers, login NAME, logout NAME
   else
     M.send(args)
   end

@@ -66,4 +66,38 @@ function M.new(hooks)
   return p
 end
 
+-- close_float closes an owner's float c ({win, buf, prev}) and gives the
+-- cursor back to c.prev when it was in the float.
+function M.close_float(c)
+  local api = vim.api
+  local ui = require('coder.ui')
+  local was_current = ui.valid_win(c.win) and api.nvim_get_current_win() == c.win
+  if ui.valid_win(c.win) then
+    pcall(api.nvim_win_close, c.win, true)
+  end
+  if ui.valid_buf(c.buf) then
+    pcall(api.nvim_buf_delete, c.buf, { force = true })
+  end
+  if was_current and ui.valid_win(c.prev) then
+    pcall(api.nvim_set_current_win, c.prev)
+  end
+end
+
+-- answer_on_close calls answer() when float win is closed (:q, CTRL-W c)
+-- while shown() is still true: a request without a float would leave the
+-- host waiting for good.
+function M.answer_on_close(win, shown, answer)
+  vim.api.nvim_create_autocmd('WinClosed', {
+    pattern = tostring(win),
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        if shown() then
+          answer()
+        end
+      end)
+    end,
+  })
+end
+
 return M

@@ -8,8 +8,6 @@
 local M = {}
 
 local api = vim.api
-local ui = require('coder.ui')
-local valid_win, valid_buf = ui.valid_win, ui.valid_buf
 local ns = api.nvim_create_namespace('coder_plan')
 
 local cur = nil
@@ -97,16 +95,7 @@ local function teardown()
   end
   local c = cur
   cur = nil
-  local was_current = valid_win(c.win) and api.nvim_get_current_win() == c.win
-  if valid_win(c.win) then
-    pcall(api.nvim_win_close, c.win, true)
-  end
-  if valid_buf(c.buf) then
-    pcall(api.nvim_buf_delete, c.buf, { force = true })
-  end
-  if was_current and valid_win(c.prev) then
-    pcall(api.nvim_set_current_win, c.prev)
-  end
+  require('coder.pending').close_float(c)
 end
 
 local function highlight(buf, hdr)

@@ -39,6 +39,8 @@ func (s *session) handle(ev event.Event) {
 		}
 	case event.TodosUpdated:
 		s.send(planUpdate(ev.Todos))
+	case event.OpenURL:
+		s.send(sdk.UpdateAgentMessageText("\nOpen this address to " + ev.Detail + ": " + ev.Text + "\n"))
 	case event.StatusChanged:
 		if ev.Status != nil {
 			s.statusChanged(ev.Status)

@@ -207,6 +207,10 @@ func (s *session) finish(r result) {
 // askPermission puts one approval to the client and answers the engine.
 func (s *session) askPermission(t *turn, a *event.Approval) {
 	ctx := t.ctx
+	if a.Elicitation != nil {
+		s.askElicit(ctx, t, a)
+		return
+	}
 	if a.Plan != nil {
 		if d, ok := s.askPlan(ctx, t, a); ok {
 			s.answer(a.ID, d)

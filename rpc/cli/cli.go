@@ -97,6 +97,10 @@ func (p *Printer) Handle(ev event.Event) {
 	case event.CommandOutput:
 		p.newline()
 		fmt.Fprintln(p.Out, strings.TrimRight(ev.Text, "\n"))
+	case event.OpenURL:
+		p.endReasoning()
+		p.newline()
+		fmt.Fprintf(p.Err, "open this address to %s: %s\n", ev.Detail, ev.Text)
 	case event.Notice, event.Retrying:
 		p.endReasoning()
 		p.newline()

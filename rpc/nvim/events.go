@@ -46,6 +46,8 @@ func (r *renderer) event(ev event.Event) {
 		r.noteEvent(ev)
 	case event.FilesChanged, event.ModelChoices, event.UndoOthers:
 		r.editorEvent(ev)
+	case event.OpenURL:
+		r.openURL(ev)
 	}
 }
 
@@ -145,12 +147,19 @@ func (r *renderer) approvalEvent(ev event.Event) {
 	switch ev.Kind {
 	case event.ApprovalRequested:
 		r.agentSection()
-		r.line(hlApprovalLine, "? approval needed: "+a.Title+" — "+a.Reason)
+		if a.Elicitation != nil {
+			r.line(hlApprovalLine, "? "+a.Title+": "+a.Reason)
+		} else {
+			r.line(hlApprovalLine, "? approval needed: "+a.Title+" — "+a.Reason)
+		}
 		r.emitOp(op{"t": "approval", "approval": approvalOp(r.root, a)}, true)
 	case event.ApprovalResolved:
 		text := map[string]string{"once": "allowed once", "always": "allowed always (" + a.Scope + ")", "deny": "denied", "cancelled": "cancelled"}[ev.Reason]
 		if a.Plan != nil && planAnswerText[ev.Reason] != "" {
 			text = planAnswerText[ev.Reason]
+		}
+		if a.Elicitation != nil && elicitAnswerText[ev.Reason] != "" {
+			text = elicitAnswerText[ev.Reason]
 		}
 		if text == "" {
 			text = ev.Reason

@@ -65,7 +65,8 @@ func (h *host) healthRequest() (map[string]any, error) {
 	servers := []map[string]any{}
 	for _, ms := range sess.MCPStatus() {
 		servers = append(servers, map[string]any{"name": ms.Name, "transport": ms.Transport, "state": ms.State,
-			"tools": ms.Tools, "prompts": ms.Prompts, "resources": ms.Resources, "starts": ms.Starts, "last_error": ms.LastError})
+			"tools": ms.Tools, "prompts": ms.Prompts, "resources": ms.Resources, "starts": ms.Starts, "last_error": ms.LastError,
+			"auth": ms.Auth})
 	}
 	out["mcp_servers"] = servers
 	out["sandbox"] = sess.SandboxStatus(h.ctx)

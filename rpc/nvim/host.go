@@ -14,6 +14,7 @@
 //	coder_cancel                    interrupt the running turn
 //	coder_answer id decision accepted   answer an approval request
 //	coder_answer_plan id decision plan comment   answer a plan hand-off
+//	coder_answer_elicit id decision values (rpcrequest)  answer an MCP server's question ("" or why not)
 //	coder_status (rpcrequest)       current status
 //	coder_commands (rpcrequest)     built-in command names
 //	coder_health (rpcrequest)       provider configuration and reachability
@@ -159,6 +160,7 @@ func (h *host) register() error {
 		"coder_cancel":           h.cancel,
 		"coder_answer":           h.answer,
 		"coder_answer_plan":      h.answerPlan,
+		"coder_answer_elicit":    h.answerElicitRequest,
 		"coder_status":           h.statusRequest,
 		"coder_commands":         h.commandsRequest,
 		"coder_health":           h.healthRequest,

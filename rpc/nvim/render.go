@@ -375,6 +375,9 @@ func approvalOp(root string, a *event.Approval) map[string]any {
 	if a.Plan != nil {
 		op["plan"] = planOp(a.Plan)
 	}
+	if a.Elicitation != nil {
+		op["elicitation"] = elicitOp(a.Elicitation)
+	}
 	return op
 }
 

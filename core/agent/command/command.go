@@ -39,6 +39,7 @@ type Runner interface {
 	Rewind(ctx context.Context, arg string) (string, error)
 	Export(ctx context.Context, arg string) (string, error)
 	Context(ctx context.Context, arg string) (string, error)
+	MCP(ctx context.Context, arg string) (string, error)
 }
 
 // command is one built-in `/` command.
@@ -77,6 +78,7 @@ func commands() []command {
 		{name: "status", help: "show the provider (and why), the model, the context, the last turn's tokens and each conversation's metrics", run: Runner.Status},
 		{name: "context", help: "where the context window's tokens go: instructions, AGENTS.md, tool schemas, history by role, attachments, the biggest items, and what /compact would save", run: Runner.Context},
 		{name: "tools", help: "list the tools the model can use now", run: Runner.Tools},
+		{name: "mcp", args: "[login NAME|logout NAME]", help: "list the MCP servers with their state and authorization; sign in to a remote one (OAuth) or forget its token", run: Runner.MCP},
 		{name: "todos", help: "show the todo list (read-only)", run: Runner.Todos},
 		{name: "new", help: "start a new session with an empty context", run: Runner.New},
 		{name: "resume", args: "[ID]", help: "continue a saved session; without ID, list the others", run: Runner.Resume},

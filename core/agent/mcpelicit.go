@@ -1,0 +1,117 @@
+package agent
+
+// An MCP server's question to the user (elicitation/create) takes the
+// approval path: an ApprovalRequested carrying the Elicitation, answered
+// through Session.Answer. Nobody else answers it: with no one to ask
+// (exec, or no turn running) it is declined and what was asked is told.
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/coder-nvim/coder-nvim/core/mcp"
+	"github.com/google/uuid"
+)
+
+// Elicitation answers: accept (with Answer.Values), decline, cancel.
+const (
+	ElicitAccept  Decision = mcp.ElicitAccept
+	ElicitDecline Decision = mcp.ElicitDecline
+	ElicitCancel  Decision = mcp.ElicitCancel
+)
+
+// elicitForms are the open questions by approval id, so that an answer
+// that does not fit its form is refused while the question stays open.
+type elicitForms struct {
+	mu   sync.Mutex
+	open map[string]*event.Elicitation
+}
+
+type mcpCallKey struct{}
+
+// withMCPCall records the MCP tool call ctx runs, so that a question its
+// server asks meanwhile carries the call's id (ACP clients show it on
+// the call).
+func withMCPCall(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, mcpCallKey{}, id)
+}
+
+func (s *Session) elicit(ctx context.Context, server string, e *event.Elicitation) (string, map[string]any, error) {
+	t := taskFrom(ctx)
+	if !s.opts.Prompter || t == nil {
+		why := "nobody can answer here"
+		if t == nil {
+			why = "no tool call of this session was running"
+		}
+		s.emit(event.Event{Kind: event.Notice, Conversation: string(s.RootConversation()), Text: mcp.Describe(e) + "\n(declined: " + why + ")"})
+		return mcp.ElicitDecline, nil, nil
+	}
+	callID, _ := ctx.Value(mcpCallKey{}).(string)
+	req := &event.Approval{
+		ID:          uuid.NewString(),
+		CallID:      callID,
+		Tool:        "elicitation",
+		Kind:        string(KindMCP),
+		Title:       fmt.Sprintf("MCP server %s asks", server),
+		Reason:      e.Message,
+		Elicitation: e,
+	}
+	if e.Mode == event.ElicitURL {
+		req.Command = e.URL
+	}
+	s.mcp.forms.mu.Lock()
+	if s.mcp.forms.open == nil {
+		s.mcp.forms.open = map[string]*event.Elicitation{}
+	}
+	s.mcp.forms.open[req.ID] = e
+	s.mcp.forms.mu.Unlock()
+	defer func() {
+		s.mcp.forms.mu.Lock()
+		delete(s.mcp.forms.open, req.ID)
+		s.mcp.forms.mu.Unlock()
+	}()
+	ans, ok := s.ask(ctx, t, req)
+	if !ok {
+		return mcp.ElicitCancel, nil, nil
+	}
+	switch ans.Decision {
+	case ElicitAccept, AllowOnce, AllowAlways:
+		return mcp.ElicitAccept, ans.Values, nil
+	case ElicitCancel:
+		return mcp.ElicitCancel, nil, nil
+	}
+	return mcp.ElicitDecline, nil, nil
+}
+
+// checkElicitAnswer converts an accepted form's values to the schema's
+// types; an answer that does not fit is an error and the question stays
+// open. Answers to other requests pass unchanged.
+func (s *Session) checkElicitAnswer(id string, a *Answer) error {
+	if s.mcp == nil {
+		return nil
+	}
+	s.mcp.forms.mu.Lock()
+	e := s.mcp.forms.open[id]
+	s.mcp.forms.mu.Unlock()
+	if e == nil {
+		if a.Decision == ElicitAccept || a.Decision == ElicitDecline || a.Decision == ElicitCancel {
+			return fmt.Errorf("%s answers an MCP server's question, and %q is not one", a.Decision, id)
+		}
+		return nil
+	}
+	if a.Decision != ElicitAccept && a.Decision != AllowOnce && a.Decision != AllowAlways {
+		return nil
+	}
+	if e.Mode != event.ElicitForm {
+		a.Values = nil
+		return nil
+	}
+	vals, err := mcp.CheckElicitValues(e, a.Values)
+	if err != nil {
+		return err
+	}
+	a.Values = vals
+	return nil
+}
