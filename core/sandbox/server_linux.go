@@ -119,6 +119,10 @@ func startServer(launcher, mode, req string, userns bool) (*Server, error) {
 	child := os.NewFile(uintptr(fds[1]), "sandbox-server")
 	s := &Server{sock: fds[0], exited: make(chan struct{}), stderr: &bytes.Buffer{}}
 	cmd := exec.Command(launcher, Subcommand, mode, req)
+	// A neutral working directory: the host's may lie in what the
+	// isolation replaces (a workspace under /tmp), where the server,
+	// once its mounts stand, could no longer be; each shell gets its own.
+	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{child} // fd 3
 	cmd.Stderr = s.stderr
 	if userns {
