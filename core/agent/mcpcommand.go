@@ -10,11 +10,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
-	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // mcpAuth is OAuth for the session's url servers: tokens in the host's
@@ -62,7 +60,7 @@ func (c slash) MCP(ctx context.Context, arg string) (string, error) {
 	name = strings.TrimSpace(name)
 	switch verb {
 	case "":
-		return s.mcpServersReport(), nil
+		return s.mcp.pool.AuthReport(), nil
 	case "login":
 		if name == "" {
 			return "", fmt.Errorf("usage: /mcp login NAME")
@@ -73,7 +71,7 @@ func (c slash) MCP(ctx context.Context, arg string) (string, error) {
 		if !s.opts.Prompter {
 			// exec: the address is printed; the command waits for the
 			// sign-in, or the process would end before it.
-			return s.waitSignIn(ctx, name)
+			return s.mcp.pool.WaitSignIn(ctx, name)
 		}
 		s.mcp.failMu.Lock()
 		s.mcp.logins[name] = true
@@ -89,45 +87,4 @@ func (c slash) MCP(ctx context.Context, arg string) (string, error) {
 		return fmt.Sprintf("MCP server %s: token forgotten; /mcp login %s signs in again", name, name), nil
 	}
 	return "", fmt.Errorf("usage: /mcp, /mcp login NAME, /mcp logout NAME")
-}
-
-func (s *Session) mcpServersReport() string {
-	var b strings.Builder
-	b.WriteString("MCP servers:\n")
-	for _, st := range s.mcp.pool.Status() {
-		auth := st.Auth
-		if auth == "" {
-			auth = "-"
-		}
-		fmt.Fprintf(&b, "  %-12s %-6s %-11s auth: %-11s %d tools", st.Name, st.Transport, st.State, auth, st.Tools)
-		if st.LastError != "" {
-			b.WriteString("; " + text.FirstLine(st.LastError))
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// waitSignIn waits for the login of server name to end.
-func (s *Session) waitSignIn(ctx context.Context, name string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, mcp.LoginTimeout+30*time.Second)
-	defer cancel()
-	t := time.NewTicker(50 * time.Millisecond)
-	defer t.Stop()
-	for {
-		for _, st := range s.mcp.pool.Status() {
-			if st.Name != name || st.Auth == mcp.AuthLoggingIn || st.State == mcp.StateStarting {
-				continue
-			}
-			if st.State == mcp.StateReady {
-				return fmt.Sprintf("MCP server %s: signed in (%d tools)", name, st.Tools), nil
-			}
-			return "", fmt.Errorf("MCP server %s: sign-in failed: %s", name, st.LastError)
-		}
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("MCP server %s: no sign-in: %w", name, ctx.Err())
-		case <-t.C:
-		}
-	}
 }

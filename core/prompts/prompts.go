@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
 )
 
 // Prompt is one prompt file.
@@ -171,4 +173,38 @@ func firstLine(s string) string {
 		s = s[:77] + "..."
 	}
 	return s
+}
+
+// Set is the prompt files of one workspace as read: those offered and
+// those refused.
+type Set struct {
+	List    []Prompt
+	Refused []Refused
+}
+
+// ForWorkspace reads the user's prompt files (prompts/ beside the user's
+// config.json) and root's (.coder/prompts), anew each time, so one added
+// mid-session is there at once; reserved are the built-in commands.
+func ForWorkspace(root string, reserved []string) Set {
+	user := ""
+	if f := config.UserFile(); f != "" {
+		user = filepath.Join(filepath.Dir(f), "prompts")
+	}
+	list, refused := Load(user, filepath.Join(root, ".coder", "prompts"), reserved)
+	return Set{List: list, Refused: refused}
+}
+
+// Text is the text a `/name args` line sends; ok is false when no prompt
+// file has that name, err says why one that does was refused.
+func (s Set) Text(line string) (text string, ok bool, err error) {
+	if p, args, found := Find(s.List, line); found {
+		return p.Expand(args), true, nil
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "/"), " ")
+	for _, r := range s.Refused {
+		if r.Name == name {
+			return "", false, fmt.Errorf("prompt file %s refused: %s", r.Path, r.Why)
+		}
+	}
+	return "", false, nil
 }

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // Result is one search hit.
@@ -184,14 +186,5 @@ func (s *Searcher) decode(body []byte) ([]Result, error) {
 
 // oneLine is s on one line, cut to n bytes (on a character boundary).
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return text.Truncate(strings.Join(strings.Fields(s), " "), n)
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

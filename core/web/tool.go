@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/llm"
@@ -90,10 +91,10 @@ func pageResult(p Page, offset int) tools.Result {
 		offset = total
 	}
 	end := min(total, offset+PageChars)
-	for end < total && !isRuneStart(text[end]) {
+	for end < total && !utf8.RuneStart(text[end]) {
 		end--
 	}
-	for offset < end && !isRuneStart(text[offset]) {
+	for offset < end && !utf8.RuneStart(text[offset]) {
 		offset++
 	}
 	part := text[offset:end]
