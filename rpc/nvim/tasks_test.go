@@ -248,6 +248,29 @@ func TestTwoTasksFromTheChat(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.dir, "task-b.txt")); !os.IsNotExist(err) {
 		t.Errorf("task 1's change reached the tree: %v", err)
 	}
+	takeBackMerge(t, e)
+	// gx on task 1 (unmerged work): asked first, then nothing left.
+	items := e.tasks()
+	e.lua(`vim.ui.select = function(items, opts, cb) cb(items[1], 1) end`, nil)
+	e.lua(`require('coder.tasks').open()`, nil)
+	e.lua(`vim.api.nvim_win_set_cursor(0, {4, 0})`, nil)
+	e.input("gx")
+	e.waitFor("task 1 discarded", 10*time.Second, func() bool { return len(e.tasks()) == 1 })
+	if _, err := os.Stat(items[0].Path); !os.IsNotExist(err) {
+		t.Errorf("task 1's worktree is still there: %v", err)
+	}
+	if out := gitOut(t, e.dir, "branch", "--list", items[0].Branch); strings.TrimSpace(out) != "" {
+		t.Errorf("task 1's branch is still there: %s", out)
+	}
+	if out := gitOut(t, e.dir, "worktree", "list", "--porcelain"); strings.Contains(out, items[0].Path) {
+		t.Errorf("git still lists task 1's worktree:\n%s", out)
+	}
+}
+
+// takeBackMerge: gu takes task 2's merge back; a second gm, then the
+// chat's /undo, takes it back as a turn of the chat.
+func takeBackMerge(t *testing.T, e *editor) {
+	t.Helper()
 	// gu takes the merge back.
 	e.input("gu")
 	e.waitFor("the merge taken back", 10*time.Second, func() bool { return strings.Contains(e.notes(), "merge taken back") })
@@ -275,22 +298,6 @@ func TestTwoTasksFromTheChat(t *testing.T) {
 		return os.IsNotExist(err) && string(main) == "one\ntwo\nthree\nfour\nfive\nsix\nuser's seven\n"
 	})
 
-	// gx on task 1 (unmerged work): asked first, then nothing left.
-	items := e.tasks()
-	e.lua(`vim.ui.select = function(items, opts, cb) cb(items[1], 1) end`, nil)
-	e.lua(`require('coder.tasks').open()`, nil)
-	e.lua(`vim.api.nvim_win_set_cursor(0, {4, 0})`, nil)
-	e.input("gx")
-	e.waitFor("task 1 discarded", 10*time.Second, func() bool { return len(e.tasks()) == 1 })
-	if _, err := os.Stat(items[0].Path); !os.IsNotExist(err) {
-		t.Errorf("task 1's worktree is still there: %v", err)
-	}
-	if out := gitOut(t, e.dir, "branch", "--list", items[0].Branch); strings.TrimSpace(out) != "" {
-		t.Errorf("task 1's branch is still there: %s", out)
-	}
-	if out := gitOut(t, e.dir, "worktree", "list", "--porcelain"); strings.Contains(out, items[0].Path) {
-		t.Errorf("git still lists task 1's worktree:\n%s", out)
-	}
 }
 
 // TestTaskInterruptedByHostDeath: a host killed mid-task leaves the task
