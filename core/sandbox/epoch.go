@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"errors"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,24 +25,53 @@ func (k placeholder) make(p string) error {
 	case dirPlaceholder:
 		return os.MkdirAll(p, 0o755)
 	case filePlaceholder, commondirPlaceholder:
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
 		content := []byte(nil)
 		if k == commondirPlaceholder {
 			content = []byte(".\n")
 		}
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(content)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		return createWhole(p, content)
 	}
 	return os.ErrNotExist
+}
+
+// createWhole makes the file p holding content, failing when p exists.
+// The file appears whole: git reading an empty commondir (made, not yet
+// written) fails with "failed to read .git/commondir", so content is
+// written beside it and linked into place, which is atomic and exclusive.
+func createWhole(p string, content []byte) error {
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".coder-placeholder-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	if err = os.Link(tmp, p); err == nil || errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	// A file system without hard links: made, then written.
+	f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // protectMade protects p, made as kind says when missing inside a
