@@ -25,10 +25,7 @@ local function section(name)
 end
 M.section = section
 
-function M.check()
-  local r = reporter()
-  local host = require('coder.host')
-
+local function check_neovim(r)
   r.start(section('Neovim'))
   local v = vim.version()
   local vs = ('%d.%d.%d'):format(v.major, v.minor, v.patch)
@@ -40,7 +37,11 @@ function M.check()
   if vim.fn.has('nvim-0.8') == 0 then
     r.info('Neovim 0.7: the cwd prompt shows in the input status line (no winbar) and User autocmds carry no data (use require("coder").last_event)')
   end
+end
 
+-- check_host reports the host binary and its launcher; it returns whether
+-- the host can be asked for the rest.
+local function check_host(r, host)
   r.start(section('host binary'))
   local cmd = host.cmd()
   local bin = cmd[1]
@@ -74,7 +75,10 @@ function M.check()
         .. 'with the same confinement; only a session\'s first confined command starts a few milliseconds later')
     end
   end
+  return host_ok
+end
 
+local function check_tools(r)
   r.start(section('tools'))
   if vim.fn.executable('git') == 1 then
     r.ok(vim.trim(vim.fn.system({ 'git', '--version' })))
@@ -86,21 +90,9 @@ function M.check()
   else
     r.info('ripgrep (rg) not found: the grep and glob tools use the built-in search, slower on large trees')
   end
+end
 
-  r.start(section('provider'))
-  if not host_ok then
-    r.warn('skipped: the host binary is not usable')
-    return
-  end
-  local info, err = host.request('coder_health')
-  if not info then
-    r.error('the host did not answer: ' .. tostring(err))
-    return
-  end
-  if info.error then
-    r.error(info.error)
-    return
-  end
+local function check_provider(r, info)
   if info.demo then
     r.warn('no provider configured: the offline demo answers (' .. tostring(info.provider_reason or '') .. ')', {
       'set one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY,',
@@ -136,7 +128,9 @@ function M.check()
       r.info(line)
     end
   end
+end
 
+local function check_platform(r, info)
   -- What this platform does otherwise than Linux (:help coder-platforms).
   r.start(section('platform'))
   r.ok('host built for ' .. tostring(info.platform))
@@ -176,7 +170,10 @@ function M.check()
       r.ok('checkpoints: ' .. info.checkpoints)
     end
   end
+end
 
+-- check_lists: the hooks, tasks and MCP servers, one line each.
+local function check_lists(r, info)
   -- The user's hooks, one line each (:help coder-hooks): they run on
   -- the host, outside any sandbox.
   local hooks = info.hooks or {}
@@ -228,6 +225,31 @@ function M.check()
       end
     end
   end
+end
+
+function M.check()
+  local r = reporter()
+  local host = require('coder.host')
+  check_neovim(r)
+  local host_ok = check_host(r, host)
+  check_tools(r)
+  r.start(section('provider'))
+  if not host_ok then
+    r.warn('skipped: the host binary is not usable')
+    return
+  end
+  local info, err = host.request('coder_health')
+  if not info then
+    r.error('the host did not answer: ' .. tostring(err))
+    return
+  end
+  if info.error then
+    r.error(info.error)
+    return
+  end
+  check_provider(r, info)
+  check_platform(r, info)
+  check_lists(r, info)
 end
 
 return M

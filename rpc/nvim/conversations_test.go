@@ -59,59 +59,7 @@ func TestConversationsInNeovim(t *testing.T) {
 	if !strings.Contains(tr, want) {
 		t.Fatalf("transcript:\n%s\nwant it to contain:\n%s", tr, want)
 	}
-	// The block is one closed fold starting at the hand-over line.
-	var fold []int
-	e.lua(`local b = require('coder.ui').transcript_buf()
-		local w = vim.fn.bufwinid(b)
-		local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
-		for i, l in ipairs(lines) do
-			if l:find('^▸ conv.create') then
-				return {i, vim.api.nvim_win_call(w, function() return vim.fn.foldclosed(i) end),
-					vim.api.nvim_win_call(w, function() return vim.fn.foldclosedend(i) end)}
-			end
-		end
-		return {}`, &fold)
-	if len(fold) != 3 || fold[1] != fold[0] || fold[2] != fold[0]+3 {
-		t.Errorf("fold of the hand-over block (line, foldclosed, foldclosedend) = %v, want a closed fold over 4 lines", fold)
-	}
-	// Closing and reopening the chat keeps the fold.
-	e.cmd("Coder close")
-	e.cmd("Coder open")
-	var closed int
-	e.lua(`local l, b = ..., require('coder.ui').transcript_buf()
-		return vim.api.nvim_win_call(vim.fn.bufwinid(b), function() return vim.fn.foldclosed(l) end)`, &closed, fold[0])
-	if closed != fold[0] {
-		t.Errorf("after reopening the chat, foldclosed = %d, want %d", closed, fold[0])
-	}
-	if st := e.statusLine(); strings.Contains(st, "⇄") {
-		t.Errorf("status still names a conversation after the hand-back: %q", st)
-	}
-	// A wrapped line in the block keeps the gutter: its continuation
-	// starts under the text (0.10+ draws the │ again there).
-	var wrapped []string
-	e.lua(`local b = require('coder.ui').transcript_buf()
-		local w = vim.fn.bufwinid(b)
-		vim.api.nvim_win_set_width(w, 30)
-		vim.api.nvim_win_call(w, function() vim.cmd('normal! zR') end)
-		local row
-		for i, l in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
-			if l:find('^  │ second line') then row = i end
-		end
-		vim.cmd('redraw!')
-		local p = vim.fn.screenpos(w, row, 1)
-		local function cells(r)
-			local s = ''
-			for c = p.col, p.col + 7 do s = s .. vim.fn.screenstring(r, c) end
-			return s
-		end
-		return {cells(p.row), cells(p.row + 1)}`, &wrapped)
-	wantCont := "  │ to w"
-	if !e.boolLua(`return vim.fn.has('nvim-0.10') == 1`) {
-		wantCont = "     to " // no repeated virtual text before 0.10; aligned within a cell
-	}
-	if len(wrapped) != 2 || wrapped[0] != "  │ seco" || wrapped[1] != wantCont {
-		t.Errorf("wrapped hand-over line on screen = %q, want [\"  │ seco\" %q]", wrapped, wantCont)
-	}
+	checkHandOverFold(t, e)
 
 	// The picker: root first, then the sub-conversation.
 	e.lua(`_G.picks = {}
@@ -208,4 +156,63 @@ func (e *editor) promptText() string {
 // notRecording reports that no macro recording started.
 func notRecording(e *editor) bool {
 	return e.boolLua(`return vim.fn.reg_recording() == ''`)
+}
+
+// checkHandOverFold: the hand-over block is one closed fold, kept when
+// the chat is reopened, and a wrapped line in it keeps the gutter.
+func checkHandOverFold(t *testing.T, e *editor) {
+	t.Helper()
+	// The block is one closed fold starting at the hand-over line.
+	var fold []int
+	e.lua(`local b = require('coder.ui').transcript_buf()
+		local w = vim.fn.bufwinid(b)
+		local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+		for i, l in ipairs(lines) do
+			if l:find('^▸ conv.create') then
+				return {i, vim.api.nvim_win_call(w, function() return vim.fn.foldclosed(i) end),
+					vim.api.nvim_win_call(w, function() return vim.fn.foldclosedend(i) end)}
+			end
+		end
+		return {}`, &fold)
+	if len(fold) != 3 || fold[1] != fold[0] || fold[2] != fold[0]+3 {
+		t.Errorf("fold of the hand-over block (line, foldclosed, foldclosedend) = %v, want a closed fold over 4 lines", fold)
+	}
+	// Closing and reopening the chat keeps the fold.
+	e.cmd("Coder close")
+	e.cmd("Coder open")
+	var closed int
+	e.lua(`local l, b = ..., require('coder.ui').transcript_buf()
+		return vim.api.nvim_win_call(vim.fn.bufwinid(b), function() return vim.fn.foldclosed(l) end)`, &closed, fold[0])
+	if closed != fold[0] {
+		t.Errorf("after reopening the chat, foldclosed = %d, want %d", closed, fold[0])
+	}
+	if st := e.statusLine(); strings.Contains(st, "⇄") {
+		t.Errorf("status still names a conversation after the hand-back: %q", st)
+	}
+	// A wrapped line in the block keeps the gutter: its continuation
+	// starts under the text (0.10+ draws the │ again there).
+	var wrapped []string
+	e.lua(`local b = require('coder.ui').transcript_buf()
+		local w = vim.fn.bufwinid(b)
+		vim.api.nvim_win_set_width(w, 30)
+		vim.api.nvim_win_call(w, function() vim.cmd('normal! zR') end)
+		local row
+		for i, l in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
+			if l:find('^  │ second line') then row = i end
+		end
+		vim.cmd('redraw!')
+		local p = vim.fn.screenpos(w, row, 1)
+		local function cells(r)
+			local s = ''
+			for c = p.col, p.col + 7 do s = s .. vim.fn.screenstring(r, c) end
+			return s
+		end
+		return {cells(p.row), cells(p.row + 1)}`, &wrapped)
+	wantCont := "  │ to w"
+	if !e.boolLua(`return vim.fn.has('nvim-0.10') == 1`) {
+		wantCont = "     to " // no repeated virtual text before 0.10; aligned within a cell
+	}
+	if len(wrapped) != 2 || wrapped[0] != "  │ seco" || wrapped[1] != wantCont {
+		t.Errorf("wrapped hand-over line on screen = %q, want [\"  │ seco\" %q]", wrapped, wantCont)
+	}
 }
