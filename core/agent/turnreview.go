@@ -312,6 +312,15 @@ func (s *Session) rewindNotesLocked(msgs []llm.Message, n int) {
 	}
 }
 
+// TellWithNextInput queues note for the model: it goes with the next
+// message, as the turn review's notes do. A task's merge review
+// (core/worktree) tells a task's model what the user left out, and why.
+func (s *Session) TellWithNextInput(note string) {
+	s.mu.Lock()
+	s.reviewNotes = append(s.reviewNotes, note)
+	s.mu.Unlock()
+}
+
 // takeReviewNotes returns, once, what the user rejected since the last
 // message: it goes with the next one, after the history.
 func (s *Session) takeReviewNotes() string {

@@ -79,6 +79,10 @@ type MergeResult struct {
 	Applied   []string `msgpack:"applied" json:"applied"`     // written to the user's working tree
 	Conflicts []string `msgpack:"conflicts" json:"conflicts"` // left with conflict markers (or a .task-N copy beside)
 	Skipped   []string `msgpack:"skipped" json:"skipped"`     // every hunk rejected
+	// LeftOut are the hunks the review rejected, as "path:line: reason";
+	// Told says the task's model is told of them with its next input.
+	LeftOut []string `msgpack:"left_out" json:"left_out"`
+	Told    bool     `msgpack:"told" json:"told"`
 }
 
 // Summary is the result in one line.
@@ -89,6 +93,16 @@ func (r MergeResult) Summary() string {
 	}
 	if len(r.Skipped) > 0 {
 		s += fmt.Sprintf(", %d rejected", len(r.Skipped))
+	}
+	if len(r.LeftOut) > 0 {
+		word := "hunks"
+		if len(r.LeftOut) == 1 {
+			word = "hunk"
+		}
+		s += fmt.Sprintf(", %d %s left out (%s)", len(r.LeftOut), word, strings.Join(r.LeftOut, "; "))
+		if r.Told {
+			s += ", which the task is told with your next message to it"
+		}
 	}
 	return s
 }

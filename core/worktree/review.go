@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/coder-nvim/coder-nvim/core/review"
+	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // ReviewHunk is one hunk of a task's change as the merge review shows it.
@@ -113,13 +116,19 @@ func (m *Manager) Merge(ctx context.Context, n int) (MergeResult, error) {
 	}
 	m.mu.Lock()
 	accepted := map[string][]bool{}
+	var left []string
+	var note strings.Builder
 	for _, fc := range files {
 		choice := make([]bool, len(fc.Hunks))
 		rejected := false
-		for i := range fc.Hunks {
+		for i, h := range fc.Hunks {
 			v, ok := m.verdicts[n][hunkKey(fc.Path, i)]
 			choice[i] = !ok || v.keep
-			rejected = rejected || !choice[i]
+			if !choice[i] {
+				rejected = true
+				left = append(left, leftOut(fc.Path, h.OldStart, v.reason))
+				writeLeftOut(&note, fc.Path, h, v.reason)
+			}
 		}
 		if rejected {
 			accepted[fc.Path] = choice
@@ -127,10 +136,43 @@ func (m *Manager) Merge(ctx context.Context, n int) (MergeResult, error) {
 	}
 	m.mu.Unlock()
 	res, err := m.Apply(ctx, n, accepted)
-	if err == nil {
-		m.mu.Lock()
-		delete(m.verdicts, n)
-		m.mu.Unlock()
+	if err != nil {
+		return res, err
 	}
-	return res, err
+	m.mu.Lock()
+	delete(m.verdicts, n)
+	m.mu.Unlock()
+	res.LeftOut = left
+	if note.Len() > 0 {
+		// The task's model hears it with its next input, as a turn
+		// review's rejections reach the chat's.
+		if sess, serr := m.Session(ctx, n); serr == nil {
+			sess.TellWithNextInput(fmt.Sprintf("When the user merged task %d into their working tree, they left out:\n%sDo not make that change again unless asked.", n, note.String()))
+			res.Told = true
+		}
+	}
+	return res, nil
+}
+
+// leftOut is a rejected hunk in one line, for the merge's summary.
+func leftOut(path string, line int, reason string) string {
+	s := fmt.Sprintf("%s:%d", path, line)
+	if reason != "" {
+		s += ": " + text.Truncate(text.FirstLine(reason), 80)
+	}
+	return s
+}
+
+// writeLeftOut tells the task's model one rejected hunk and why.
+func writeLeftOut(b *strings.Builder, path string, h review.Hunk, reason string) {
+	fmt.Fprintf(b, "your change to %s at line %d:\n", path, h.OldStart)
+	for _, l := range h.OldLines {
+		b.WriteString("  (kept) " + strings.TrimRight(text.Truncate(l, 200), "\n") + "\n")
+	}
+	for _, l := range h.NewLines {
+		b.WriteString("  (left out) " + strings.TrimRight(text.Truncate(l, 200), "\n") + "\n")
+	}
+	if reason != "" {
+		b.WriteString("Reason: " + reason + "\n")
+	}
 }

@@ -539,3 +539,59 @@ func TestMergeWaitsForTheTask(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeTellsTheTaskWhatWasLeftOut: a hunk rejected with a reason in
+// the merge review is left out of the user's tree, named in the merge's
+// summary, and told to the task's model with its next input.
+func TestMergeTellsTheTaskWhatWasLeftOut(t *testing.T) {
+	f := newFixture(t, 0)
+	a := start(t, f.m, "TASK-A work")
+	f.waitState(t, f.m, a.N, Done)
+	ctx := context.Background()
+	rv, err := f.m.Review(ctx, a.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := 0
+	for _, h := range rv.Hunks {
+		if h.Path == "task-a-bash.txt" {
+			id = h.ID
+		}
+	}
+	if id == 0 {
+		t.Fatalf("no hunk of task-a-bash.txt in %+v", rv.Hunks)
+	}
+	if _, err := f.m.Judge(ctx, a.N, id, false, "no build output in the tree"); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.m.Merge(ctx, a.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "task-a-bash.txt")); !os.IsNotExist(err) {
+		t.Errorf("the rejected hunk reached the tree: %v", err)
+	}
+	if got := readFile(t, filepath.Join(f.root, "task-a.txt")); got != "TASK-A was here\n" {
+		t.Errorf("task-a.txt = %q", got)
+	}
+	if sum := res.Summary(); !res.Told || !strings.Contains(sum, "1 hunk left out (task-a-bash.txt:1: no build output in the tree), which the task is told") {
+		t.Errorf("merge summary %q (told %v)", sum, res.Told)
+	}
+	if err := f.m.Continue(ctx, a.N, "TASK-A follow-up"); err != nil {
+		t.Fatal(err)
+	}
+	f.waitRequest(t, "TASK-A follow-up")
+	var last string
+	for _, r := range f.srv.Requests() {
+		for _, m := range r.Messages {
+			if m.Role == llm.RoleUser && strings.Contains(m.Content, "TASK-A follow-up") {
+				last = m.Content
+			}
+		}
+	}
+	for _, want := range []string{"When the user merged task 1 into their working tree, they left out:", "your change to task-a-bash.txt at line 1:", "(left out) ran", "Reason: no build output in the tree", "Do not make that change again unless asked."} {
+		if !strings.Contains(last, want) {
+			t.Errorf("the task's next input lacks %q:\n%s", want, last)
+		}
+	}
+}

@@ -233,6 +233,9 @@ func TestTwoTasksFromTheChat(t *testing.T) {
 	e.lua(`vim.api.nvim_win_set_cursor(0, {5, 0})`, nil)
 	e.input("gm")
 	e.waitFor("the merge", 10*time.Second, func() bool { return strings.Contains(e.notes(), "task 2 merged") })
+	if n := e.notes(); !strings.Contains(n, "1 hunk left out (main.txt:1: keep it lower case), which the task is told") {
+		t.Errorf("the merge's notice does not name the hunk left out:\n%s", n)
+	}
 	e.waitFor("main.txt's buffer reloaded", 10*time.Second, func() bool {
 		return e.boolLua(`return vim.fn.join(vim.fn.getbufline(vim.fn.bufnr(...), 1, '$'), '\n'):find('<<<<<<< yours', 1, true) ~= nil`, filepath.Join(e.dir, "main.txt"))
 	})
