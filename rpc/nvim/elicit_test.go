@@ -1,6 +1,7 @@
 package nvimhost
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,56 @@ func TestElicitationForm(t *testing.T) {
 	}
 	if e.boolLua(`return vim.fn.has('nvim-0.10') == 1`) && !e.boolLua(`return _G.opened[1] == 'https://example.invalid/login'`) {
 		t.Error("vim.ui.open was not given the URL")
+	}
+}
+
+// TestTaskFormRetryReachesTheTask: a task's MCP form, answered with values
+// that do not fit (refused, the question stays open), then answered
+// again: the retry reaches the task's session, not the chat's.
+func TestTaskFormRetryReachesTheTask(t *testing.T) {
+	srv := elicitserver.New()
+	t.Cleanup(srv.Close)
+	e := newEditor(t, editorOpts{setup: `{mcp_servers = {ask = {url = '` + srv.URL + `', trusted = true}}}`})
+	writeFile(t, filepath.Join(e.dir, ".gitignore"), ".coder/\n")
+	gitOut(t, e.dir, "add", "-A")
+	gitOut(t, e.dir, "commit", "-qm", "start")
+	e.llm.SetScript(func(r fakellm.Request) fakellm.Reply {
+		task, tools := false, 0
+		for _, m := range r.Messages {
+			task = task || (m.Role == llm.RoleUser && strings.Contains(m.Content, "TASK-F"))
+			if m.Role == llm.RoleTool {
+				tools++
+			}
+		}
+		switch {
+		case !task:
+			return fakellm.Reply{Content: "chat answer"}
+		case tools == 0:
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{toolCall("call_f", "ask__signup", map[string]any{})}}
+		}
+		return fakellm.Reply{Content: "TASK-F done."}
+	})
+	e.start()
+	e.lua(`require('coder').send('/task --mode auto-edit TASK-F form')`, nil)
+	var id string
+	e.allowUntil("the task's form", func() bool {
+		e.lua(`local c = require('coder.elicit').current(); return c and c.id or ''`, &id)
+		return id != ""
+	})
+	answer := func(values map[string]any) string {
+		var why string
+		e.lua(`local id, v = ...; return require('coder.host').request('coder_answer_elicit', id, 'accept', v)`, &why, id, values)
+		return why
+	}
+	if why := answer(map[string]any{"name": "Ada", "age": "old", "color": "green"}); why == "" {
+		t.Fatal("an age of 'old' was taken")
+	}
+	if why := answer(map[string]any{"name": "Ada", "age": "36", "color": "green"}); why != "" {
+		t.Fatalf("the retry was refused: %s", why)
+	}
+	e.waitTask(1, "done")
+	want := `action=accept content={"age":36,"color":"green","name":"Ada"`
+	if got, _ := toolResult(e.llm.Requests(), "call_f"); !strings.HasPrefix(got, want) {
+		t.Errorf("the task's tool result = %q, want it to start with %q", got, want)
 	}
 }

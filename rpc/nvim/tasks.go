@@ -108,17 +108,24 @@ func (h *host) taskEvent(n int, ev event.Event) {
 	h.sendQueued(ev) // input typed while it was busy goes to it
 }
 
-// ownApproval remembers whose an approval is, so the answer reaches it.
+// ownApproval remembers whose an approval is, so the answer reaches it,
+// until its session says it is resolved: an answer it refused (an MCP
+// form's values that do not fit) leaves it open, and the retry must
+// reach the same session.
 func (h *host) ownApproval(n int, ev event.Event) {
-	if ev.Kind != event.ApprovalRequested || ev.Approval == nil {
+	if ev.Approval == nil || (ev.Kind != event.ApprovalRequested && ev.Kind != event.ApprovalResolved) {
 		return
 	}
 	h.tasks.mu.Lock()
+	defer h.tasks.mu.Unlock()
+	if ev.Kind == event.ApprovalResolved {
+		delete(h.tasks.owners, ev.Approval.ID)
+		return
+	}
 	if h.tasks.owners == nil {
 		h.tasks.owners = map[string]int{}
 	}
 	h.tasks.owners[ev.Approval.ID] = n
-	h.tasks.mu.Unlock()
 }
 
 // backgroundEvent passes on what a session not shown needs the user for:
@@ -152,7 +159,6 @@ func (h *host) taskLabel(n int) string {
 func (h *host) approvalSession(id string) (*agent.Session, error) {
 	h.tasks.mu.Lock()
 	n, ok := h.tasks.owners[id]
-	delete(h.tasks.owners, id)
 	m := h.tasks.m
 	h.tasks.mu.Unlock()
 	if !ok || n == 0 || m == nil {
