@@ -267,15 +267,7 @@ func (s *Session) revertHunk(ctx context.Context, fc fileChange, verdicts []stor
 func rejectedNote(n int, input string, h ReviewHunk, reason string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "In turn %d (%q) the user rejected and reverted your change to %s at line %d:\n", n, text.Truncate(text.FirstLine(input), 80), h.Path, h.Line)
-	for _, l := range h.OldLines {
-		b.WriteString("  (kept) " + strings.TrimRight(text.Truncate(l, 200), "\n") + "\n")
-	}
-	for _, l := range h.NewLines {
-		b.WriteString("  (removed) " + strings.TrimRight(text.Truncate(l, 200), "\n") + "\n")
-	}
-	if reason != "" {
-		b.WriteString("Reason: " + reason + "\n")
-	}
+	review.WriteRejected(&b, h.OldLines, h.NewLines, reason)
 	b.WriteString("Do not make that change again unless asked.")
 	return b.String()
 }

@@ -166,13 +166,5 @@ func leftOut(path string, line int, reason string) string {
 // writeLeftOut tells the task's model one rejected hunk and why.
 func writeLeftOut(b *strings.Builder, path string, h review.Hunk, reason string) {
 	fmt.Fprintf(b, "your change to %s at line %d:\n", path, h.OldStart)
-	for _, l := range h.OldLines {
-		b.WriteString("  (kept) " + strings.TrimRight(text.Truncate(l, 200), "\n") + "\n")
-	}
-	for _, l := range h.NewLines {
-		b.WriteString("  (left out) " + strings.TrimRight(text.Truncate(l, 200), "\n") + "\n")
-	}
-	if reason != "" {
-		b.WriteString("Reason: " + reason + "\n")
-	}
+	review.WriteRejected(b, h.OldLines, h.NewLines, reason)
 }

@@ -589,7 +589,7 @@ func TestMergeTellsTheTaskWhatWasLeftOut(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"When the user merged task 1 into their working tree, they left out:", "your change to task-a-bash.txt at line 1:", "(left out) ran", "Reason: no build output in the tree", "Do not make that change again unless asked."} {
+	for _, want := range []string{"When the user merged task 1 into their working tree, they left out:", "your change to task-a-bash.txt at line 1:", "(removed) ran", "Reason: no build output in the tree", "Do not make that change again unless asked."} {
 		if !strings.Contains(last, want) {
 			t.Errorf("the task's next input lacks %q:\n%s", want, last)
 		}
