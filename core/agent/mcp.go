@@ -35,7 +35,7 @@ type mcpState struct {
 	// own lock: the pool may call OnNotice under Session.mu.
 	failMu sync.Mutex
 	failed map[string]string
-	forms  elicitForms     // open elicitations (mcpelicit.go)
+	forms  mcp.OpenForms   // open elicitations (mcpelicit.go)
 	logins map[string]bool // logins the user started, to tell their outcome (under failMu)
 }
 
@@ -112,9 +112,7 @@ func (s *Session) mcpBoundary(t *task) *mcp.Catalog {
 	s.mcp.waited = true
 	s.mu.Unlock()
 	if first {
-		ctx, cancel := context.WithTimeout(context.Background(), s.opts.Config.MCPFirstTurnWait())
-		s.mcp.pool.WaitStarted(ctx)
-		cancel()
+		s.mcp.pool.WaitStarted(context.Background(), s.opts.Config.MCPFirstTurnWait())
 	}
 	s.tellMCPFailures(t)
 	cat, changed := s.mcp.pool.Advance()

@@ -8,7 +8,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
@@ -21,13 +20,6 @@ const (
 	ElicitDecline Decision = mcp.ElicitDecline
 	ElicitCancel  Decision = mcp.ElicitCancel
 )
-
-// elicitForms are the open questions by approval id, so that an answer
-// that does not fit its form is refused while the question stays open.
-type elicitForms struct {
-	mu   sync.Mutex
-	open map[string]*event.Elicitation
-}
 
 type mcpCallKey struct{}
 
@@ -61,17 +53,7 @@ func (s *Session) elicit(ctx context.Context, server string, e *event.Elicitatio
 	if e.Mode == event.ElicitURL {
 		req.Command = e.URL
 	}
-	s.mcp.forms.mu.Lock()
-	if s.mcp.forms.open == nil {
-		s.mcp.forms.open = map[string]*event.Elicitation{}
-	}
-	s.mcp.forms.open[req.ID] = e
-	s.mcp.forms.mu.Unlock()
-	defer func() {
-		s.mcp.forms.mu.Lock()
-		delete(s.mcp.forms.open, req.ID)
-		s.mcp.forms.mu.Unlock()
-	}()
+	defer s.mcp.forms.Add(req.ID, e)()
 	ans, ok := s.ask(ctx, t, req)
 	if !ok {
 		return mcp.ElicitCancel, nil, nil
@@ -92,24 +74,14 @@ func (s *Session) checkElicitAnswer(id string, a *Answer) error {
 	if s.mcp == nil {
 		return nil
 	}
-	s.mcp.forms.mu.Lock()
-	e := s.mcp.forms.open[id]
-	s.mcp.forms.mu.Unlock()
-	if e == nil {
-		if a.Decision == ElicitAccept || a.Decision == ElicitDecline || a.Decision == ElicitCancel {
-			return fmt.Errorf("%s answers an MCP server's question, and %q is not one", a.Decision, id)
-		}
+	accepted := a.Decision == ElicitAccept || a.Decision == AllowOnce || a.Decision == AllowAlways
+	vals, known, err := s.mcp.forms.Check(id, accepted, a.Values)
+	switch {
+	case !known && (a.Decision == ElicitAccept || a.Decision == ElicitDecline || a.Decision == ElicitCancel):
+		return fmt.Errorf("%s answers an MCP server's question, and %q is not one", a.Decision, id)
+	case !known:
 		return nil
-	}
-	if a.Decision != ElicitAccept && a.Decision != AllowOnce && a.Decision != AllowAlways {
-		return nil
-	}
-	if e.Mode != event.ElicitForm {
-		a.Values = nil
-		return nil
-	}
-	vals, err := mcp.CheckElicitValues(e, a.Values)
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	a.Values = vals

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/mention"
@@ -31,37 +30,9 @@ func (s *Session) mcpPromptText(ctx context.Context, t *task, line string) (stri
 	if s.mcp == nil {
 		return "", false, nil
 	}
-	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
-	server, _, isServer := strings.Cut(name, ":")
-	if !isServer || !s.mcp.pool.Has(server) {
-		return "", false, nil
-	}
-	s.waitMCPStarted(ctx)
-	for _, p := range s.mcp.pool.Prompts() {
-		if p.Command() != name {
-			continue
-		}
-		parsed, err := mcp.ParsePromptArgs(args)
-		if err != nil {
-			return "", false, err
-		}
-		msg, err := s.mcp.pool.GetPrompt(ctx, p, parsed)
-		if err != nil {
-			return "", false, err
-		}
-		t.images = append(t.images, msg.Images...)
-		return msg.Text, true, nil
-	}
-	return "", false, nil
-}
-
-// waitMCPStarted waits, as the first turn does for its tools, for
-// servers still starting: a prompt or resource typed as the session's
-// first line names a server that may not be up yet.
-func (s *Session) waitMCPStarted(ctx context.Context) {
-	wctx, cancel := context.WithTimeout(ctx, s.opts.Config.MCPFirstTurnWait())
-	s.mcp.pool.WaitStarted(wctx)
-	cancel()
+	msg, ok, err := s.mcp.pool.PromptCommand(ctx, line, s.opts.Config.MCPFirstTurnWait())
+	t.images = append(t.images, msg.Images...)
+	return msg.Text, ok, err
 }
 
 // MCPResources are the resources and templates conv can mention, as
@@ -96,26 +67,16 @@ func (r mcpResourceReader) Resource(ctx context.Context, tok string) (mention.It
 	if !ok {
 		return mention.Item{}, false
 	}
-	r.s.waitMCPStarted(ctx)
+	r.s.mcp.pool.WaitStarted(ctx, r.s.opts.Config.MCPFirstTurnWait())
 	it := mention.Item{Source: "@", Path: tok}
 	v, err := r.s.mcpView(r.c)
 	if err == nil {
 		var rt mcp.ResourceText
 		if rt, err = v.ReadResource(ctx, server, uri); err == nil {
-			it.Text, it.Filetype = rt.Text, filetypeOf(rt.MIME)
+			it.Text, it.Filetype = rt.Text, rt.Filetype()
 			return it, true
 		}
 	}
 	it.Err = err.Error()
 	return it, true
-}
-
-func filetypeOf(mime string) string {
-	switch mime {
-	case "text/markdown":
-		return "markdown"
-	case "application/json":
-		return "json"
-	}
-	return ""
 }

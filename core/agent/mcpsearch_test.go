@@ -112,7 +112,7 @@ func TestMCPToolSearchKeepsRequestsLight(t *testing.T) {
 func schemaTokensOf(t *testing.T, url string) int {
 	p := mcp.New(mcp.Options{Servers: map[string]mcp.ServerConfig{"big": {URL: url}}, Root: t.TempDir()})
 	defer func() { _ = p.Close() }()
-	p.WaitStarted(t.Context())
+	p.WaitStarted(t.Context(), 0)
 	cat, _ := p.Advance()
 	return mcp.SchemaTokens(cat.Tools)
 }

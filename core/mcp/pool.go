@@ -315,9 +315,15 @@ func (p *Pool) Advance() (cat *Catalog, changed bool) {
 	return next, true
 }
 
-// WaitStarted waits until no server is still in its first start, or ctx
-// ends. The agent uses it, bounded, before its first turn.
-func (p *Pool) WaitStarted(ctx context.Context) {
+// WaitStarted waits until no server is still in its first start, ctx
+// ends or max (when > 0) has passed. The agent uses it, bounded, before
+// its first turn and for a prompt or resource typed as the first line.
+func (p *Pool) WaitStarted(ctx context.Context, max time.Duration) {
+	if max > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, max)
+		defer cancel()
+	}
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {

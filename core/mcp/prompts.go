@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -133,6 +134,31 @@ func (p *Pool) Prompts() []Prompt {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Command() < out[j].Command() })
 	return out
+}
+
+// PromptCommand fetches the prompt a typed `/server:prompt a=1 …` line
+// names; ok is false when no server's prompt has that name. A line
+// naming a configured server waits up to startWait for servers still
+// starting: it may be the session's first.
+func (p *Pool) PromptCommand(ctx context.Context, line string, startWait time.Duration) (msg PromptMessage, ok bool, err error) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	server, _, isServer := strings.Cut(name, ":")
+	if !isServer || !p.Has(server) {
+		return PromptMessage{}, false, nil
+	}
+	p.WaitStarted(ctx, startWait)
+	for _, pr := range p.Prompts() {
+		if pr.Command() != name {
+			continue
+		}
+		parsed, err := ParsePromptArgs(args)
+		if err != nil {
+			return PromptMessage{}, false, err
+		}
+		msg, err := p.GetPrompt(ctx, pr, parsed)
+		return msg, err == nil, err
+	}
+	return PromptMessage{}, false, nil
 }
 
 // ParsePromptArgs splits `a=1 b="two words"` into arguments. A word

@@ -89,6 +89,18 @@ type ResourceText struct {
 	MIME   string
 }
 
+// Filetype is the editor filetype of the text's MIME type, "" when none
+// is known.
+func (r ResourceText) Filetype() string {
+	switch r.MIME {
+	case "text/markdown":
+		return "markdown"
+	case "application/json":
+		return "json"
+	}
+	return ""
+}
+
 // ReadResource reads uri from server (resources/read) if the view
 // includes that server: a conversation whose allowlist leaves the server
 // out can neither mention nor read its resources (seed 002).
