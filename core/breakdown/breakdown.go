@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/mention"
+	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // Part is one line of the breakdown.
@@ -40,6 +41,21 @@ type Report struct {
 	CompactItems int
 }
 
+// HistoryStart is the index of the first message of msgs /compact would
+// summarise: the first after the system and AGENTS.md messages.
+func HistoryStart(msgs []llm.Message) int {
+	head := 0
+	for head < len(msgs) && (msgs[head].Role == llm.RoleSystem || isInstructions(msgs[head])) {
+		head++
+	}
+	return head
+}
+
+// isInstructions reports whether m is the AGENTS.md message (core/agentsmd).
+func isInstructions(m llm.Message) bool {
+	return m.Role == llm.RoleUser && strings.HasPrefix(m.Content, "<project_instructions>")
+}
+
 // Of breaks req down against a window of window tokens; compactFrom is
 // the index of the first message /compact would keep (len(messages) or
 // less; 0 or 1: nothing to summarise).
@@ -54,7 +70,7 @@ func Of(req llm.Request, window, compactFrom int) Report {
 		switch {
 		case i == 0 && m.Role == llm.RoleSystem:
 			name = "instructions"
-		case m.Role == llm.RoleUser && strings.HasPrefix(m.Content, "<project_instructions>"):
+		case isInstructions(m):
 			name = "AGENTS.md"
 		case m.Role == llm.RoleUser:
 			name = "user messages"
@@ -141,11 +157,7 @@ func describe(i int, m llm.Message, all []llm.Message) string {
 }
 
 func short(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 50 {
-		s = s[:47] + "..."
-	}
-	return s
+	return text.Truncate(strings.Join(strings.Fields(s), " "), 49)
 }
 
 // String is the report as /context shows it.

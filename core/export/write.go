@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/atomicfile"
@@ -33,20 +32,44 @@ func Write(root string, snap *store.Snapshot, arg string, now time.Time, session
 }
 
 // write writes data whole to path (relative to root unless absolute) and
-// says where.
+// says where. A path in the workspace is written beneath an os.Root of
+// it: a directory on the way swapped for a link (a confined command may
+// leave .coder/exports a link to ~/.config/…) is refused, never followed
+// out. An absolute path outside the workspace is the user's own choice.
 func write(root, path string, data []byte) (string, error) {
-	if !filepath.IsAbs(path) {
+	rel := path
+	if filepath.IsAbs(path) {
+		rel = ""
+		if r, err := filepath.Rel(root, path); err == nil && filepath.IsLocal(r) {
+			rel = r
+		}
+	} else if !filepath.IsLocal(path) {
+		rel = "" // ../x: outside the workspace, as typed
 		path = filepath.Join(root, path)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if rel == "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "", fmt.Errorf("export: %w", err)
+		}
+		if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+			return "", fmt.Errorf("export: %w", err)
+		}
+		return fmt.Sprintf("exported to %s (%d KB)", path, kb(data)), nil
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
 		return "", fmt.Errorf("export: %w", err)
 	}
-	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+	defer r.Close()
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := r.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("export: %w", atomicfile.InRootError(rel, err))
+		}
+	}
+	if err := atomicfile.WriteFileIn(r, rel, data, 0o644); err != nil {
 		return "", fmt.Errorf("export: %w", err)
 	}
-	shown := path
-	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
-		shown = rel
-	}
-	return fmt.Sprintf("exported to %s (%d KB)", shown, (len(data)+1023)/1024), nil
+	return fmt.Sprintf("exported to %s (%d KB)", filepath.ToSlash(rel), kb(data)), nil
 }
+
+func kb(data []byte) int { return (len(data) + 1023) / 1024 }
