@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/agent/compact"
@@ -107,6 +108,11 @@ func (s *Session) load(id SessionID) error {
 	}
 	s.turns = snap.Turns
 	s.abandoned = snap.Abandoned
+	told := slices.Clone(root.history)
+	for _, c := range s.order {
+		told = append(told, c.history...)
+	}
+	s.reviewNotes = pendingReviewNotes(s.turns, root.base, told)
 	return nil
 }
 

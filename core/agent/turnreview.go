@@ -216,8 +216,9 @@ func (s *Session) JudgeHunk(ctx context.Context, n, id int, keep bool, reason st
 			return rv, err
 		}
 		s.emit(event.Event{Kind: event.FilesChanged, Conversation: string(s.rootConv.ID), Paths: []string{h.Path}})
+		v.Note = rejectedNote(n, turn.Input, h, v.Reason)
 		s.mu.Lock()
-		s.reviewNotes = append(s.reviewNotes, rejectedNote(n, turn.Input, h, v.Reason))
+		s.reviewNotes = append(s.reviewNotes, v.Note)
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
@@ -311,6 +312,28 @@ func (s *Session) TellWithNextInput(note string) {
 	s.mu.Lock()
 	s.reviewNotes = append(s.reviewNotes, note)
 	s.mu.Unlock()
+}
+
+// pendingReviewNotes are the rejections' notes the model was not told
+// yet (no user message of msgs holds them): a session resumed after a
+// restart between a rejection and the next message still tells them.
+// Turns starting before base (their messages left on disk) were told.
+func pendingReviewNotes(turns []store.Turn, base int, msgs []llm.Message) []string {
+	var out []string
+	for _, t := range turns {
+		if t.Rewound || t.Start <= base && t.Conv == "" {
+			continue
+		}
+		for _, v := range t.Review {
+			if v.Keep || v.Note == "" || slices.ContainsFunc(msgs, func(m llm.Message) bool {
+				return m.Role == llm.RoleUser && strings.Contains(m.Content, v.Note)
+			}) {
+				continue
+			}
+			out = append(out, v.Note)
+		}
+	}
+	return out
 }
 
 // takeReviewNotes returns, once, what the user rejected since the last

@@ -189,3 +189,48 @@ func TestTurnSummaryAgreesWithReview(t *testing.T) {
 		t.Errorf("summary names %v, review lists %v; want calc.go in both", paths, reviewed)
 	}
 }
+
+// A rejection's note survives a restart before the next message: the
+// resumed session tells the model once, and a later resume not again.
+func TestRejectionToldAfterRestart(t *testing.T) {
+	f := yoloFixture(t, nil)
+	tenLinesCommitted(t, f)
+	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
+		switch last := req.Messages[len(req.Messages)-1]; {
+		case last.Role == llm.RoleUser && strings.HasPrefix(last.Content, "edit"):
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "n.txt"})}}
+		case last.Role == llm.RoleTool && last.ToolCallID == "r":
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "n.txt", "content": strings.Replace(tenLines, "2\n", "two\n", 1)})}}
+		}
+		return fakellm.Reply{Content: "ok"}
+	})
+	f.run(t, "edit n.txt")
+	ctx := context.Background()
+	if _, err := f.sess.JudgeHunk(ctx, 1, 0, false, "keep the digits"); err != nil {
+		t.Fatal(err)
+	}
+	f.sess.Close() // the host goes before the next message
+	lastUser := func(s *Session, input string) string {
+		t.Helper()
+		f.srv.ForgetRequests()
+		if _, err := s.Submit(input); err != nil {
+			t.Fatal(err)
+		}
+		s.Wait()
+		reqs := f.srv.Requests()
+		if len(reqs) == 0 {
+			t.Fatalf("%q reached no model", input)
+		}
+		msgs := reqs[0].Messages
+		return msgs[len(msgs)-1].Content
+	}
+	again := mustResume(t, f.sess.opts, f.sess.ID())
+	if last := lastUser(again, "next"); !strings.Contains(last, "[review]") || !strings.Contains(last, "Reason: keep the digits") || !strings.Contains(last, "n.txt at line 2") {
+		t.Errorf("after a restart the model is not told of the rejection: %q", last)
+	}
+	again.Close()
+	third := mustResume(t, f.sess.opts, f.sess.ID())
+	if last := lastUser(third, "more"); strings.Contains(last, "[review]") {
+		t.Errorf("the rejection is told again after a second restart: %q", last)
+	}
+}

@@ -7,6 +7,9 @@ type HunkVerdict struct {
 	Hunk   int    `json:"hunk"` // its index among the file's hunks, from 0
 	Keep   bool   `json:"keep"`
 	Reason string `json:"reason,omitempty"`
+	// Note is what the model is told of a rejection, with the next
+	// message: kept so that a restart before that message loses none.
+	Note string `json:"note,omitempty"`
 }
 
 // headerVerdicts are verdicts without their reasons' text.
@@ -17,6 +20,7 @@ func headerVerdicts(vs []HunkVerdict, p Policy) []HunkVerdict {
 	out := make([]HunkVerdict, len(vs))
 	for i, v := range vs {
 		v.Reason = notStored(v.Reason)
+		v.Note = "" // the hunk's lines: content
 		if p == PolicyNone {
 			v.Reason = ""
 		}
