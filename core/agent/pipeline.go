@@ -172,9 +172,9 @@ func (s *Session) decide(ctx context.Context, c *toolCall) (result string, stop 
 		verdict = policy.Evaluate(mode, s.policyFor(c.t.conv), action, s.root)
 	}
 	if inv.Confirm != "" && verdict.Decision != policy.Deny {
-		// A skill write: asked in every mode, yolo too; without keys
-		// nothing remembers or settles it.
-		verdict = policy.Verdict{Decision: policy.Ask, Reason: inv.Confirm, Scope: "this call only: writes to skills are never remembered"}
+		// A skill or startup-file write: asked in every mode, yolo too;
+		// without keys nothing remembers or settles it.
+		verdict = policy.Verdict{Decision: policy.Ask, Reason: inv.Confirm, Scope: "this call only: such writes are never remembered"}
 	}
 	c.info.Asks = verdict.Decision == policy.Ask && !s.settled(action, verdict)
 	c.t.emit(event.Event{Kind: event.ToolCallBegin, Tool: c.info})

@@ -35,7 +35,7 @@ func (s *Session) startSandbox() {
 	s.sandbox.private = sandbox.OpenPrivate(s.root, s.opts.Config.StateDir)
 	go func() {
 		s.sandbox.guard = sandbox.GuardWorkspace(s.life, s.guardSpec())
-		s.ws.SetAfterConfined(s.sandbox.guard.AfterCall)
+		s.ws.SetConfinedChecks(s.sandbox.guard.BeginCall)
 		p := s.sandboxPolicy(s.Mode())
 		box, srv := sandbox.Open(s.life, s.opts.Launcher, *p)
 		s.sandbox.guard.Ready()

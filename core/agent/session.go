@@ -26,6 +26,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/reviewcomments"
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
 	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
@@ -276,6 +277,9 @@ func newSession(opts Options) (*Session, error) {
 		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root(), ws.Programs())},
 	}
 	ws.SetUserDirs(s.userDirs)
+	if home, err := os.UserHomeDir(); err == nil {
+		ws.SetRunsLater(sandbox.RunsLater(home, os.Getenv))
+	}
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)

@@ -75,13 +75,14 @@ func (s *Session) autoVerify(ctx context.Context, t *task, input string) (more b
 	info := &event.Tool{CallID: callID, Name: "bash", Kind: string(tools.KindExecute), Title: "verify: " + choice.Command, Arguments: choice.Reason}
 	t.emit(event.Event{Kind: event.ToolCallBegin, Tool: info})
 	var res tools.ShellResult
+	end := s.ws.BeginConfined(confine)
 	s.trackCommand(ctx, t, func() {
 		// In the workspace, but on the host's cleaned PATH: a verify
 		// command's `go` or `make` is never the repository's bin/ one.
 		path := []string{"PATH=" + s.ws.Programs().Path}
 		res = s.ws.Shells().RunConfined(ctx, confine, choice.Command, verifyTimeout, 0, path, nil)
 	})
-	out := res.Output() + s.ws.AfterConfined(ctx, confine)
+	out := res.Output() + end(ctx)
 	info.Output = verify.Cap(out, verify.CapHead, verify.CapTail)
 	info.DurationMS = res.Duration.Milliseconds()
 	if res.Canceled || ctx.Err() != nil {

@@ -40,6 +40,10 @@ type Guard struct {
 	roots   []string // real writable roots, of Writable too
 	configs []string // git configuration files, for their includes
 	watch   *gitlinkWatch
+	// later are the startup paths that were missing (startup.go), home
+	// the directory they are in.
+	later []string
+	home  string
 	// made says how each protected path is made again when the host
 	// removes it (Epoch).
 	made map[string]placeholder
@@ -90,6 +94,7 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 		g.configs = append(g.configs, f)
 	}
 	g.guardIncludes(ctx, spec.Home)
+	g.guardRunsLater(spec.Home, getenv)
 	g.pinAll()
 	return g
 }
@@ -107,16 +112,6 @@ func (g *Guard) Apply(p *Policy, workspace bool) {
 	p.Epoch = g.epoch()
 	p.Pinned = append(p.Pinned, g.Pinned...)
 	p.Reopened = append(p.Reopened, g.Reopened...)
-}
-
-// AfterCall is what the host does as a confined call ends: it refuses
-// the nested repositories the user's git would run programs of
-// (gitlinkWatch), and says so for the call's result; "" when nothing.
-func (g *Guard) AfterCall(ctx context.Context) string {
-	if g == nil {
-		return ""
-	}
-	return g.watch.check(ctx)
 }
 
 // Ready returns once the guard has taken its first look at the

@@ -105,7 +105,7 @@ func BenchmarkGuardPerCall(b *testing.B) {
 	for b.Loop() {
 		var p Policy
 		g.Apply(&p, true)
-		g.AfterCall(context.Background())
+		g.BeginCall()(context.Background())
 	}
 }
 

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -290,14 +291,14 @@ func (t *patchTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMess
 		return nil, fmt.Errorf("invalid patch: %w", err)
 	}
 	changes := make([]FileChange, 0, len(p.Files))
-	confirm := false
+	confirm := ""
 	for _, f := range p.Files {
 		c, ask, err := planPatchFile(ctx, ws, f)
 		if err != nil {
 			return nil, fmt.Errorf("%w; nothing was changed", err)
 		}
 		changes = append(changes, c)
-		confirm = confirm || ask
+		confirm = cmp.Or(confirm, ask)
 	}
 	title := fmt.Sprintf("patch %d files", len(changes))
 	if len(changes) == 1 {
@@ -306,102 +307,101 @@ func (t *patchTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMess
 	return confirmIf(confirm, newEditInvocation(ws, t.name, title, changes)), nil
 }
 
-// confirmIf marks an invocation that writes a skill as asked every time.
-func confirmIf(ask bool, inv *Invocation) *Invocation {
-	if ask {
-		inv.Confirm = SkillWriteReason
-	}
+// confirmIf marks an invocation asked every time, for the reason ask
+// (a skill, the user's startup files), when there is one.
+func confirmIf(ask string, inv *Invocation) *Invocation {
+	inv.Confirm = ask
 	return inv
 }
 
-// planPatchFile works out one file section of a patch; ask reports a
-// write to a skill. Delete and Move act on a symbolic link itself, never on
+// planPatchFile works out one file section of a patch; ask is why it
+// is asked every time (a skill, the user's startup files), if it is. Delete and Move act on a symbolic link itself, never on
 // its target; Update changes the target's content.
-func planPatchFile(ctx context.Context, ws *Workspace, f patch.File) (c FileChange, ask bool, err error) {
+func planPatchFile(ctx context.Context, ws *Workspace, f patch.File) (c FileChange, ask string, err error) {
 	switch f.Op {
 	case patch.OpAdd:
 		abs, rel, ask, err := ws.resolveWrite(f.Path)
 		if err != nil {
-			return FileChange{}, false, err
+			return FileChange{}, "", err
 		}
 		if _, ok := exists(abs); ok {
-			return FileChange{}, false, fmt.Errorf("Add File %s: the file already exists; use Update File to change it", rel)
+			return FileChange{}, "", fmt.Errorf("Add File %s: the file already exists; use Update File to change it", rel)
 		}
 		return FileChange{Path: rel, Op: OpAdd, New: f.Add, Mode: 0o644}, ask, nil
 	case patch.OpDelete:
 		abs, rel, link, ask, err := ws.resolveLink(f.Path)
 		if err != nil {
-			return FileChange{}, false, err
+			return FileChange{}, "", err
 		}
 		if link != "" {
 			return FileChange{Path: rel, Op: OpDelete, Link: link}, ask, nil
 		}
 		old, mode, err := currentFile(ctx, ws, abs, rel, false)
 		if err != nil {
-			return FileChange{}, false, fmt.Errorf("Delete File %s: %w", rel, err)
+			return FileChange{}, "", fmt.Errorf("Delete File %s: %w", rel, err)
 		}
 		return FileChange{Path: rel, Op: OpDelete, Old: old, Mode: mode}, ask, nil
 	}
 	if f.MoveTo != "" {
 		if _, rel, link, ask, err := ws.resolveLink(f.Path); err != nil || link != "" {
 			if err != nil {
-				return FileChange{}, false, err
+				return FileChange{}, "", err
 			}
 			return planLinkMove(ws, f, rel, link, ask)
 		}
 	}
 	abs, rel, ask, err := ws.resolveWrite(f.Path)
 	if err != nil {
-		return FileChange{}, false, err
+		return FileChange{}, "", err
 	}
 	old, mode, err := currentFile(ctx, ws, abs, rel, false)
 	if err != nil {
-		return FileChange{}, false, fmt.Errorf("Update File %s: %w", rel, err)
+		return FileChange{}, "", fmt.Errorf("Update File %s: %w", rel, err)
 	}
 	c = FileChange{Path: rel, Op: OpUpdate, Old: old, New: old, Mode: mode}
 	if len(f.Chunks) > 0 {
 		if c.New, err = patch.Apply(old, f.Chunks); err != nil {
-			return FileChange{}, false, fmt.Errorf("Update File %s: %w. Read the file again and make the context and - lines match it", rel, err)
+			return FileChange{}, "", fmt.Errorf("Update File %s: %w. Read the file again and make the context and - lines match it", rel, err)
 		}
 	}
 	if f.MoveTo != "" {
 		dstRel, dstAsk, err := planMoveTarget(ws, f.MoveTo, rel)
 		if err != nil {
-			return FileChange{}, false, err
+			return FileChange{}, "", err
 		}
-		c.MoveTo, ask = dstRel, ask || dstAsk
+		c.MoveTo, ask = dstRel, cmp.Or(ask, dstAsk)
 	}
 	return c, ask, nil
 }
 
 // planLinkMove plans renaming the symbolic link rel (holding link) to
 // f.MoveTo: the link moves as it is, its target untouched.
-func planLinkMove(ws *Workspace, f patch.File, rel, link string, ask bool) (FileChange, bool, error) {
+func planLinkMove(ws *Workspace, f patch.File, rel, link string, ask string) (FileChange, string, error) {
 	if len(f.Chunks) > 0 {
-		return FileChange{}, false, fmt.Errorf("Update File %s: it is a symbolic link (to %s); Move to renames the link itself, so it cannot also change content. Move it without chunks, and edit the target in its own section", rel, link)
+		return FileChange{}, "", fmt.Errorf("Update File %s: it is a symbolic link (to %s); Move to renames the link itself, so it cannot also change content. Move it without chunks, and edit the target in its own section", rel, link)
 	}
 	dstRel, dstAsk, err := planMoveTarget(ws, f.MoveTo, rel)
 	if err != nil {
-		return FileChange{}, false, err
+		return FileChange{}, "", err
 	}
 	if dstRel == "" {
-		return FileChange{}, false, fmt.Errorf("Update File %s: it is a symbolic link and Move to names the link itself; there is nothing to change", rel)
+		return FileChange{}, "", fmt.Errorf("Update File %s: it is a symbolic link and Move to names the link itself; there is nothing to change", rel)
 	}
-	return FileChange{Path: rel, Op: OpUpdate, MoveTo: dstRel, Link: link}, ask || dstAsk, nil
+	return FileChange{Path: rel, Op: OpUpdate, MoveTo: dstRel, Link: link}, cmp.Or(ask, dstAsk), nil
 }
 
 // planMoveTarget resolves a Move to destination: "" when it is the source
 // itself.
-func planMoveTarget(ws *Workspace, moveTo, rel string) (string, bool, error) {
+func planMoveTarget(ws *Workspace, moveTo, rel string) (string, string, error) {
 	dst, dstRel, ask, err := ws.resolveWrite(moveTo)
 	if err != nil {
-		return "", false, fmt.Errorf("Move to %s: %w", moveTo, err)
+		return "", "", fmt.Errorf("Move to %s: %w", moveTo, err)
 	}
 	if dstRel == rel {
-		return "", false, nil
+		return "", "", nil
 	}
 	if _, ok := exists(dst); ok {
-		return "", false, fmt.Errorf("Move to %s: the destination already exists", dstRel)
+		return "", "", fmt.Errorf("Move to %s: the destination already exists", dstRel)
 	}
 	return dstRel, ask, nil
 }

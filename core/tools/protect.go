@@ -112,13 +112,43 @@ func (w *Workspace) protectionAt(abs string) protection {
 	}
 }
 
+// RunsLaterReason is the approval reason of a write to the user's
+// startup files (%s: the path).
+const RunsLaterReason = "writes %s, which your shell, desktop session or editor runs later as you, outside any sandbox: every such write is asked, in every mode, and never remembered"
+
+// SetRunsLater names the user's startup files and directories
+// (sandbox.RunsLater): with the workspace at $HOME they are files of it,
+// and every file tool write to them is asked.
+func (w *Workspace) SetRunsLater(paths []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.runsLater = cleanWithReal(paths)
+}
+
+// runsLaterOf is the startup path the real path abs is or lies in, as
+// the user knows it (~/.bashrc), or "".
+func (w *Workspace) runsLaterOf(abs string) string {
+	w.mu.Lock()
+	paths := w.runsLater
+	w.mu.Unlock()
+	return underAny(paths, abs)
+}
+
 // SetUserDirs names the user's own directories (config, the host's
 // state, Copilot's tokens) that file tools never write, wherever the
 // workspace is: with the workspace at $HOME, or a dotfiles repository
 // linked into ~/.config/coder, they are otherwise ordinary files in it.
 func (w *Workspace) SetUserDirs(dirs []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.userDirs = cleanWithReal(dirs)
+}
+
+// cleanWithReal is the absolute paths of ps, cleaned, each with its real
+// path too when a link leads there.
+func cleanWithReal(ps []string) []string {
 	var out []string
-	for _, d := range dirs {
+	for _, d := range ps {
 		if d == "" || !filepath.IsAbs(d) {
 			continue
 		}
@@ -127,9 +157,7 @@ func (w *Workspace) SetUserDirs(dirs []string) {
 			out = append(out, r)
 		}
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.userDirs = out
+	return out
 }
 
 // userDirOf returns the user's directory the real path abs lies in, by
@@ -139,7 +167,13 @@ func (w *Workspace) userDirOf(abs string) string {
 	w.mu.Lock()
 	dirs := w.userDirs
 	w.mu.Unlock()
-	for _, d := range dirs {
+	return underAny(dirs, abs)
+}
+
+// underAny is the path of ps that abs is or lies in, by name or by
+// identity, or "".
+func underAny(ps []string, abs string) string {
+	for _, d := range ps {
 		if rel, err := filepath.Rel(d, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return d
 		}
@@ -147,7 +181,7 @@ func (w *Workspace) userDirOf(abs string) string {
 		if err != nil {
 			continue
 		}
-		for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		for dir := abs; ; dir = filepath.Dir(dir) {
 			if dst, err := os.Stat(dir); err == nil && os.SameFile(st, dst) {
 				return d
 			}
@@ -160,18 +194,24 @@ func (w *Workspace) userDirOf(abs string) string {
 }
 
 // checkWritable refuses writes to the agent's own files and the user's,
-// and reports whether the write must be asked. lexRel is the path as
-// given (cleaned, relative to the root), rel and abs the real path it
-// leads to.
-func (w *Workspace) checkWritable(path, lexRel, rel, abs string) (ask bool, err error) {
+// and says why the write must be asked every time ("" when it need not).
+// lexRel is the path as given (cleaned, relative to the root), rel and
+// abs the real path it leads to.
+func (w *Workspace) checkWritable(path, lexRel, rel, abs string) (confirm string, err error) {
 	if d := w.userDirOf(abs); d != "" {
-		return false, fmt.Errorf("%s is in %s, the user's own configuration or the host's state (their config, trusted workspaces, Copilot's tokens); file tools never change it, in any mode. Ask the user to change it", path, d)
+		return "", fmt.Errorf("%s is in %s, the user's own configuration or the host's state (their config, trusted workspaces, Copilot's tokens); file tools never change it, in any mode. Ask the user to change it", path, d)
 	}
 	p := max(protectionOf(lexRel), protectionOf(rel), w.protectionAt(abs))
-	if p == refused {
-		return false, errAgentFiles(path)
+	switch {
+	case p == refused:
+		return "", errAgentFiles(path)
+	case p == askEveryTime:
+		return SkillWriteReason, nil
 	}
-	return p == askEveryTime, nil
+	if d := w.runsLaterOf(abs); d != "" {
+		return fmt.Sprintf(RunsLaterReason, d), nil
+	}
+	return "", nil
 }
 
 func errAgentFiles(path string) error {
@@ -179,26 +219,30 @@ func errAgentFiles(path string) error {
 		"Ask the user to change the setting (/model switches the model); only skills (.coder/skills/<name>/...) can be written, after asking", path)
 }
 
-// SetAfterConfined has after run as each confined bash call ends, its
-// note (if any) added to the call's result: the sandbox's host-side
-// checks.
-func (w *Workspace) SetAfterConfined(after func(context.Context) string) {
+// SetConfinedChecks has begin run as each confined bash call starts, and
+// what it returns as the call ends, its note (if any) added to the
+// call's result: the sandbox's host-side checks.
+func (w *Workspace) SetConfinedChecks(begin func() func(context.Context) string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.afterConfined = after
+	w.beginConfined = begin
 }
 
-// AfterConfined runs the sandbox's host-side checks after a run confined
-// by confine (nothing when nil): their note, on a line of its own, or "".
-func (w *Workspace) AfterConfined(ctx context.Context, confine *sandbox.Policy) string {
+// BeginConfined starts the sandbox's host-side checks of a run confined
+// by confine; the func it returns ends them after the run: their note,
+// on a line of its own, or "" (always "" when confine is nil).
+func (w *Workspace) BeginConfined(confine *sandbox.Policy) func(context.Context) string {
 	w.mu.Lock()
-	after := w.afterConfined
+	begin := w.beginConfined
 	w.mu.Unlock()
-	if after == nil || confine == nil {
+	if begin == nil || confine == nil {
+		return func(context.Context) string { return "" }
+	}
+	end := begin()
+	return func(ctx context.Context) string {
+		if note := end(context.WithoutCancel(ctx)); note != "" {
+			return "\n" + note
+		}
 		return ""
 	}
-	if note := after(context.WithoutCancel(ctx)); note != "" {
-		return "\n" + note
-	}
-	return ""
 }

@@ -2,10 +2,13 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/sandbox"
 )
 
 func symlink(t *testing.T, target, link string) {
@@ -256,5 +259,48 @@ func TestFirstSkill(t *testing.T) {
 	}
 	if inv.Confirm == "" {
 		t.Error("the first skill is not asked")
+	}
+}
+
+// TestStartupFilesAsked: with the workspace at the home directory, every
+// file tool write to a startup file or into a startup directory, by any
+// name or link that leads there, is asked with its reason; other files
+// are not.
+func TestStartupFilesAsked(t *testing.T) {
+	tests := []struct {
+		name, tool string
+		args       func(root string) map[string]any
+		asked      string // the startup path named, "" when not asked
+	}{
+		{"write .bash_profile", "write", pathArgs(".bash_profile"), ".bash_profile"},
+		{"write a new .zshrc", "write", pathArgs(".zshrc"), ".zshrc"},
+		{"autostart entry", "write", pathArgs(".config/autostart/x.desktop"), ".config/autostart"},
+		{"a program on PATH", "write", pathArgs(".local/bin/git"), ".local/bin"},
+		{"through a directory link", "write", pathArgs("auto-link/new.desktop"), ".config/autostart"},
+		{"edit .bashrc", "edit", func(string) map[string]any {
+			return map[string]any{"path": ".bashrc", "old_string": "alias", "new_string": "touch pwned; alias"}
+		}, ".bashrc"},
+		{"patch move onto .profile", "patch", patchBody("*** Update File: notes.txt\n*** Move to: .profile\n"), ".profile"},
+		{"patch delete .bashrc", "patch", patchBody("*** Delete File: .bashrc\n"), ".bashrc"},
+		{"look-alike", "write", pathArgs("src/.bashrc.example"), ""},
+		{"plain file", "write", pathArgs("notes2.txt"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWS(t, map[string]string{".bashrc": "alias ll='ls -l'\n", "notes.txt": "n\n", ".config/autostart/old.desktop": "[Desktop Entry]\n"})
+			root := ws.Root()
+			ws.SetRunsLater(sandbox.RunsLater(root, func(string) string { return "" }))
+			symlink(t, filepath.Join(root, ".config", "autostart"), filepath.Join(root, "auto-link"))
+			inv, err := prepare(t, ws, tt.tool, tt.args(root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.asked == "" && inv.Confirm != "":
+				t.Errorf("Confirm = %q, want none", inv.Confirm)
+			case tt.asked != "" && inv.Confirm != fmt.Sprintf(RunsLaterReason, filepath.Join(root, tt.asked)):
+				t.Errorf("Confirm = %q, want the startup reason for %s", inv.Confirm, tt.asked)
+			}
+		})
 	}
 }

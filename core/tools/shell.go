@@ -162,6 +162,7 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 	return &Invocation{
 		Tool: t.name, Kind: t.kind, Title: "bash: " + title, Command: args.Command, OutsideSandbox: args.OutsideSandbox,
 		run: func(ctx context.Context, inv *Invocation) Result {
+			end := ws.BeginConfined(inv.Confine)
 			r := ws.shells.RunConfined(ctx, inv.Confine, args.Command, timeout, DefaultOutputCap, inv.Env, inv.Output)
 			res := bashResult(r, timeout)
 			if ws.shells.blocksNetwork(inv.Confine) && networkRefused(r) {
@@ -175,7 +176,7 @@ func (t *bashTool) Prepare(ctx context.Context, ws *Workspace, raw json.RawMessa
 				res.Summary = noteBeforeDuration(res.Summary, ", the sandbox may have refused it")
 				res.Err = ErrSandboxRefused
 			}
-			note := ws.AfterConfined(ctx, inv.Confine)
+			note := end(ctx)
 			res.Output += note
 			res.Display += note
 			return res

@@ -50,8 +50,12 @@ type Workspace struct {
 	// userDirs are the user's own directories no file tool writes (see
 	// SetUserDirs), as given and by real path.
 	userDirs []string
-	// afterConfined runs as a confined bash call ends (SetAfterConfined).
-	afterConfined func(context.Context) string
+	// beginConfined runs as a confined bash call starts, what it returns
+	// as the call ends (SetConfinedChecks).
+	beginConfined func() func(context.Context) string
+	// runsLater are the user's startup files and directories
+	// (SetRunsLater): file tools ask before every write to them.
+	runsLater []string
 
 	rgOnce    sync.Once
 	rg        string // rg's path; "" for the built-in search
@@ -224,11 +228,12 @@ func (w *Workspace) inside(path, real string, lexInside bool) (string, error) {
 
 // resolveWrite is Resolve for a path about to be written (through a final
 // symlink, to its target): it also refuses the agent's own files and
-// reports whether the write must be asked every time (skills).
-func (w *Workspace) resolveWrite(path string) (abs, rel string, ask bool, err error) {
+// says why the write must be asked every time (skills, the user's startup
+// files), "" when it need not.
+func (w *Workspace) resolveWrite(path string) (abs, rel string, ask string, err error) {
 	abs, rel, lexRel, err := w.resolve(path)
 	if err != nil {
-		return "", "", false, err
+		return "", "", "", err
 	}
 	ask, err = w.checkWritable(path, lexRel, rel, abs)
 	return abs, rel, ask, err
@@ -238,10 +243,10 @@ func (w *Workspace) resolveWrite(path string) (abs, rel string, ask bool, err er
 // move). When its last element is a symbolic link, abs and rel name the
 // link, never its target, and target is what the link holds; otherwise it
 // is resolveWrite. The link's target may be anywhere: it is not followed.
-func (w *Workspace) resolveLink(path string) (abs, rel, target string, ask bool, err error) {
+func (w *Workspace) resolveLink(path string) (abs, rel, target string, ask string, err error) {
 	p, lexRel, err := w.clean(path)
 	if err != nil {
-		return "", "", "", false, err
+		return "", "", "", "", err
 	}
 	if st, err := os.Lstat(p); err != nil || st.Mode()&fs.ModeSymlink == 0 {
 		abs, rel, ask, err = w.resolveWrite(path)
@@ -249,14 +254,14 @@ func (w *Workspace) resolveLink(path string) (abs, rel, target string, ask bool,
 	}
 	dir, err := evalExisting(filepath.Dir(p))
 	if err != nil {
-		return "", "", "", false, fmt.Errorf("%s: %w", path, err)
+		return "", "", "", "", fmt.Errorf("%s: %w", path, err)
 	}
 	abs = filepath.Join(dir, filepath.Base(p))
 	if rel, err = w.inside(path, abs, lexRel != ""); err != nil {
-		return "", "", "", false, err
+		return "", "", "", "", err
 	}
 	if target, err = os.Readlink(abs); err != nil {
-		return "", "", "", false, fmt.Errorf("%s: %w", path, err)
+		return "", "", "", "", fmt.Errorf("%s: %w", path, err)
 	}
 	ask, err = w.checkWritable(path, lexRel, rel, abs)
 	return abs, rel, target, ask, err

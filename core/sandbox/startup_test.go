@@ -1,0 +1,88 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGuardRunsLater: with the workspace at the home directory, the
+// existing startup files are protected, the missing ones too (for
+// Seatbelt) and watched; one a call makes is moved aside at its end, one
+// the user made before the call is left alone; $ZDOTDIR's zsh files
+// count; with the workspace elsewhere, nothing of the home is touched.
+func TestGuardRunsLater(t *testing.T) {
+	home := t.TempDir()
+	zdot := filepath.Join(home, ".config", "zsh")
+	for _, d := range []string{zdot, filepath.Join(home, ".config")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "ZDOTDIR" {
+			return zdot
+		}
+		return ""
+	}
+	g := GuardWorkspace(context.Background(), GuardSpec{Root: home, Writable: []string{home}, Home: home, Getenv: getenv})
+	g.Ready()
+	for _, p := range []string{".bashrc", ".zshrc", ".config/autostart", ".local/bin", ".config/zsh/.zshrc"} {
+		if !slices.Contains(g.Protected, realPath(filepath.Join(home, p))) {
+			t.Errorf("~/%s is not protected: %v", p, g.Protected)
+		}
+	}
+	if slices.Contains(g.later, filepath.Join(home, ".bashrc")) || !slices.Contains(g.later, filepath.Join(home, ".zshrc")) {
+		t.Errorf("watched: %v", g.later)
+	}
+	// The user makes ~/.profile between calls; a call makes ~/.zshrc and
+	// $ZDOTDIR/.zshrc.
+	if err := os.WriteFile(filepath.Join(home, ".profile"), []byte("users\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	end := g.BeginCall()
+	for _, p := range []string{".zshrc", ".config/zsh/.zshrc"} {
+		if err := os.WriteFile(filepath.Join(home, p), []byte("touch pwned\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	note := end(context.Background())
+	for _, p := range []string{".zshrc", ".config/zsh/.zshrc"} {
+		if _, err := os.Lstat(filepath.Join(home, p)); err == nil {
+			t.Errorf("~/%s is still there", p)
+		}
+		if data, err := os.ReadFile(filepath.Join(home, p+".refused")); err != nil || string(data) != "touch pwned\n" {
+			t.Errorf("~/%s.refused = %q, %v", p, data, err)
+		}
+		if !strings.Contains(note, "~/"+p+" (moved to ~/"+p+".refused)") {
+			t.Errorf("the note does not name ~/%s: %q", p, note)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(home, ".profile")); string(data) != "users\n" {
+		t.Errorf("the user's own ~/.profile was moved: %q", data)
+	}
+	// A second one made: the first refused copy stays.
+	end = g.BeginCall()
+	if err := os.WriteFile(filepath.Join(home, ".zshrc"), []byte("again\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if note := end(context.Background()); !strings.Contains(note, "~/.zshrc (moved to ~/.zshrc.refused-1)") {
+		t.Errorf("second note %q", note)
+	}
+
+	ws := filepath.Join(t.TempDir(), "proj")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g = GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws}, Home: home, Getenv: getenv})
+	g.Ready()
+	if len(g.later) != 0 || slices.ContainsFunc(g.Protected, func(p string) bool { return within(p, realPath(home)) && !within(p, realPath(ws)) }) {
+		t.Errorf("a workspace outside the home guards the home's files: later %v, protected %v", g.later, g.Protected)
+	}
+}
