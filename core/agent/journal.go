@@ -86,8 +86,16 @@ func (s *Session) convKeyLocked(c *Conversation) string {
 // reportSave tells the user a record could not be written; the session
 // goes on.
 func (s *Session) reportSave(err error) {
-	if err != nil {
-		s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
+	if err == nil {
+		return
+	}
+	text := "session not saved: " + err.Error()
+	s.mu.Lock()
+	told := s.saveErr == text
+	s.saveErr = text
+	s.mu.Unlock()
+	if !told { // the same failure at every save is told once
+		s.emit(event.Event{Kind: event.Error, Text: text})
 	}
 }
 

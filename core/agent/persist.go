@@ -7,7 +7,6 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/agent/compact"
 	"github.com/coder-nvim/coder-nvim/core/agent/toolcalls"
-	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/tools"
@@ -122,7 +121,7 @@ func (s *Session) save() {
 	s.mu.Lock()
 	if err := s.holdLockLocked(); err != nil {
 		s.mu.Unlock()
-		s.emit(event.Event{Kind: event.Error, Text: "session not saved: " + err.Error()})
+		s.reportSave(err)
 		return
 	}
 	snap := s.snapshotLocked()

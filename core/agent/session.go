@@ -141,6 +141,8 @@ type Session struct {
 	// reviewNotes are the hunks the user rejected (turnreview.go), told
 	// to the model with the next message.
 	reviewNotes []string
+	// saveErr is the last "session not saved" told (reportSave).
+	saveErr string
 	// comments are the user's hunk comments waiting to be sent
 	// (reviewcomments.go).
 	comments reviewcomments.Pending

@@ -47,6 +47,9 @@ func (a *Activity) Begin(session string) (end func()) {
 }
 
 func (a *Activity) append(kind, session string) {
+	if ownDir(filepath.Dir(a.path)) != nil {
+		return // never through a link out of the workspace
+	}
 	if err := os.MkdirAll(filepath.Dir(a.path), 0o755); err != nil {
 		return
 	}

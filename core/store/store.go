@@ -400,6 +400,9 @@ func List(dir string) ([]Summary, error) {
 // everything in it, so session files never show in `git status`, in
 // workspace snapshots or in /undo.
 func ensureDir(dir string) error {
+	if err := ownDir(dir); err != nil {
+		return err
+	}
 	ignore := filepath.Join(dir, ".gitignore")
 	if _, err := os.Stat(ignore); err == nil {
 		return nil
