@@ -407,13 +407,9 @@ function M.current()
   return { id = cur.req.id, win = cur.win, buf = cur.buf, idx = cur.review.idx, hunks = hunks, queued = pending.len(), streaming = cur.req.streaming and true or false }
 end
 
--- focus moves the cursor into the approval float.
+-- focus moves the cursor into the float.
 function M.focus()
-  if cur and valid_win(cur.win) then
-    api.nvim_set_current_win(cur.win)
-    return true
-  end
-  return false
+  return require('coder.pending').focus_float(cur)
 end
 
 return M

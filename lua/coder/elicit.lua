@@ -361,11 +361,7 @@ end
 
 -- focus moves the cursor into the float.
 function M.focus()
-  if cur and valid_win(cur.win) then
-    api.nvim_set_current_win(cur.win)
-    return true
-  end
-  return false
+  return require('coder.pending').focus_float(cur)
 end
 
 return M

@@ -83,6 +83,16 @@ function M.close_float(c)
   end
 end
 
+-- focus_float moves the cursor into an owner's float c; false when none
+-- is shown.
+function M.focus_float(c)
+  if c and require('coder.ui').valid_win(c.win) then
+    vim.api.nvim_set_current_win(c.win)
+    return true
+  end
+  return false
+end
+
 -- answer_on_close calls answer() when float win is closed (:q, CTRL-W c)
 -- while shown() is still true: a request without a float would leave the
 -- host waiting for good.
