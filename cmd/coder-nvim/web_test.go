@@ -206,3 +206,42 @@ func TestExecConvWebTools(t *testing.T) {
 		})
 	}
 }
+
+// TestExecWebSearchHosted: web.search.backend "hosted" on the Responses
+// API sends the provider's own {"type": "web_search"} tool instead of a
+// function schema, and a response that searched streams its answer; on
+// the chat wire the backend is refused, saying what to set.
+func TestExecWebSearchHosted(t *testing.T) {
+	srv := fakellm.New()
+	defer srv.Close()
+	srv.Enqueue(fakellm.Reply{HostedSearch: "go 1.26 changes", Content: "Go 1.26 changes the GC ([go.dev](https://go.dev/doc/go1.26))."})
+	cfg := t.TempDir()
+	writeTestFile(t, filepath.Join(cfg, "coder", "config.json"), `{"wire_api": "responses", "web": {"search": {"backend": "hosted"}}}`)
+	env := append(os.Environ(), "OPENAI_BASE_URL="+srv.URL(), "OPENAI_API_KEY=sk-secret-key", "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+t.TempDir())
+	r := execWithEnv(t, hostBinary(t), gitRepo(t), env, "what changed in go 1.26?")
+	if r.code != 0 || !strings.Contains(r.stdout, "Go 1.26 changes the GC") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || !reqs[0].Responses {
+		t.Fatalf("%d requests (responses %v)", len(reqs), len(reqs) > 0 && reqs[0].Responses)
+	}
+	hosted, function := 0, 0
+	for _, tool := range reqs[0].Tools {
+		switch {
+		case tool.Type == "web_search":
+			hosted++
+		case tool.Function.Name == "web_search":
+			function++
+		}
+	}
+	if hosted != 1 || function != 0 || !strings.Contains(string(reqs[0].Raw), `{"type":"web_search"}`) {
+		t.Errorf("tools: %d hosted, %d function web_search; body %s", hosted, function, reqs[0].Raw)
+	}
+
+	writeTestFile(t, filepath.Join(cfg, "coder", "config.json"), `{"wire_api": "chat", "web": {"search": {"backend": "hosted"}}}`)
+	r = execWithEnv(t, hostBinary(t), gitRepo(t), env, "hi")
+	if r.code == 0 || !strings.Contains(r.stderr, `set "wire_api": "responses"`) {
+		t.Errorf("hosted on the chat wire: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+}

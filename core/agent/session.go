@@ -292,7 +292,7 @@ func newSession(opts Options) (*Session, error) {
 	}
 	s.git.UseGit(ws.Programs())
 	if s.tools == nil {
-		wt, err := web.ForConfig(opts.Config.Web, opts.Version, os.Getenv, opts.Now)
+		wt, err := web.ForConfig(opts.Config.Web, opts.Config.WireAPI, opts.Version, os.Getenv, opts.Now)
 		if err != nil {
 			return nil, err
 		}

@@ -25,8 +25,9 @@ type Web struct {
 }
 
 // WebSearch is the search backend: "searxng" (URL is the instance),
-// "brave" or "tavily" (URL overrides the API's address); the key is read
-// from the variable KeyEnv names (default BRAVE_API_KEY, TAVILY_API_KEY).
+// "brave" or "tavily" (URL overrides the API's address; the key is read
+// from the variable KeyEnv names, default BRAVE_API_KEY, TAVILY_API_KEY),
+// or "hosted", the provider's own search on the Responses API.
 type WebSearch struct {
 	Backend string `json:"backend"`
 	URL     string `json:"url"`
@@ -34,7 +35,7 @@ type WebSearch struct {
 }
 
 // webBackends are web.search.backend's values (core/web.Backends).
-var webBackends = []string{"searxng", "brave", "tavily"}
+var webBackends = []string{"searxng", "brave", "tavily", "hosted"}
 
 // SearchKeyEnv is the variable holding the search backend's key.
 func (w WebSearch) SearchKeyEnv() string {

@@ -64,6 +64,9 @@ type Reply struct {
 	// EncryptedReasoning, on the Responses API, is the encrypted_content
 	// of the reasoning item sent first (its summary is Reasoning).
 	EncryptedReasoning string
+	// HostedSearch, on the Responses API, is the query of a web_search_call
+	// item sent before the answer: the provider's own search.
+	HostedSearch string
 
 	// Deltas are explicit content pieces, one per chunk; they replace Content
 	// and Chunk when set.

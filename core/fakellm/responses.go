@@ -142,6 +142,15 @@ func responsesEvents(req Request, reply Reply, seq int) [][]byte {
 		add("response.output_item.done", map[string]any{"output_index": idx, "item": item})
 		idx++
 	}
+	if reply.HostedSearch != "" {
+		id := fmt.Sprintf("ws_fake_%d", seq)
+		add("response.output_item.added", map[string]any{"output_index": idx, "item": map[string]any{"type": "web_search_call", "id": id, "status": "in_progress"}})
+		add("response.web_search_call.searching", map[string]any{"output_index": idx, "item_id": id})
+		add("response.web_search_call.completed", map[string]any{"output_index": idx, "item_id": id})
+		add("response.output_item.done", map[string]any{"output_index": idx, "item": map[string]any{"type": "web_search_call", "id": id, "status": "completed",
+			"action": map[string]any{"type": "search", "query": reply.HostedSearch}}})
+		idx++
+	}
 	pieces := reply.Deltas
 	if pieces == nil {
 		pieces = split(reply.Content, size)

@@ -106,6 +106,15 @@ type Tool struct {
 	Function FunctionDef `json:"function"`
 }
 
+// ToolHostedWebSearch is the Type of a tool the provider runs itself: its
+// own web search (the Responses API's "web_search"). Function.Name names
+// it for the agent; it is never called as a function, and the chat wire
+// does not send it.
+const ToolHostedWebSearch = "web_search"
+
+// Hosted reports whether the provider runs t itself.
+func (t Tool) Hosted() bool { return t.Type == ToolHostedWebSearch }
+
 // FunctionDef describes a callable function with a JSON schema.
 type FunctionDef struct {
 	Name        string          `json:"name"`

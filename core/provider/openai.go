@@ -288,6 +288,9 @@ func toOpenAI(req llm.Request) openai.ChatCompletionRequest {
 		out.Messages = append(out.Messages, om)
 	}
 	for _, t := range req.Tools {
+		if t.Hosted() {
+			continue // the Responses API's alone
+		}
 		params := t.Function.Parameters
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,12 +29,12 @@ const (
 // (llm.Message.ReasoningItems) and go back before it.
 
 type responsesRequest struct {
-	Model     string          `json:"model"`
-	Input     []any           `json:"input"`
-	Tools     []responsesTool `json:"tools,omitempty"`
-	Stream    bool            `json:"stream"`
-	Store     bool            `json:"store"`
-	Include   []string        `json:"include,omitempty"`
+	Model     string   `json:"model"`
+	Input     []any    `json:"input"`
+	Tools     []any    `json:"tools,omitempty"` // responsesTool, hostedTool
+	Stream    bool     `json:"stream"`
+	Store     bool     `json:"store"`
+	Include   []string `json:"include,omitempty"`
 	Reasoning *struct {
 		Effort  string `json:"effort,omitempty"`
 		Summary string `json:"summary,omitempty"`
@@ -45,6 +46,11 @@ type responsesTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// hostedTool is a tool the provider runs itself ({"type": "web_search"}).
+type hostedTool struct {
+	Type string `json:"type"`
 }
 
 type contentPart struct {
@@ -125,6 +131,10 @@ func toResponses(req llm.Request, effort string) responsesRequest {
 		}
 	}
 	for _, t := range req.Tools {
+		if t.Hosted() {
+			out.Tools = append(out.Tools, hostedTool{Type: t.Type})
+			continue
+		}
 		params := t.Function.Parameters
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object","properties":{}}`)
@@ -163,7 +173,13 @@ type responsesEvent struct {
 }
 
 type outputItem struct {
-	Type      string `json:"type"`
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Action *struct {
+		Type  string `json:"type"`
+		Query string `json:"query"`
+		URL   string `json:"url"`
+	} `json:"action"`
 	ID        string `json:"id"`
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
@@ -288,6 +304,16 @@ func (a *responsesAcc) item(ev responsesEvent, it outputItem, emit func(llm.Delt
 				emit(llm.Delta{Reasoning: s.Text})
 			}
 		}
+	case "web_search_call":
+		// The provider's own search (web.search.backend "hosted"): shown
+		// as the model's thinking; the item is not sent back (store is
+		// false: the answer's text carries what it found).
+		if done && it.Action != nil {
+			if line := hostedSearchLine(it.Action.Type, it.Action.Query, it.Action.URL); line != "" {
+				a.reasoning.WriteString(line)
+				emit(llm.Delta{Reasoning: line})
+			}
+		}
 	case "message":
 		if done && !a.sawText {
 			for _, c := range it.Content {
@@ -296,6 +322,17 @@ func (a *responsesAcc) item(ev responsesEvent, it outputItem, emit func(llm.Delt
 			}
 		}
 	}
+}
+
+// hostedSearchLine says what a hosted web search did, "" for nothing.
+func hostedSearchLine(action, query, page string) string {
+	switch {
+	case action == "search" && query != "":
+		return "searched the web for " + strconv.Quote(query) + "\n"
+	case page != "":
+		return "opened " + page + " (the provider's web search)\n"
+	}
+	return ""
 }
 
 func (a *responsesAcc) response() llm.Response {

@@ -112,3 +112,31 @@ func TestReasoningEffort(t *testing.T) {
 		t.Errorf("chat request: %s", raw)
 	}
 }
+
+// The provider's own web search (a hosted tool): the Responses wire sends
+// it as {"type": "web_search"}, its search shows as thinking and is not
+// kept as an item; the chat wire leaves it out.
+func TestHostedWebSearch(t *testing.T) {
+	req := llm.Request{Model: "m1", Messages: simpleReq.Messages, Tools: []llm.Tool{
+		{Type: "function", Function: llm.FunctionDef{Name: "read", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		{Type: llm.ToolHostedWebSearch, Function: llm.FunctionDef{Name: "web_search"}},
+	}}
+	s, p := setupResponses(t)
+	s.Enqueue(fakellm.Reply{HostedSearch: "go 1.26", Content: "It changed."})
+	resp, _, err := collect(t, p, req)
+	if err != nil || resp.Message.Content != "It changed." || resp.Message.Reasoning != "searched the web for \"go 1.26\"\n" || len(resp.Message.ReasoningItems) != 0 {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	if raw := string(s.Requests()[0].Raw); !strings.Contains(raw, `{"type":"web_search"}`) || strings.Count(raw, `"type":"function"`) != 1 {
+		t.Errorf("responses tools: %s", raw)
+	}
+
+	chat, cp := setup(t)
+	chat.Enqueue(fakellm.Reply{Content: "ok"})
+	if _, _, err := collect(t, cp, req); err != nil {
+		t.Fatal(err)
+	}
+	if tools := chat.Requests()[0].Tools; len(tools) != 1 || tools[0].Function.Name != "read" {
+		t.Errorf("chat tools: %+v", tools)
+	}
+}

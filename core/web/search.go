@@ -24,10 +24,13 @@ const (
 	BackendSearXNG = "searxng"
 	BackendBrave   = "brave"
 	BackendTavily  = "tavily"
+	// BackendHosted is the provider's own search, a tool of the
+	// Responses API the provider runs (hostedTool).
+	BackendHosted = "hosted"
 )
 
 // Backends lists them, for config validation.
-var Backends = []string{BackendSearXNG, BackendBrave, BackendTavily}
+var Backends = []string{BackendSearXNG, BackendBrave, BackendTavily, BackendHosted}
 
 // defaultAPI is where Brave's and Tavily's APIs are; web.search.url
 // overrides it (a proxy, a test server). SearXNG has none: the user names
@@ -62,6 +65,8 @@ func NewSearcher(backend, endpoint, key, version string) (*Searcher, error) {
 			return nil, errors.New("web.search: the searxng backend needs url, the instance's address")
 		}
 		endpoint = strings.TrimSuffix(endpoint, "/") + "/search"
+	case BackendHosted:
+		return nil, errors.New("web.search: the hosted backend is the provider's own search, not a searcher of the host (ForConfig)")
 	case BackendBrave, BackendTavily:
 		if key == "" {
 			return nil, fmt.Errorf("web.search: the %s backend needs its API key (web.search.key_env names the variable)", backend)

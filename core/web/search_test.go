@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/coder-nvim/coder-nvim/core/config"
 )
 
 // TestSearchBackends: each backend's request carries the query (and its
@@ -93,5 +95,32 @@ func TestSchemasBudget(t *testing.T) {
 		t.Errorf("web tool schemas ≈ %d tokens, budget 150", tokens)
 	} else {
 		t.Logf("web tool schemas ≈ %d tokens (%d bytes)", tokens, len(data))
+	}
+}
+
+// TestForConfigHosted: the hosted backend is the provider's own search
+// tool on the Responses wire, refused on the chat wire; either way
+// web_fetch stays.
+func TestForConfigHosted(t *testing.T) {
+	cfg := config.Web{Search: config.WebSearch{Backend: "Hosted"}}
+	got, err := ForConfig(cfg, config.WireResponses, "t", func(string) string { return "" }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range got {
+		spec := tool.Spec()
+		names = append(names, spec.Type+":"+spec.Function.Name)
+		if spec.Hosted() {
+			if _, err := tool.Prepare(context.Background(), nil, json.RawMessage(`{"query":"x"}`)); err == nil {
+				t.Error("the hosted tool was prepared as a function call")
+			}
+		}
+	}
+	if strings.Join(names, " ") != "function:web_fetch web_search:web_search" {
+		t.Errorf("tools %v", names)
+	}
+	if _, err := ForConfig(cfg, config.WireChat, "t", func(string) string { return "" }, nil); err == nil || !strings.Contains(err.Error(), `"wire_api": "responses"`) {
+		t.Errorf("hosted on the chat wire: %v", err)
 	}
 }

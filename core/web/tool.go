@@ -214,8 +214,16 @@ func strconvQuote(s string) string {
 }
 
 // ForConfig is the web tools for the user's web settings: web_fetch, and
-// web_search when a backend is configured, its key read with getenv.
-func ForConfig(cfg config.Web, version string, getenv func(string) string, now func() time.Time) ([]tools.Tool, error) {
+// web_search when a backend is configured, its key read with getenv. The
+// hosted backend is the provider's own search: it needs the Responses
+// API (wire).
+func ForConfig(cfg config.Web, wire string, version string, getenv func(string) string, now func() time.Time) ([]tools.Tool, error) {
+	if strings.EqualFold(strings.TrimSpace(cfg.Search.Backend), BackendHosted) {
+		if wire != config.WireResponses {
+			return nil, fmt.Errorf(`web.search.backend %q is the provider's own search, a tool of the Responses API: set "wire_api": "responses" (the wire is %q), or choose searxng, brave or tavily`, BackendHosted, wire)
+		}
+		return append(Tools(NewFetcher(version, cfg.AllowPrivate, now), nil), hostedTool{}), nil
+	}
 	key := ""
 	if env := cfg.Search.SearchKeyEnv(); env != "" {
 		key = getenv(env)
@@ -228,4 +236,21 @@ func ForConfig(cfg config.Web, version string, getenv func(string) string, now f
 		return nil, err
 	}
 	return Tools(NewFetcher(version, cfg.AllowPrivate, now), s), nil
+}
+
+// hostedTool is web_search run by the provider (BackendHosted): the
+// request carries {"type": "web_search"}, the provider searches and reads
+// while it answers, and the answer cites what it found. Nothing is
+// fetched by the host, so no host is asked; the model is never told to
+// call it as a function.
+type hostedTool struct{}
+
+func (hostedTool) Spec() llm.Tool {
+	return llm.Tool{Type: llm.ToolHostedWebSearch, Function: llm.FunctionDef{Name: SearchTool}}
+}
+
+func (hostedTool) Kind() tools.Kind { return tools.KindFetch }
+
+func (hostedTool) Prepare(context.Context, *tools.Workspace, json.RawMessage) (*tools.Invocation, error) {
+	return nil, errors.New("web_search is the provider's own search here: it runs while you answer, not as a function call")
 }
