@@ -279,9 +279,8 @@ func newSession(opts Options) (*Session, error) {
 		hooks:     sessionHooks{run: hooks.New(opts.Config.Hooks, ws.Root(), ws.Programs())},
 	}
 	ws.SetUserDirs(s.userDirs)
-	if home, err := os.UserHomeDir(); err == nil {
-		ws.SetRunsLater(sandbox.RunsLater(home, os.Getenv))
-	}
+	home, _ := os.UserHomeDir()
+	ws.SetRunsLater(append(sandbox.RunsLater(home, os.Getenv), sandbox.HookDirs(context.Background(), ws.Root(), home)...))
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)

@@ -95,6 +95,7 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 	}
 	g.guardIncludes(ctx, spec.Home)
 	g.guardRunsLater(spec.Home, getenv)
+	g.guardHookDirs(ctx, root, spec.Home)
 	g.pinAll()
 	return g
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 )
 
 // runsLater are the paths under the home directory that programs the
@@ -136,4 +139,50 @@ func renameAside(root *os.Root, rel string) (string, error) {
 		to = fmt.Sprintf("%s.refused-%d", rel, i)
 	}
 	return to, root.Rename(rel, to)
+}
+
+// HookDirs are the directories the user's git runs hooks from (on
+// commit, checkout, merge, pull) for the repository holding workspace
+// root, when they are not the git directory's own hooks/ (kept by the
+// git guard): core.hooksPath, and for husky's ".husky/_" the ".husky"
+// whose scripts those hooks run. Outside the roots they are of no
+// concern; the caller checks.
+func HookDirs(ctx context.Context, root string, home string) []string {
+	l, found := findGit(realPath(root))
+	if !found {
+		return nil
+	}
+	top := filepath.Dir(l.dotGit)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	// git config reads configuration files alone: nothing runs.
+	cmd := exec.CommandContext(ctx, gitProgram(root), "config", "--get", "core.hooksPath")
+	cmd.Dir = top
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })
+	out, err := cmd.Output()
+	v := strings.TrimSpace(string(out))
+	if err != nil || v == "" {
+		return nil
+	}
+	switch {
+	case strings.HasPrefix(v, "~/") && home != "":
+		v = filepath.Join(home, v[2:])
+	case !filepath.IsAbs(v):
+		v = filepath.Join(top, v)
+	}
+	dirs := []string{filepath.Clean(v)}
+	if filepath.Base(v) == "_" {
+		dirs = append(dirs, filepath.Dir(filepath.Clean(v))) // husky 9: _/h runs ../<hook>
+	}
+	return dirs
+}
+
+// guardHookDirs protects the hook directories (HookDirs) a writable root
+// holds.
+func (g *Guard) guardHookDirs(ctx context.Context, root, home string) {
+	for _, d := range HookDirs(ctx, root, home) {
+		if g.writable(d) {
+			g.protectMade(d, noPlaceholder)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,5 +85,31 @@ func TestGuardRunsLater(t *testing.T) {
 	g.Ready()
 	if len(g.later) != 0 || slices.ContainsFunc(g.Protected, func(p string) bool { return within(p, realPath(home)) && !within(p, realPath(ws)) }) {
 		t.Errorf("a workspace outside the home guards the home's files: later %v, protected %v", g.later, g.Protected)
+	}
+}
+
+func TestHookDirs(t *testing.T) {
+	ws := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Skipf("no git: %v %s", err, out)
+	}
+	if got := HookDirs(context.Background(), ws, "/home/u"); got != nil {
+		t.Errorf("without core.hooksPath: %v", got)
+	}
+	real := realPath(ws)
+	for _, c := range []struct {
+		value string
+		want  []string
+	}{
+		{".githooks", []string{filepath.Join(real, ".githooks")}},
+		{".husky/_", []string{filepath.Join(real, ".husky", "_"), filepath.Join(real, ".husky")}},
+		{"~/hooks", []string{"/home/u/hooks"}},
+	} {
+		if out, err := exec.Command("git", "-C", ws, "config", "core.hooksPath", c.value).CombinedOutput(); err != nil {
+			t.Fatalf("%v %s", err, out)
+		}
+		if got := HookDirs(context.Background(), filepath.Join(ws), "/home/u"); !slices.Equal(got, c.want) {
+			t.Errorf("core.hooksPath %s: %v, want %v", c.value, got, c.want)
+		}
 	}
 }

@@ -112,13 +112,14 @@ func (w *Workspace) protectionAt(abs string) protection {
 	}
 }
 
-// RunsLaterReason is the approval reason of a write to the user's
-// startup files (%s: the path).
-const RunsLaterReason = "writes %s, which your shell, desktop session or editor runs later as you, outside any sandbox: every such write is asked, in every mode, and never remembered"
+// RunsLaterReason is the approval reason of a write to what runs later
+// as the user (%s: the path).
+const RunsLaterReason = "writes %s, which your shell, desktop session, editor or git runs later as you, outside any sandbox: every such write is asked, in every mode, and never remembered"
 
-// SetRunsLater names the user's startup files and directories
-// (sandbox.RunsLater): with the workspace at $HOME they are files of it,
-// and every file tool write to them is asked.
+// SetRunsLater names what runs later as the user: the startup files and
+// directories of the home (sandbox.RunsLater: with the workspace at $HOME
+// they are files of it) and the repository's hook directory
+// (sandbox.HookDirs). Every file tool write to them is asked.
 func (w *Workspace) SetRunsLater(paths []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
