@@ -40,10 +40,9 @@ type Guard struct {
 	roots   []string // real writable roots, of Writable too
 	configs []string // git configuration files, for their includes
 	watch   *gitlinkWatch
-	// later are the startup paths that were missing (startup.go), home
-	// the directory they are in.
-	later []string
-	home  string
+	// later are the paths that run later, missing when the guard was
+	// made (startup.go).
+	later []watched
 	// made says how each protected path is made again when the host
 	// removes it (Epoch).
 	made map[string]placeholder
@@ -95,7 +94,7 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 	}
 	g.guardIncludes(ctx, spec.Home)
 	g.guardRunsLater(spec.Home, getenv)
-	g.guardHookDirs(ctx, root, spec.Home)
+	g.guardGitRunsLater(ctx, root, spec.Home)
 	g.pinAll()
 	return g
 }

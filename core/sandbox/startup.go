@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 )
 
 // runsLater are the paths under the home directory that programs the
@@ -61,15 +59,25 @@ func RunsLater(home string, getenv func(string) string) []string {
 // what the user's shell reads (an empty .bash_profile hides .profile).
 func (g *Guard) guardRunsLater(home string, getenv func(string) string) {
 	for _, p := range RunsLater(home, getenv) {
-		if !g.writable(p) {
-			continue
-		}
-		g.protect(p)
-		if _, err := os.Lstat(p); err != nil {
-			g.later = append(g.later, p)
-		}
+		g.guardLater(p, home, "~/")
 	}
-	g.home = home
+}
+
+// watched is a path that runs later, missing when the guard was made:
+// one a call makes is moved aside beneath base, and shown as prefix and
+// its path relative to base.
+type watched struct{ path, base, prefix string }
+
+// guardLater protects p when a writable root holds it, and watches it
+// when it is missing (see guardRunsLater).
+func (g *Guard) guardLater(p, base, prefix string) {
+	if !g.writable(p) {
+		return
+	}
+	g.protect(p)
+	if _, err := os.Lstat(p); err != nil && !slices.ContainsFunc(g.later, func(w watched) bool { return w.path == p }) {
+		g.later = append(g.later, watched{p, base, prefix})
+	}
 }
 
 // BeginCall is called as a confined call starts; the func it returns is
@@ -82,9 +90,9 @@ func (g *Guard) BeginCall() func(context.Context) string {
 		return func(context.Context) string { return "" }
 	}
 	before := map[string]bool{}
-	for _, p := range g.later {
-		if _, err := os.Lstat(p); err == nil {
-			before[p] = true // the user's own, made during the session
+	for _, w := range g.later {
+		if _, err := os.Lstat(w.path); err == nil {
+			before[w.path] = true // the user's own, made during the session
 		}
 	}
 	return func(ctx context.Context) string {
@@ -93,40 +101,44 @@ func (g *Guard) BeginCall() func(context.Context) string {
 	}
 }
 
-// refuseMade moves aside, within the home directory, each watched path
-// that did not exist before the call and does now.
+// refuseMade moves aside each watched path that did not exist before
+// the call and does now, beneath its base.
 func (g *Guard) refuseMade(before map[string]bool) string {
 	var refused []string
-	var root *os.Root
-	for _, p := range g.later {
-		if before[p] {
+	for _, w := range g.later {
+		if before[w.path] {
 			continue
 		}
-		if _, err := os.Lstat(p); err != nil {
+		if _, err := os.Lstat(w.path); err != nil {
 			continue
 		}
-		rel, err := filepath.Rel(g.home, p)
+		rel, err := filepath.Rel(w.base, w.path)
 		if err != nil || !filepath.IsLocal(rel) {
 			continue // a $ZDOTDIR outside the home: guarded once it exists only
 		}
-		if root == nil {
-			if root, err = os.OpenRoot(g.home); err != nil {
-				refused = append(refused, fmt.Sprintf("~/%s (could not be moved aside: %v)", filepath.ToSlash(rel), err))
-				continue
-			}
-			defer root.Close()
-		}
-		to, err := renameAside(root, rel)
+		shown := w.prefix + filepath.ToSlash(rel)
+		to, err := moveAside(w.base, rel)
 		if err != nil {
-			refused = append(refused, fmt.Sprintf("~/%s (could not be moved aside: %v)", filepath.ToSlash(rel), err))
+			refused = append(refused, fmt.Sprintf("%s (could not be moved aside: %v)", shown, err))
 			continue
 		}
-		refused = append(refused, fmt.Sprintf("~/%s (moved to ~/%s)", filepath.ToSlash(rel), filepath.ToSlash(to)))
+		refused = append(refused, fmt.Sprintf("%s (moved to %s%s)", shown, w.prefix, filepath.ToSlash(to)))
 	}
 	if len(refused) == 0 {
 		return ""
 	}
-	return "[sandbox: the command made " + strings.Join(refused, ", ") + ": your shell, desktop session or editor would run it later as you, outside any sandbox. Move it back yourself (outside the agent) if you trust it.]"
+	return "[sandbox: the command made " + strings.Join(refused, ", ") + ": your shell, desktop session, editor or git would run it later as you, outside any sandbox. Move it back yourself (outside the agent) if you trust it.]"
+}
+
+// moveAside renames rel beneath base (an os.Root: no link leads the
+// rename out of it) to the first free rel.refused[-N].
+func moveAside(base, rel string) (string, error) {
+	root, err := os.OpenRoot(base)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	return renameAside(root, rel)
 }
 
 // renameAside renames rel beneath root to the first free rel.refused[-N].
@@ -139,50 +151,4 @@ func renameAside(root *os.Root, rel string) (string, error) {
 		to = fmt.Sprintf("%s.refused-%d", rel, i)
 	}
 	return to, root.Rename(rel, to)
-}
-
-// HookDirs are the directories the user's git runs hooks from (on
-// commit, checkout, merge, pull) for the repository holding workspace
-// root, when they are not the git directory's own hooks/ (kept by the
-// git guard): core.hooksPath, and for husky's ".husky/_" the ".husky"
-// whose scripts those hooks run. Outside the roots they are of no
-// concern; the caller checks.
-func HookDirs(ctx context.Context, root string, home string) []string {
-	l, found := findGit(realPath(root))
-	if !found {
-		return nil
-	}
-	top := filepath.Dir(l.dotGit)
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	// git config reads configuration files alone: nothing runs.
-	cmd := exec.CommandContext(ctx, gitProgram(root), "config", "--get", "core.hooksPath")
-	cmd.Dir = top
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })
-	out, err := cmd.Output()
-	v := strings.TrimSpace(string(out))
-	if err != nil || v == "" {
-		return nil
-	}
-	switch {
-	case strings.HasPrefix(v, "~/") && home != "":
-		v = filepath.Join(home, v[2:])
-	case !filepath.IsAbs(v):
-		v = filepath.Join(top, v)
-	}
-	dirs := []string{filepath.Clean(v)}
-	if filepath.Base(v) == "_" {
-		dirs = append(dirs, filepath.Dir(filepath.Clean(v))) // husky 9: _/h runs ../<hook>
-	}
-	return dirs
-}
-
-// guardHookDirs protects the hook directories (HookDirs) a writable root
-// holds.
-func (g *Guard) guardHookDirs(ctx context.Context, root, home string) {
-	for _, d := range HookDirs(ctx, root, home) {
-		if g.writable(d) {
-			g.protectMade(d, noPlaceholder)
-		}
-	}
 }
