@@ -280,7 +280,7 @@ func newSession(opts Options) (*Session, error) {
 	}
 	ws.SetUserDirs(s.userDirs)
 	home, _ := os.UserHomeDir()
-	ws.SetRunsLater(append(sandbox.RunsLater(home, os.Getenv), sandbox.GitRunsLater(context.Background(), ws.Root(), home)...))
+	ws.SetRunsLater(append(sandbox.RunsLater(home, os.Getenv), sandbox.WorkspaceRunsLater(context.Background(), ws.Root(), home)...))
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)

@@ -24,6 +24,21 @@ var hookManagers = []struct {
 		".lefthook", ".lefthook-local", ".config/lefthook.yml", ".config/lefthook-local.yml"}},
 }
 
+// editorRC are the files of a directory Vim and Neovim source at start
+// with 'exrc' set: before 0.9 without asking ('secure' spares a file
+// the user owns, as a command's are), so a command must not make them.
+var editorRC = []string{".nvimrc", ".exrc", ".nvim.lua"}
+
+// WorkspaceRunsLater are the paths of workspace root that run later as
+// the user: its editor rc files and what GitRunsLater names.
+func WorkspaceRunsLater(ctx context.Context, root, home string) []string {
+	var out []string
+	for _, f := range editorRC {
+		out = append(out, filepath.Join(realPath(root), f))
+	}
+	return append(out, GitRunsLater(ctx, root, home)...)
+}
+
 // GitRunsLater are the paths of the work tree of the repository holding
 // workspace root that the user's git runs later (on commit, checkout,
 // merge, pull), besides the git directory (the git guard's): the
@@ -109,15 +124,16 @@ func HookDirs(ctx context.Context, root string, home string) []string {
 	return dirs
 }
 
-// guardGitRunsLater protects what the user's git runs later from the
-// work tree (GitRunsLater) where a writable root holds it; a missing one
-// a call makes is moved aside at its end.
-func (g *Guard) guardGitRunsLater(ctx context.Context, root, home string) {
-	l, found := findGit(root)
-	if !found {
-		return
+// guardWorkspaceRunsLater protects what runs later from the workspace
+// (WorkspaceRunsLater) where a writable root holds it; a missing one a
+// call makes is moved aside at its end, beneath the work tree's top (the
+// workspace outside git).
+func (g *Guard) guardWorkspaceRunsLater(ctx context.Context, root, home string) {
+	base := root
+	if l, found := findGit(root); found && within(root, filepath.Dir(l.dotGit)) {
+		base = filepath.Dir(l.dotGit)
 	}
-	for _, p := range GitRunsLater(ctx, root, home) {
-		g.guardLater(p, filepath.Dir(l.dotGit), "")
+	for _, p := range WorkspaceRunsLater(ctx, root, home) {
+		g.guardLater(p, base, "")
 	}
 }

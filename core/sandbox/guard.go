@@ -94,7 +94,7 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 	}
 	g.guardIncludes(ctx, spec.Home)
 	g.guardRunsLater(spec.Home, getenv)
-	g.guardGitRunsLater(ctx, root, spec.Home)
+	g.guardWorkspaceRunsLater(ctx, root, spec.Home)
 	g.pinAll()
 	return g
 }

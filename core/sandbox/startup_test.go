@@ -14,7 +14,9 @@ import (
 // existing startup files are protected, the missing ones too (for
 // Seatbelt) and watched; one a call makes is moved aside at its end, one
 // the user made before the call is left alone; $ZDOTDIR's zsh files
-// count; with the workspace elsewhere, nothing of the home is touched.
+// count; with the workspace elsewhere, nothing of the home is touched,
+// and the workspace's own editor rc files (.nvimrc, .exrc, .nvim.lua)
+// are guarded.
 func TestGuardRunsLater(t *testing.T) {
 	home := t.TempDir()
 	zdot := filepath.Join(home, ".config", "zsh")
@@ -84,8 +86,16 @@ func TestGuardRunsLater(t *testing.T) {
 	}
 	g = GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws}, Home: home, Getenv: getenv})
 	g.Ready()
-	if len(g.later) != 0 || slices.ContainsFunc(g.Protected, func(p string) bool { return within(p, realPath(home)) && !within(p, realPath(ws)) }) {
+	outside := func(p string) bool { return !within(p, realPath(ws)) }
+	if slices.ContainsFunc(g.later, func(w watched) bool { return outside(w.path) }) || slices.ContainsFunc(g.Protected, outside) {
 		t.Errorf("a workspace outside the home guards the home's files: later %v, protected %v", g.later, g.Protected)
+	}
+	end = g.BeginCall()
+	if err := os.WriteFile(filepath.Join(ws, ".nvimrc"), []byte("!touch pwned\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if note := end(context.Background()); !strings.Contains(note, ".nvimrc (moved to .nvimrc.refused)") {
+		t.Errorf("a .nvimrc made in the workspace: note %q", note)
 	}
 }
 
