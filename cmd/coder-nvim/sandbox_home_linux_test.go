@@ -27,6 +27,7 @@ func TestExecSandboxStartupFilesAtHome(t *testing.T) {
 	script := "echo 'touch PWNED' >> ~/.bashrc; echo 'touch PWNED' > ~/.zshrc\n" +
 		"mkdir -p ~/.config/autostart && echo '[Desktop Entry]' > ~/.config/autostart/a.desktop\n" +
 		"mkdir -p ~/.local/bin && printf '#!/bin/sh\\ntouch PWNED\\n' > ~/.local/bin/git\n" +
+		"echo '!touch PWNED' > .nvimrc\n" +
 		"echo fine > notes.txt\n"
 	r, res := w.run(t, "auto-edit", nil,
 		toolCall("w", "write", map[string]any{"path": "plant.sh", "content": script}), bash("plant", "sh plant.sh"))
@@ -36,7 +37,7 @@ func TestExecSandboxStartupFilesAtHome(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(home, ".bashrc")); string(got) != rc {
 		t.Errorf("~/.bashrc = %q", got)
 	}
-	for _, p := range []string{".zshrc", ".config/autostart", ".local/bin"} {
+	for _, p := range []string{".zshrc", ".config/autostart", ".local/bin", ".nvimrc"} {
 		if _, err := os.Lstat(filepath.Join(home, p)); err == nil {
 			t.Errorf("~/%s is still there: %q", p, res["plant"])
 		}
