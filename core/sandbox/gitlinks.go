@@ -188,20 +188,7 @@ func (w *gitlinkWatch) namesProgram(ctx context.Context, p string) string {
 
 // refuse moves gitlink p's .git aside, within the root.
 func (w *gitlinkWatch) refuse(p string) (string, error) {
-	r, err := os.OpenRoot(w.root)
-	if err != nil {
-		return "", err
-	}
-	defer r.Close()
-	from := filepath.Join(p, ".git")
-	to := from + ".refused"
-	for i := 1; ; i++ {
-		if _, err := r.Lstat(to); err != nil {
-			break
-		}
-		to = fmt.Sprintf("%s.refused-%d", from, i)
-	}
-	return to, r.Rename(from, to)
+	return moveAside(w.root, filepath.Join(p, ".git"))
 }
 
 // hostGit runs git for the host in dir with every program a
