@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/sandbox"
@@ -172,23 +173,30 @@ func (w *Workspace) userDirOf(abs string) string {
 }
 
 // underAny is the path of ps that abs is or lies in, by name or by
-// identity, or "".
+// identity (a name only a case-insensitive file system equates), or "".
 func underAny(ps []string, abs string) string {
 	for _, d := range ps {
 		if rel, err := filepath.Rel(d, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return d
 		}
+	}
+	// abs and the directories above it, each looked at once.
+	var chain []os.FileInfo
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if st, err := os.Stat(dir); err == nil {
+			chain = append(chain, st)
+		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	for _, d := range ps {
 		st, err := os.Stat(d)
 		if err != nil {
 			continue
 		}
-		for dir := abs; ; dir = filepath.Dir(dir) {
-			if dst, err := os.Stat(dir); err == nil && os.SameFile(st, dst) {
-				return d
-			}
-			if dir == filepath.Dir(dir) {
-				break
-			}
+		if slices.ContainsFunc(chain, func(c os.FileInfo) bool { return os.SameFile(st, c) }) {
+			return d
 		}
 	}
 	return ""
