@@ -12,8 +12,8 @@ import (
 // runsLater are the paths under the home directory that programs the
 // user runs later execute, or take commands from, with the user's
 // authority and no sandbox: the shells' startup files, the desktop
-// session's autostart entries and user services, the editors'
-// configuration, the per-user directories on PATH, ssh's configuration
+// session's autostart entries, login scripts and user services
+// (launchd's agents on macOS), the editors' configuration, the per-user directories on PATH, ssh's configuration
 // and npm's (its script-shell and node-options run programs). A workspace
 // holding the home directory (Neovim opened in ~) has them among its
 // files; a confined command must not write them.
@@ -24,6 +24,8 @@ var runsLater = []string{
 	".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".pam_environment",
 	".vimrc", ".gvimrc", ".exrc", ".vim", ".config/nvim", ".tmux.conf", ".config/tmux",
 	".config/fish", ".config/autostart", ".config/systemd", ".config/environment.d",
+	".config/autostart-scripts", ".config/plasma-workspace", ".gnomerc", // KDE's and GNOME's login scripts
+	"Library/LaunchAgents", // macOS: launchd loads them at login
 	".local/bin", "bin", ".ssh", ".npmrc",
 }
 
