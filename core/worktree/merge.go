@@ -300,17 +300,27 @@ func (m *Manager) markMerged(n int) { m.setMerged(n, true) }
 
 // setMerged records whether task n's work is in the user's tree.
 func (m *Manager) setMerged(n int, merged bool) {
+	m.updateRecord(n, func(r *Record) { r.Merged = merged })
+}
+
+// updateRecord changes task n's record with change and saves it: the live
+// one when the task is live (its session may change it too), else the
+// one on disk. It reports whether there was one.
+func (m *Manager) updateRecord(n int, change func(*Record)) bool {
 	m.mu.Lock()
 	if l := m.live[n]; l != nil {
-		l.rec.Merged = merged
+		change(&l.rec)
 		rec := l.rec
 		m.mu.Unlock()
 		m.saveRecord(rec)
-		return
+		return true
 	}
 	m.mu.Unlock()
-	if rec, err := m.Get(n); err == nil {
-		rec.Merged = merged
-		m.saveRecord(rec)
+	rec, err := m.Get(n)
+	if err != nil {
+		return false
 	}
+	change(&rec)
+	m.saveRecord(rec)
+	return true
 }

@@ -50,17 +50,21 @@ type Record struct {
 	Error   string `json:"error,omitempty"`
 	// Counts as of the end of its last turn, for a list that needs no
 	// open session.
-	Turns     int       `json:"turns"`
-	TokensIn  int       `json:"tokens_in"`
-	TokensOut int       `json:"tokens_out"`
-	Cost      float64   `json:"cost,omitempty"`
-	Files     int       `json:"files"`
-	Added     int       `json:"added"`
-	Removed   int       `json:"removed"`
-	Merged    bool      `json:"merged,omitempty"`
-	Created   time.Time `json:"created"`
-	Started   time.Time `json:"started,omitempty"`
-	Ended     time.Time `json:"ended,omitempty"`
+	Turns     int     `json:"turns"`
+	TokensIn  int     `json:"tokens_in"`
+	TokensOut int     `json:"tokens_out"`
+	Cost      float64 `json:"cost,omitempty"`
+	Files     int     `json:"files"`
+	Added     int     `json:"added"`
+	Removed   int     `json:"removed"`
+	Merged    bool    `json:"merged,omitempty"`
+	// Note is told to the task's model with its next input (the hunks a
+	// merge left out, and why), kept until a turn of the task starts so
+	// that a host restart in between loses none.
+	Note    string    `json:"note,omitempty"`
+	Created time.Time `json:"created"`
+	Started time.Time `json:"started,omitempty"`
+	Ended   time.Time `json:"ended,omitempty"`
 }
 
 // Elapsed is how long the task has worked: until it ended, or until now.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/review"
 	"github.com/coder-nvim/coder-nvim/core/text"
 )
@@ -145,10 +146,18 @@ func (m *Manager) Merge(ctx context.Context, n int) (MergeResult, error) {
 	res.LeftOut = left
 	if note.Len() > 0 {
 		// The task's model hears it with its next input, as a turn
-		// review's rejections reach the chat's.
-		if sess, serr := m.Session(ctx, n); serr == nil {
-			sess.TellWithNextInput(fmt.Sprintf("When the user merged task %d into their working tree, they left out:\n%sDo not make that change again unless asked.", n, note.String()))
-			res.Told = true
+		// review's rejections reach the chat's: now when its session is
+		// open, else when it opens (the record keeps it).
+		told := fmt.Sprintf("When the user merged task %d into their working tree, they left out:\n%sDo not make that change again unless asked.", n, note.String())
+		res.Told = m.updateRecord(n, func(r *Record) { r.Note = strings.TrimSpace(r.Note + "\n\n" + told) })
+		m.mu.Lock()
+		var sess *agent.Session
+		if l := m.live[n]; l != nil {
+			sess = l.sess
+		}
+		m.mu.Unlock()
+		if sess != nil {
+			sess.TellWithNextInput(told)
 		}
 	}
 	return res, nil

@@ -73,6 +73,9 @@ func (m *Manager) open(ctx context.Context, l *live, modeFromUser bool) (*agent.
 	rec = l.rec
 	m.mu.Unlock()
 	m.saveRecord(rec)
+	if rec.Note != "" {
+		sess.TellWithNextInput(rec.Note) // a merge's note this host has not told yet
+	}
 	if input != "" {
 		if _, err := sess.Submit(input); err != nil {
 			return sess, fmt.Errorf("task %d: %w", rec.N, err)
@@ -94,13 +97,15 @@ func (m *Manager) track(l *live, ev event.Event) {
 		m.mu.Unlock()
 		return
 	}
-	state := l.rec.State
+	state, told := l.rec.State, false
 	switch ev.Kind {
 	case event.TaskStarted:
 		state = Running
 		if !l.working {
 			l.working = true // the user talks to it: it is at work
 		}
+		told = l.rec.Note != ""
+		l.rec.Note = "" // told with this turn's input
 	case event.ApprovalRequested:
 		l.asks++
 		state = Waiting
@@ -125,7 +130,7 @@ func (m *Manager) track(l *live, ev event.Event) {
 	case event.Error:
 		l.rec.Error = ev.Text
 	}
-	changed := state != l.rec.State
+	changed := state != l.rec.State || told
 	l.rec.State = state
 	if state == Running && l.rec.Started.IsZero() {
 		l.rec.Started = m.opts.Now()

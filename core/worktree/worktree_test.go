@@ -577,7 +577,13 @@ func TestMergeTellsTheTaskWhatWasLeftOut(t *testing.T) {
 	if sum := res.Summary(); !res.Told || !strings.Contains(sum, "1 hunk left out (task-a-bash.txt:1: no build output in the tree), which the task is told") {
 		t.Errorf("merge summary %q (told %v)", sum, res.Told)
 	}
-	if err := f.m.Continue(ctx, a.N, "TASK-A follow-up"); err != nil {
+	// The host goes before the task hears it: a new one still tells it.
+	f.m.Close()
+	m2 := f.manager(t, 0)
+	if r, _ := m2.Get(a.N); !strings.Contains(r.Note, "no build output in the tree") {
+		t.Errorf("the record does not keep the note: %q", r.Note)
+	}
+	if err := m2.Continue(ctx, a.N, "TASK-A follow-up"); err != nil {
 		t.Fatal(err)
 	}
 	f.waitRequest(t, "TASK-A follow-up")
@@ -593,5 +599,11 @@ func TestMergeTellsTheTaskWhatWasLeftOut(t *testing.T) {
 		if !strings.Contains(last, want) {
 			t.Errorf("the task's next input lacks %q:\n%s", want, last)
 		}
+	}
+	if n := strings.Count(last, "no build output in the tree"); n != 1 {
+		t.Errorf("the note is told %d times in one message", n)
+	}
+	if r := f.waitState(t, m2, a.N, Done); r.Note != "" {
+		t.Errorf("the note is kept after it was told: %q", r.Note)
 	}
 }
