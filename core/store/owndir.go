@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 )
 
 // ErrLeavesWorkspace is the error of a sessions directory that leads out
@@ -33,7 +32,7 @@ func staysInside(dir, root string) error {
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", dir, err)
 	}
-	if !strings.HasPrefix(realDir, realRoot+string(filepath.Separator)) {
+	if rel, err := filepath.Rel(realRoot, realDir); err != nil || rel == "." || !filepath.IsLocal(rel) {
 		return fmt.Errorf("%s leads out of the workspace (to %s): %w", dir, realDir, ErrLeavesWorkspace)
 	}
 	return nil
