@@ -87,7 +87,7 @@ func (s *Session) SandboxStatus(ctx context.Context) string {
 	out := box.Support().String()
 	if sup := box.Support(); sup.Any() {
 		p := s.confinement(ctx, s.Mode())
-		out += sup.WritesLine(*p)
+		out += sup.WritesLine(*p) + s.sandbox.guard.StatusLine()
 		if p.Network || !sup.Network {
 			out += sup.NetworkLine(*p)
 		} else {

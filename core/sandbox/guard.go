@@ -41,8 +41,10 @@ type Guard struct {
 	configs []string // git configuration files, for their includes
 	watch   *gitlinkWatch
 	// later are the paths that run later, missing when the guard was
-	// made (startup.go).
-	later []watched
+	// made (startup.go); homeGuarded: the home's startup files are
+	// among the guarded paths.
+	later       []watched
+	homeGuarded bool
 	// made says how each protected path is made again when the host
 	// removes it (Epoch).
 	made map[string]placeholder

@@ -61,8 +61,17 @@ func RunsLater(home string, getenv func(string) string) []string {
 // what the user's shell reads (an empty .bash_profile hides .profile).
 func (g *Guard) guardRunsLater(home string, getenv func(string) string) {
 	for _, p := range RunsLater(home, getenv) {
-		g.guardLater(p, home, "~/")
+		g.homeGuarded = g.guardLater(p, home, "~/") || g.homeGuarded
 	}
+}
+
+// StatusLine is the status's part on what g keeps of the home: "" when
+// no writable root holds it.
+func (g *Guard) StatusLine() string {
+	if g == nil || !g.homeGuarded {
+		return ""
+	}
+	return "; a writable root holds your home: its startup files are read-only (made ones moved aside)"
 }
 
 // watched is a path that runs later, missing when the guard was made:
@@ -71,15 +80,16 @@ func (g *Guard) guardRunsLater(home string, getenv func(string) string) {
 type watched struct{ path, base, prefix string }
 
 // guardLater protects p when a writable root holds it, and watches it
-// when it is missing (see guardRunsLater).
-func (g *Guard) guardLater(p, base, prefix string) {
+// when it is missing (see guardRunsLater); it reports whether it did.
+func (g *Guard) guardLater(p, base, prefix string) bool {
 	if !g.writable(p) {
-		return
+		return false
 	}
 	g.protect(p)
 	if _, err := os.Lstat(p); err != nil && !slices.ContainsFunc(g.later, func(w watched) bool { return w.path == p }) {
 		g.later = append(g.later, watched{p, base, prefix})
 	}
+	return true
 }
 
 // BeginCall is called as a confined call starts; the func it returns is

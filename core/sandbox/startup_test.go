@@ -41,6 +41,9 @@ func TestGuardRunsLater(t *testing.T) {
 			t.Errorf("~/%s is not protected: %v", p, g.Protected)
 		}
 	}
+	if !strings.Contains(g.StatusLine(), "its startup files are read-only") {
+		t.Errorf("status line %q", g.StatusLine())
+	}
 	later := func(p string) bool { return slices.ContainsFunc(g.later, func(w watched) bool { return w.path == p }) }
 	if later(filepath.Join(home, ".bashrc")) || !later(filepath.Join(home, ".zshrc")) {
 		t.Errorf("watched: %v", g.later)
@@ -86,6 +89,9 @@ func TestGuardRunsLater(t *testing.T) {
 	}
 	g = GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws}, Home: home, Getenv: getenv})
 	g.Ready()
+	if g.StatusLine() != "" {
+		t.Errorf("status line %q with the home outside the roots", g.StatusLine())
+	}
 	outside := func(p string) bool { return !within(p, realPath(ws)) }
 	if slices.ContainsFunc(g.later, func(w watched) bool { return outside(w.path) }) || slices.ContainsFunc(g.Protected, outside) {
 		t.Errorf("a workspace outside the home guards the home's files: later %v, protected %v", g.later, g.Protected)
