@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/coder-nvim/coder-nvim/core/reviewnotes"
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/agent/command"
@@ -140,8 +141,8 @@ func (s *Session) runTask(ctx context.Context, t *task, input string) {
 	if added != "" {
 		content += "\n\n[hook context]\n" + added
 	}
-	if notes := s.takeReviewNotes(); notes != "" {
-		content += reviewMark + notes
+	if notes := s.reviewNotes.Take(); notes != "" {
+		content += reviewnotes.Mark + notes
 	}
 	// On disk (an fsynced journal record) before the turn's first slow
 	// step, the workspace snapshot: a kill at any later moment does not

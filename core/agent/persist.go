@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"github.com/coder-nvim/coder-nvim/core/reviewnotes"
 	"slices"
 	"strings"
 
@@ -111,7 +112,7 @@ func (s *Session) load(id SessionID) error {
 	for _, c := range s.order {
 		told = append(told, c.history...)
 	}
-	s.reviewNotes = pendingReviewNotes(s.turns, root.base, told)
+	s.reviewNotes.Reset(reviewnotes.Pending(s.turns, root.base, told))
 	return nil
 }
 

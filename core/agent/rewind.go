@@ -146,7 +146,7 @@ func (s *Session) rewindTo(ctx context.Context, t *task, n int) (string, error) 
 		return "", err
 	}
 	s.mu.Lock()
-	s.rewindNotesLocked(s.abandoned[len(s.abandoned)-1].Messages, n)
+	s.reviewNotes.Rewind(s.abandoned[len(s.abandoned)-1].Messages, n)
 	s.mu.Unlock()
 	if changed := append(slices.Clone(rep.Restored), rep.Removed...); len(changed) > 0 {
 		t.emit(event.Event{Kind: event.FilesChanged, Paths: changed})

@@ -26,6 +26,7 @@ import (
 	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/policy"
 	"github.com/coder-nvim/coder-nvim/core/reviewcomments"
+	"github.com/coder-nvim/coder-nvim/core/reviewnotes"
 	"github.com/coder-nvim/coder-nvim/core/sandbox"
 	"github.com/coder-nvim/coder-nvim/core/skills"
 	"github.com/coder-nvim/coder-nvim/core/store"
@@ -140,7 +141,7 @@ type Session struct {
 	abandoned  []store.Branch // what /rewind cut off, kept on disk (rewind.go)
 	// reviewNotes are the hunks the user rejected (turnreview.go), told
 	// to the model with the next message.
-	reviewNotes []string
+	reviewNotes reviewnotes.Queue
 	// saveErr is the last "session not saved" told (reportSave).
 	saveErr string
 	// comments are the user's hunk comments waiting to be sent
@@ -335,7 +336,8 @@ func (s *Session) reset(id SessionID) {
 	s.id = id
 	s.created = s.opts.Now()
 	s.setRootLocked(&Conversation{ID: ConversationID(s.newID()), Tools: allTools, created: s.created, lastActive: s.created, agents: agents})
-	s.turns, s.abandoned, s.reviewNotes = nil, nil, nil
+	s.turns, s.abandoned = nil, nil
+	s.reviewNotes.Reset(nil)
 	s.started = nil
 	s.closeJournalLocked()
 	s.agedCut = 0

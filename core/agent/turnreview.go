@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
-	"github.com/coder-nvim/coder-nvim/core/llm"
 	"github.com/coder-nvim/coder-nvim/core/review"
+	"github.com/coder-nvim/coder-nvim/core/reviewnotes"
 	"github.com/coder-nvim/coder-nvim/core/store"
 	"github.com/coder-nvim/coder-nvim/core/text"
 	"github.com/coder-nvim/coder-nvim/core/tools"
@@ -216,10 +216,8 @@ func (s *Session) JudgeHunk(ctx context.Context, n, id int, keep bool, reason st
 			return rv, err
 		}
 		s.emit(event.Event{Kind: event.FilesChanged, Conversation: string(s.rootConv.ID), Paths: []string{h.Path}})
-		v.Note = rejectedNote(n, turn.Input, h, v.Reason)
-		s.mu.Lock()
-		s.reviewNotes = append(s.reviewNotes, v.Note)
-		s.mu.Unlock()
+		v.Note = reviewnotes.Rejected(n, turn.Input, h.Path, h.Line, h.OldLines, h.NewLines, v.Reason)
+		s.reviewNotes.Add(v.Note)
 	}
 	s.mu.Lock()
 	if i < len(s.turns) && s.turns[i].Task == turn.Task {
@@ -264,84 +262,7 @@ func (s *Session) revertHunk(ctx context.Context, fc fileChange, verdicts []stor
 	return nil
 }
 
-// rejectedNote tells the model which of its changes the user took back.
-func rejectedNote(n int, input string, h ReviewHunk, reason string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "In turn %d (%q) the user rejected and reverted your change to %s at line %d:\n", n, text.Truncate(text.FirstLine(input), 80), h.Path, h.Line)
-	review.WriteRejected(&b, h.OldLines, h.NewLines, reason)
-	b.WriteString("Do not make that change again unless asked.")
-	return b.String()
-}
-
-// reviewMark and noteEnd delimit the notes a user message carries.
-const (
-	reviewMark = "\n\n[review] "
-	noteEnd    = "Do not make that change again unless asked."
-)
-
-// rewindNotesLocked makes the review notes agree with a /rewind to just before
-// live turn n that cut msgs: a note on a turn before n is told again if
-// the message that told it was cut; a note on turn n or later goes with
-// that turn's change. s.mu is held.
-func (s *Session) rewindNotesLocked(msgs []llm.Message, n int) {
-	var keep []string
-	for _, m := range msgs {
-		if m.Role != llm.RoleUser {
-			continue
-		}
-		if i := strings.LastIndex(m.Content, reviewMark); i >= 0 {
-			for _, note := range strings.SplitAfter(m.Content[i+len(reviewMark):], noteEnd) {
-				keep = append(keep, strings.TrimSpace(note))
-			}
-		}
-	}
-	keep = append(keep, s.reviewNotes...)
-	s.reviewNotes = nil
-	for _, note := range keep {
-		var turn int
-		if _, err := fmt.Sscanf(note, "In turn %d ", &turn); err == nil && turn < n && strings.HasSuffix(note, noteEnd) {
-			s.reviewNotes = append(s.reviewNotes, note)
-		}
-	}
-}
-
 // TellWithNextInput queues note for the model: it goes with the next
 // message, as the turn review's notes do. A task's merge review
 // (core/worktree) tells a task's model what the user left out, and why.
-func (s *Session) TellWithNextInput(note string) {
-	s.mu.Lock()
-	s.reviewNotes = append(s.reviewNotes, note)
-	s.mu.Unlock()
-}
-
-// pendingReviewNotes are the rejections' notes the model was not told
-// yet (no user message of msgs holds them): a session resumed after a
-// restart between a rejection and the next message still tells them.
-// Turns starting before base (their messages left on disk) were told.
-func pendingReviewNotes(turns []store.Turn, base int, msgs []llm.Message) []string {
-	var out []string
-	for _, t := range turns {
-		if t.Rewound || t.Start <= base && t.Conv == "" {
-			continue
-		}
-		for _, v := range t.Review {
-			if v.Keep || v.Note == "" || slices.ContainsFunc(msgs, func(m llm.Message) bool {
-				return m.Role == llm.RoleUser && strings.Contains(m.Content, v.Note)
-			}) {
-				continue
-			}
-			out = append(out, v.Note)
-		}
-	}
-	return out
-}
-
-// takeReviewNotes returns, once, what the user rejected since the last
-// message: it goes with the next one, after the history.
-func (s *Session) takeReviewNotes() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	notes := strings.Join(s.reviewNotes, "\n\n")
-	s.reviewNotes = nil
-	return notes
-}
+func (s *Session) TellWithNextInput(note string) { s.reviewNotes.Add(note) }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
-	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
 // Hunk is one contiguous changed region of a file, without context lines.
@@ -59,19 +58,4 @@ func splitLines(s string) []string {
 		return []string{}
 	}
 	return strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n")
-}
-
-// WriteRejected tells a model, in b, the lines of a hunk the user
-// rejected: those kept and those not taken (each cut to 200 characters),
-// then the user's reason when there is one.
-func WriteRejected(b *strings.Builder, oldLines, newLines []string, reason string) {
-	for _, l := range oldLines {
-		b.WriteString("  (kept) " + strings.TrimRight(text.Truncate(l, 200), "\n") + "\n")
-	}
-	for _, l := range newLines {
-		b.WriteString("  (removed) " + strings.TrimRight(text.Truncate(l, 200), "\n") + "\n")
-	}
-	if reason != "" {
-		b.WriteString("Reason: " + reason + "\n")
-	}
 }

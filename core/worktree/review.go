@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/agent"
 	"github.com/coder-nvim/coder-nvim/core/review"
+	"github.com/coder-nvim/coder-nvim/core/reviewnotes"
 	"github.com/coder-nvim/coder-nvim/core/text"
 )
 
@@ -148,7 +149,7 @@ func (m *Manager) Merge(ctx context.Context, n int) (MergeResult, error) {
 		// The task's model hears it with its next input, as a turn
 		// review's rejections reach the chat's: now when its session is
 		// open, else when it opens (the record keeps it).
-		told := fmt.Sprintf("When the user merged task %d into their working tree, they left out:\n%sDo not make that change again unless asked.", n, note.String())
+		told := fmt.Sprintf("When the user merged task %d into their working tree, they left out:\n%s%s", n, note.String(), reviewnotes.End)
 		res.Told = m.updateRecord(n, func(r *Record) { r.Note = strings.TrimSpace(r.Note + "\n\n" + told) })
 		m.mu.Lock()
 		var sess *agent.Session
@@ -175,5 +176,5 @@ func leftOut(path string, line int, reason string) string {
 // writeLeftOut tells the task's model one rejected hunk and why.
 func writeLeftOut(b *strings.Builder, path string, h review.Hunk, reason string) {
 	fmt.Fprintf(b, "your change to %s at line %d:\n", path, h.OldStart)
-	review.WriteRejected(b, h.OldLines, h.NewLines, reason)
+	reviewnotes.WriteHunk(b, h.OldLines, h.NewLines, reason)
 }
