@@ -35,8 +35,7 @@ type mcpState struct {
 	// own lock: the pool may call OnNotice under Session.mu.
 	failMu sync.Mutex
 	failed map[string]string
-	forms  mcp.OpenForms   // open elicitations (mcpelicit.go)
-	logins map[string]bool // logins the user started, to tell their outcome (under failMu)
+	forms  mcp.OpenForms // open elicitations (mcpelicit.go)
 }
 
 // openMCP starts the configured servers in the background; nothing waits
@@ -46,7 +45,7 @@ func (s *Session) openMCP(log io.Writer) {
 	if len(servers) == 0 {
 		return
 	}
-	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}, failed: map[string]string{}, logins: map[string]bool{}}
+	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}, failed: map[string]string{}}
 	s.mcp.pool = mcp.New(mcp.Options{
 		Servers:       servers,
 		Root:          s.root,

@@ -72,6 +72,8 @@ type Notice struct {
 	Server string
 	Kind   string
 	Text   string
+	// Login: the notice ends a sign-in the user started (Command).
+	Login bool
 }
 
 // Server states.
@@ -144,6 +146,9 @@ type Pool struct {
 	committed *Catalog
 	dirty     bool
 	closed    bool
+
+	loginMu    sync.Mutex      // guards userLogins
+	userLogins map[string]bool // sign-ins the user started, until they end (Command)
 }
 
 // New starts every enabled server in the background and returns at once:
@@ -266,6 +271,7 @@ func (p *Pool) markDirty() {
 }
 
 func (p *Pool) notify(n Notice) {
+	p.markLogin(&n)
 	if p.opts.OnNotice != nil {
 		p.opts.OnNotice(n)
 	}
