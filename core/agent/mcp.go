@@ -7,9 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/coder-nvim/coder-nvim/core/config"
 	"github.com/coder-nvim/coder-nvim/core/event"
@@ -30,11 +28,10 @@ type mcpState struct {
 	// Guarded by Session.mu.
 	waited bool                         // the first turn waited for starting servers
 	views  map[ConversationID]*mcp.View // per conversation: allowlist and limits
-	// failed is each server's latest failure not told yet: said once, in
-	// the next turn, not per attempt and outside any turn (issue 48). Its
-	// own lock: the pool may call OnNotice under Session.mu.
-	failMu sync.Mutex
-	failed map[string]string
+	// failed are the servers' failures not told yet, said once in the
+	// next turn (issue 48); its own lock: the pool may call OnNotice
+	// under Session.mu.
+	failed mcp.Failures
 	forms  mcp.OpenForms // open elicitations (mcpelicit.go)
 }
 
@@ -45,7 +42,7 @@ func (s *Session) openMCP(log io.Writer) {
 	if len(servers) == 0 {
 		return
 	}
-	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}, failed: map[string]string{}}
+	s.mcp = &mcpState{views: map[ConversationID]*mcp.View{}}
 	s.mcp.pool = mcp.New(mcp.Options{
 		Servers:       servers,
 		Root:          s.root,
@@ -62,17 +59,11 @@ func (s *Session) openMCP(log io.Writer) {
 		Auth:          s.mcpAuth(),
 		OnNotice: func(n mcp.Notice) {
 			s.mcpLoginNotice(n)
+			s.mcp.failed.Note(n)
 			switch n.Kind {
 			case mcp.NoticeCloseFailed: // at close too, when no turn follows
 				s.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", n.Server, n.Text)})
-			case mcp.NoticeFailed, mcp.NoticeExited:
-				s.mcp.failMu.Lock()
-				s.mcp.failed[n.Server] = n.Text
-				s.mcp.failMu.Unlock()
 			case mcp.NoticeStarted:
-				s.mcp.failMu.Lock()
-				delete(s.mcp.failed, n.Server) // it recovered before anyone was told
-				s.mcp.failMu.Unlock()
 				s.emit(event.Event{Kind: event.CommandsChanged}) // its prompts are /server:prompt commands
 			case mcp.NoticePromptsChanged:
 				s.emit(event.Event{Kind: event.CommandsChanged})
@@ -128,17 +119,8 @@ func (s *Session) mcpBoundary(t *task) *mcp.Catalog {
 // tellMCPFailures puts the servers' failures since the last turn into
 // this one, one notice per server.
 func (s *Session) tellMCPFailures(t *task) {
-	s.mcp.failMu.Lock()
-	failed := s.mcp.failed
-	s.mcp.failed = map[string]string{}
-	s.mcp.failMu.Unlock()
-	names := make([]string, 0, len(failed))
-	for name := range failed {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		t.emit(event.Event{Kind: event.Notice, Text: fmt.Sprintf("MCP server %s: %s", name, failed[name])})
+	for _, line := range s.mcp.failed.Take() {
+		t.emit(event.Event{Kind: event.Notice, Text: line})
 	}
 }
 
@@ -289,15 +271,7 @@ func (m mcpTool) Prepare(_ context.Context, _ *tools.Workspace, args json.RawMes
 		title = fmt.Sprintf("%s %s", m.t.Name, text.Truncate(compactJSON(args), 300))
 	}
 	inv := tools.NewInvocation(m.t.FQN, KindMCP, title, func(ctx context.Context) tools.Result {
-		var res mcp.Result
-		switch m.t.FQN {
-		case mcp.ResourceReadTool:
-			res = m.view.CallResourceRead(ctx, args, 0)
-		case mcp.ToolSearchTool:
-			res = m.view.Search(m.visible, args)
-		default:
-			res = m.view.Call(ctx, m.cat, m.t.FQN, args, 0)
-		}
+		res := m.view.Run(ctx, m.cat, m.visible, m.t.FQN, args)
 		if t := taskFrom(ctx); t != nil && len(res.Images) > 0 {
 			t.mcpImages = append(t.mcpImages, res.Images...)
 		}

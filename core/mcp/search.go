@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -136,4 +137,17 @@ func (v *View) Search(tools []Tool, args json.RawMessage) Result {
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(firstLine(s)), " ")
 	return truncate(s, n)
+}
+
+// Run runs the offered tool fqn with args: mcp_resource_read,
+// mcp_tool_search (over visible, what the search looks through) or a
+// server's tool of cat.
+func (v *View) Run(ctx context.Context, cat *Catalog, visible []Tool, fqn string, args json.RawMessage) Result {
+	switch fqn {
+	case ResourceReadTool:
+		return v.CallResourceRead(ctx, args, 0)
+	case ToolSearchTool:
+		return v.Search(visible, args)
+	}
+	return v.Call(ctx, cat, fqn, args, 0)
 }
