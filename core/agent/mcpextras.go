@@ -3,13 +3,12 @@ package agent
 import (
 	"context"
 
-	"github.com/coder-nvim/coder-nvim/core/mcp"
-	"github.com/coder-nvim/coder-nvim/core/mention"
 	"github.com/coder-nvim/coder-nvim/core/prompts"
 )
 
 // Glue for the MCP servers' prompts (`/server:prompt` commands) and
-// resources (`@server:uri` mentions); the logic is core/mcp's.
+// resources (`@server:uri` mentions, mcp.ResourceMentions in
+// resolver); the logic is core/mcp's.
 
 // mcpPromptCommands are the servers' prompts as commands.
 func (s *Session) mcpPromptCommands() []prompts.Prompt {
@@ -54,29 +53,4 @@ func (s *Session) MCPResources(conv ConversationID) []string {
 		out = append(out, r.Mention())
 	}
 	return out
-}
-
-// mcpResourceReader resolves `@server:uri` mentions through conv's view.
-type mcpResourceReader struct {
-	s *Session
-	c *Conversation
-}
-
-func (r mcpResourceReader) Resource(ctx context.Context, tok string) (mention.Item, bool) {
-	server, uri, ok := r.s.mcp.pool.SplitMention(tok)
-	if !ok {
-		return mention.Item{}, false
-	}
-	r.s.mcp.pool.WaitStarted(ctx, r.s.opts.Config.MCPFirstTurnWait())
-	it := mention.Item{Source: "@", Path: tok}
-	v, err := r.s.mcpView(r.c)
-	if err == nil {
-		var rt mcp.ResourceText
-		if rt, err = v.ReadResource(ctx, server, uri); err == nil {
-			it.Text, it.Filetype = rt.Text, rt.Filetype()
-			return it, true
-		}
-	}
-	it.Err = err.Error()
-	return it, true
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/mcp"
 	"github.com/coder-nvim/coder-nvim/core/mention"
 )
 
@@ -68,7 +69,7 @@ func (s *Session) ResolveFiles(ctx context.Context, paths []string) []mention.It
 func (s *Session) resolver(conv ConversationID) mention.Resolver {
 	r := mention.Resolver{WS: s.ws, Images: s.opts.Config.AcceptsImages(), Limits: mention.DefaultLimits}
 	if c, err := s.conversation(conv); err == nil && s.mcp != nil {
-		r.Resources = mcpResourceReader{s: s, c: c}
+		r.Resources = mcp.ResourceMentions{Pool: s.mcp.pool, View: func() (*mcp.View, error) { return s.mcpView(c) }, Wait: s.opts.Config.MCPFirstTurnWait()}
 	}
 	return r
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/coder-nvim/coder-nvim/core/llm"
+	"github.com/coder-nvim/coder-nvim/core/mention"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -193,4 +195,35 @@ func (v *View) CallResourceRead(ctx context.Context, args json.RawMessage, maxBy
 	}
 	out.Summary = fmt.Sprintf("%s:%s, %d bytes", a.Server, a.URI, len(rt.Text))
 	return out
+}
+
+// ResourceMentions resolves `@server:uri` mentions (a
+// mention.ResourceReader) through a conversation's view, which View
+// gives (made on first use); a mention waits up to Wait for servers still
+// starting, as it may be the session's first line.
+type ResourceMentions struct {
+	Pool *Pool
+	View func() (*View, error)
+	Wait time.Duration
+}
+
+// Resource reads the resource tok names; ok is false when tok names no
+// configured server's resource (a path, a path:line).
+func (r ResourceMentions) Resource(ctx context.Context, tok string) (mention.Item, bool) {
+	server, uri, ok := r.Pool.SplitMention(tok)
+	if !ok {
+		return mention.Item{}, false
+	}
+	r.Pool.WaitStarted(ctx, r.Wait)
+	it := mention.Item{Source: "@", Path: tok}
+	v, err := r.View()
+	if err == nil {
+		var rt ResourceText
+		if rt, err = v.ReadResource(ctx, server, uri); err == nil {
+			it.Text, it.Filetype = rt.Text, rt.Filetype()
+			return it, true
+		}
+	}
+	it.Err = err.Error()
+	return it, true
 }
