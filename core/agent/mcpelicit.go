@@ -11,7 +11,6 @@ import (
 
 	"github.com/coder-nvim/coder-nvim/core/event"
 	"github.com/coder-nvim/coder-nvim/core/mcp"
-	"github.com/google/uuid"
 )
 
 // Elicitation answers: accept (with Answer.Values), decline, cancel.
@@ -41,27 +40,16 @@ func (s *Session) elicit(ctx context.Context, server string, e *event.Elicitatio
 		return mcp.ElicitDecline, nil, nil
 	}
 	callID, _ := ctx.Value(mcpCallKey{}).(string)
-	req := &event.Approval{
-		ID:          uuid.NewString(),
-		CallID:      callID,
-		Tool:        "elicitation",
-		Kind:        string(KindMCP),
-		Title:       fmt.Sprintf("MCP server %s asks", server),
-		Reason:      e.Message,
-		Elicitation: e,
-	}
-	if e.Mode == event.ElicitURL {
-		req.Command = e.URL
-	}
-	defer s.mcp.forms.Add(req.ID, e)()
+	req, done := s.mcp.forms.Open(server, callID, string(KindMCP), e)
+	defer done()
 	ans, ok := s.ask(ctx, t, req)
 	if !ok {
 		return mcp.ElicitCancel, nil, nil
 	}
-	switch ans.Decision {
-	case ElicitAccept, AllowOnce, AllowAlways:
+	switch {
+	case ans.Decision.acceptsForm():
 		return mcp.ElicitAccept, ans.Values, nil
-	case ElicitCancel:
+	case ans.Decision == ElicitCancel:
 		return mcp.ElicitCancel, nil, nil
 	}
 	return mcp.ElicitDecline, nil, nil
@@ -74,8 +62,7 @@ func (s *Session) checkElicitAnswer(id string, a *Answer) error {
 	if s.mcp == nil {
 		return nil
 	}
-	accepted := a.Decision == ElicitAccept || a.Decision == AllowOnce || a.Decision == AllowAlways
-	vals, known, err := s.mcp.forms.Check(id, accepted, a.Values)
+	vals, known, err := s.mcp.forms.Check(id, a.Decision.acceptsForm(), a.Values)
 	switch {
 	case !known && (a.Decision == ElicitAccept || a.Decision == ElicitDecline || a.Decision == ElicitCancel):
 		return fmt.Errorf("%s answers an MCP server's question, and %q is not one", a.Decision, id)
@@ -86,4 +73,10 @@ func (s *Session) checkElicitAnswer(id string, a *Answer) error {
 	}
 	a.Values = vals
 	return nil
+}
+
+// acceptsForm reports whether d accepts an MCP server's question (an ACP
+// client answers it as a permission: once or always).
+func (d Decision) acceptsForm() bool {
+	return d == ElicitAccept || d == AllowOnce || d == AllowAlways
 }

@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/coder-nvim/coder-nvim/core/event"
+	"github.com/google/uuid"
 )
 
 // OpenForms are the servers' questions waiting for the user, by approval
@@ -12,6 +14,25 @@ import (
 type OpenForms struct {
 	mu   sync.Mutex
 	open map[string]*event.Elicitation
+}
+
+// Open makes the approval request that puts server's question e to the
+// user (kind: the approvals' kind for MCP; callID: the tool call it came
+// during) and records it open until the returned func is called.
+func (f *OpenForms) Open(server, callID, kind string, e *event.Elicitation) (*event.Approval, func()) {
+	req := &event.Approval{
+		ID:          uuid.NewString(),
+		CallID:      callID,
+		Tool:        "elicitation",
+		Kind:        kind,
+		Title:       fmt.Sprintf("MCP server %s asks", server),
+		Reason:      e.Message,
+		Elicitation: e,
+	}
+	if e.Mode == event.ElicitURL {
+		req.Command = e.URL
+	}
+	return req, f.Add(req.ID, e)
 }
 
 // Add records e as open under id until the returned func is called.
