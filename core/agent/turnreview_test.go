@@ -24,21 +24,26 @@ func tenLinesCommitted(t *testing.T, f *fixture) {
 	}
 }
 
+// editsN answers "edit…" by reading n.txt, then writing it as content.
+func editsN(content string) func(fakellm.Request) fakellm.Reply {
+	return func(req fakellm.Request) fakellm.Reply {
+		switch last := req.Messages[len(req.Messages)-1]; {
+		case last.Role == llm.RoleUser && strings.HasPrefix(last.Content, "edit"):
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "n.txt"})}}
+		case last.Role == llm.RoleTool && last.ToolCallID == "r":
+			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "n.txt", "content": content})}}
+		}
+		return fakellm.Reply{Content: "ok"}
+	}
+}
+
 // A turn changes two separate lines of a committed file: the review shows
 // two hunks; rejecting the first reverts it in the file and keeps the
 // second; the next request tells the model with the reason.
 func TestReviewRejectsOneHunk(t *testing.T) {
 	f := yoloFixture(t, nil)
 	tenLinesCommitted(t, f)
-	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
-		switch last := req.Messages[len(req.Messages)-1]; {
-		case last.Role == llm.RoleUser && strings.HasPrefix(last.Content, "edit"):
-			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "n.txt"})}}
-		case last.Role == llm.RoleTool && last.ToolCallID == "r":
-			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "n.txt", "content": strings.Replace(strings.Replace(tenLines, "2\n", "two\n", 1), "9\n", "nine\n", 1)})}}
-		}
-		return fakellm.Reply{Content: "ok"}
-	})
+	f.srv.SetScript(editsN(strings.Replace(strings.Replace(tenLines, "2\n", "two\n", 1), "9\n", "nine\n", 1)))
 	f.run(t, "edit n.txt")
 	ctx := context.Background()
 	rv, err := f.sess.ReviewTurn(ctx, 0)
@@ -195,15 +200,7 @@ func TestTurnSummaryAgreesWithReview(t *testing.T) {
 func TestRejectionToldAfterRestart(t *testing.T) {
 	f := yoloFixture(t, nil)
 	tenLinesCommitted(t, f)
-	f.srv.SetScript(func(req fakellm.Request) fakellm.Reply {
-		switch last := req.Messages[len(req.Messages)-1]; {
-		case last.Role == llm.RoleUser && strings.HasPrefix(last.Content, "edit"):
-			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("r", "read", map[string]any{"path": "n.txt"})}}
-		case last.Role == llm.RoleTool && last.ToolCallID == "r":
-			return fakellm.Reply{ToolCalls: []llm.ToolCall{call("w", "write", map[string]any{"path": "n.txt", "content": strings.Replace(tenLines, "2\n", "two\n", 1)})}}
-		}
-		return fakellm.Reply{Content: "ok"}
-	})
+	f.srv.SetScript(editsN(strings.Replace(tenLines, "2\n", "two\n", 1)))
 	f.run(t, "edit n.txt")
 	ctx := context.Background()
 	if _, err := f.sess.JudgeHunk(ctx, 1, 0, false, "keep the digits"); err != nil {
