@@ -59,7 +59,7 @@ func (s *Session) guardSpec() sandbox.GuardSpec {
 	home, _ := os.UserHomeDir()
 	return sandbox.GuardSpec{Root: s.root, Writable: s.sandboxPolicy(policy.ModeAutoEdit).Writable,
 		Protected: s.userDirs, Dirs: append([]string{filepath.Join(s.root, ".coder")}, config.UserDirs(os.Getenv)...),
-		Home: home, Getenv: os.Getenv}
+		Home: home, Getenv: os.Getenv, RunsLater: s.runsLater}
 }
 
 // sandboxBox waits for the probe; nil when the sandbox is off.

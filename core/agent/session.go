@@ -142,6 +142,9 @@ type Session struct {
 	// reviewNotes are the hunks the user rejected (turnreview.go), told
 	// to the model with the next message.
 	reviewNotes reviewnotes.Queue
+	// runsLater is what the user's git or editor runs later from the
+	// workspace (sandbox.WorkspaceRunsLater).
+	runsLater []string
 	// saveErr is the last "session not saved" told (reportSave).
 	saveErr string
 	// comments are the user's hunk comments waiting to be sent
@@ -281,7 +284,8 @@ func newSession(opts Options) (*Session, error) {
 	}
 	ws.SetUserDirs(s.userDirs)
 	home, _ := os.UserHomeDir()
-	ws.SetRunsLater(append(sandbox.RunsLater(home, os.Getenv), sandbox.WorkspaceRunsLater(context.Background(), ws.Root(), home)...))
+	s.runsLater = sandbox.WorkspaceRunsLater(context.Background(), ws.Root(), home) // once: the guard takes it too
+	ws.SetRunsLater(append(sandbox.RunsLater(home, os.Getenv), s.runsLater...))
 	s.life, s.stopLife = context.WithCancel(context.Background())
 	s.sched = newScheduler(s)
 	s.activity = store.NewActivity(store.Dir(s.root), opts.Now)

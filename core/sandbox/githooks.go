@@ -125,15 +125,15 @@ func HookDirs(ctx context.Context, root string, home string) []string {
 }
 
 // guardWorkspaceRunsLater protects what runs later from the workspace
-// (WorkspaceRunsLater) where a writable root holds it; a missing one a
-// call makes is moved aside at its end, beneath the work tree's top (the
-// workspace outside git).
-func (g *Guard) guardWorkspaceRunsLater(ctx context.Context, root, home string) {
+// root (paths: WorkspaceRunsLater) where a writable root holds it; a
+// missing one a call makes is moved aside at its end, beneath the work
+// tree's top (the workspace outside git).
+func (g *Guard) guardWorkspaceRunsLater(root string, paths []string) {
 	base := root
 	if l, found := findGit(root); found && within(root, filepath.Dir(l.dotGit)) {
 		base = filepath.Dir(l.dotGit)
 	}
-	for _, p := range WorkspaceRunsLater(ctx, root, home) {
+	for _, p := range paths {
 		g.guardLater(p, base, "")
 	}
 }

@@ -20,6 +20,10 @@ type GuardSpec struct {
 	Protected, Dirs []string
 	Home            string
 	Getenv          func(string) string
+	// RunsLater is what the user's git or editor runs later from the
+	// workspace (WorkspaceRunsLater), which the caller's file tools ask
+	// for too: found once, for both.
+	RunsLater []string
 }
 
 // Guard is what keeps a workspace's own guards in place for the
@@ -96,7 +100,7 @@ func GuardWorkspace(ctx context.Context, spec GuardSpec) *Guard {
 	}
 	g.guardIncludes(ctx, spec.Home)
 	g.guardRunsLater(spec.Home, getenv)
-	g.guardWorkspaceRunsLater(ctx, root, spec.Home)
+	g.guardWorkspaceRunsLater(root, spec.RunsLater)
 	g.pinAll()
 	return g
 }

@@ -87,7 +87,7 @@ func TestGuardRunsLater(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g = GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws}, Home: home, Getenv: getenv})
+	g = GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws}, Home: home, Getenv: getenv, RunsLater: WorkspaceRunsLater(context.Background(), ws, home)})
 	g.Ready()
 	if g.StatusLine() != "" {
 		t.Errorf("status line %q with the home outside the roots", g.StatusLine())
@@ -158,7 +158,7 @@ func TestGitRunsLater(t *testing.T) {
 			t.Errorf("%s is not among %v", want, got)
 		}
 	}
-	g := GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws}})
+	g := GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws}, RunsLater: got})
 	g.Ready()
 	if !slices.Contains(g.Protected, filepath.Join(real, ".pre-commit-config.yaml")) {
 		t.Errorf(".pre-commit-config.yaml is not protected: %v", g.Protected)
