@@ -50,7 +50,7 @@ func GitRunsLater(ctx context.Context, root, home string) []string {
 		return nil
 	}
 	top := filepath.Dir(l.dotGit)
-	dirs := HookDirs(ctx, root, home)
+	dirs := hookDirs(ctx, top, root, home)
 	hooks := append([]string{filepath.Join(l.commonDir, "hooks")}, dirs...)
 	out := dirs
 	for _, m := range hookManagers {
@@ -99,10 +99,15 @@ func HookDirs(ctx context.Context, root string, home string) []string {
 	if !found {
 		return nil
 	}
-	top := filepath.Dir(l.dotGit)
+	return hookDirs(ctx, filepath.Dir(l.dotGit), root, home)
+}
+
+// hookDirs is HookDirs for the work tree top.
+func hookDirs(ctx context.Context, top, root, home string) []string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	// git config reads configuration files alone: nothing runs.
+	// git config reads configuration files alone: nothing runs. Not
+	// hostGit: its -c core.hooksPath would be what is read back.
 	cmd := exec.CommandContext(ctx, gitProgram(root), "config", "--get", "core.hooksPath")
 	cmd.Dir = top
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })
