@@ -86,7 +86,10 @@ func BenchmarkGuardWorkspace(b *testing.B) {
 	}
 	var g *Guard
 	for b.Loop() {
-		g = GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws, os.TempDir()}})
+		// What a session pays: what runs later found (a git config), then
+		// the guard.
+		later := WorkspaceRunsLater(context.Background(), ws, "")
+		g = GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws, os.TempDir()}, RunsLater: later})
 	}
 	g.Ready()
 	b.ReportMetric(float64(len(g.Protected)+len(g.Pinned)+len(g.Reopened)), "mounts")
@@ -100,7 +103,7 @@ func BenchmarkGuardPerCall(b *testing.B) {
 	if err := exec.Command("git", "init", "-q", ws).Run(); err != nil {
 		b.Skip("no git")
 	}
-	g := GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws, os.TempDir()}})
+	g := GuardWorkspace(context.Background(), GuardSpec{Root: ws, Writable: []string{ws, os.TempDir()}, RunsLater: WorkspaceRunsLater(context.Background(), ws, "")})
 	g.Ready()
 	for b.Loop() {
 		var p Policy
